@@ -1,0 +1,20 @@
+#pragma once
+
+#include <span>
+
+namespace attnlab::analysis {
+
+/// Logarithm base of an information quantity; entropy defaults to nats, JSD to bits
+/// (the units of RealFormer's figures, see docs/design-notes.md).
+enum class LogBase { Nats, Bits };
+
+/// Shannon entropy -sum p log p of one attention row. Zero entries contribute 0.
+/// The row is used as given (callers drop padding keys and renormalise first).
+double entropy(std::span<const float> p, LogBase base = LogBase::Nats);
+
+/// Jensen-Shannon divergence 0.5 KL(p||m) + 0.5 KL(q||m), m = (p + q) / 2.
+/// Bounded by 1 bit (ln 2 nats). `p` and `q` must have the same length.
+double jensenShannon(std::span<const float> p, std::span<const float> q,
+                     LogBase base = LogBase::Bits);
+
+}  // namespace attnlab::analysis

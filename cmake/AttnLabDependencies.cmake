@@ -1,0 +1,41 @@
+# Third-party packages, all from Debian's archive (see packaging/install-deps.sh).
+
+find_package(Threads REQUIRED)
+find_package(PkgConfig REQUIRED)
+
+# LibTorch: Debian's libtorch-dev is CPU-only. A CUDA build points Torch_DIR at a
+# CUDA LibTorch distribution and turns ATTNLAB_CUDA on.
+find_package(Torch REQUIRED)
+if(ATTNLAB_CUDA)
+  if(NOT TORCH_CUDA_LIBRARIES AND NOT TARGET torch_cuda)
+    message(FATAL_ERROR "ATTNLAB_CUDA=ON but the LibTorch found at '${Torch_DIR}' has no CUDA support; "
+                        "set -DTorch_DIR=<cuda-libtorch>/share/cmake/Torch")
+  endif()
+endif()
+# TorchConfig exports its flags as a plain list; wrap them in one interface target.
+add_library(attnlab_torch INTERFACE)
+target_link_libraries(attnlab_torch INTERFACE ${TORCH_LIBRARIES})
+target_include_directories(attnlab_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
+if(ATTNLAB_CUDA)
+  target_compile_definitions(attnlab_torch INTERFACE ATTNLAB_WITH_CUDA=1)
+endif()
+
+find_package(HDF5 REQUIRED COMPONENTS C CXX)
+add_library(attnlab_hdf5 INTERFACE)
+target_include_directories(attnlab_hdf5 SYSTEM INTERFACE ${HDF5_INCLUDE_DIRS})
+target_link_libraries(attnlab_hdf5 INTERFACE ${HDF5_CXX_LIBRARIES} ${HDF5_C_LIBRARIES})
+target_compile_definitions(attnlab_hdf5 INTERFACE ${HDF5_DEFINITIONS})
+
+# Only the isolated bridge (core/tokenizer/sp_bridge) may use this.
+pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
+
+find_package(nlohmann_json 3 REQUIRED)
+find_package(tomlplusplus QUIET)
+if(NOT tomlplusplus_FOUND)
+  pkg_check_modules(TOMLPP REQUIRED IMPORTED_TARGET tomlplusplus)
+  add_library(tomlplusplus::tomlplusplus ALIAS PkgConfig::TOMLPP)
+endif()
+find_package(CLI11 REQUIRED)
+
+find_package(Qt6 REQUIRED COMPONENTS Core Gui Widgets PrintSupport Svg Test Concurrent)
+find_package(QCustomPlotQt6 REQUIRED)

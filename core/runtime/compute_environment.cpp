@@ -1,0 +1,45 @@
+#include "core/runtime/compute_environment.h"
+
+#include "core/runtime/device.h"
+
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+namespace attnlab::core {
+
+int configureIntraOpThreads(int requested) {
+  const int n = requested > 0 ? requested
+                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  torch::set_num_threads(n);
+  return torch::get_num_threads();
+}
+
+double measureMatmulGflops(int n, int repetitions) {
+  torch::NoGradGuard noGrad;
+  const auto a = torch::randn({n, n});
+  const auto b = torch::randn({n, n});
+  auto c = torch::mm(a, b);  // warm-up: first call allocates and spins up threads
+  double best = 0.0;
+  for (int r = 0; r < std::max(1, repetitions); ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    c = torch::mm(a, b);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = std::max(best, 2.0 * n * n * static_cast<double>(n) / s / 1e9);
+  }
+  return best;
+}
+
+std::string describeTorchBuild() {
+  std::ostringstream out;
+  out << "LibTorch " << TORCH_VERSION << ", CUDA "
+      << (cudaAvailable() ? "available" : "not available") << ", intra-op threads "
+      << torch::get_num_threads();
+  return out.str();
+}
+
+}  // namespace attnlab::core

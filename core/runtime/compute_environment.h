@@ -1,0 +1,19 @@
+#pragma once
+
+#include <string>
+
+namespace attnlab::core {
+
+/// Sets LibTorch's intra-op thread count. LibTorch defaults to 1 on this platform, so
+/// the engine always sets it: `requested <= 0` means the number of cores. Returns the
+/// count in force afterwards.
+int configureIntraOpThreads(int requested);
+
+/// Measures float32 matrix-product throughput (GFLOP/s) with an n x n matmul, so a slow
+/// (reference) BLAS shows up in every benchmark and smoke run.
+double measureMatmulGflops(int n = 1024, int repetitions = 5);
+
+/// One line describing the LibTorch build: version, CUDA, threads.
+std::string describeTorchBuild();
+
+}  // namespace attnlab::core

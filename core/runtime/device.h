@@ -1,0 +1,23 @@
+#pragma once
+
+#include <c10/core/Device.h>
+
+#include <string>
+#include <string_view>
+
+namespace attnlab::core {
+
+/// What the config asks for; `Auto` picks CUDA when this LibTorch has it and a GPU is present.
+enum class DeviceChoice { Cpu, Cuda, Auto };
+
+/// Parses "cpu", "cuda" or "auto"; throws ConfigError naming `keyPath` otherwise.
+DeviceChoice parseDeviceChoice(std::string_view text, std::string_view keyPath = "device");
+
+/// The device a run uses. Throws ConfigError when CUDA is asked for but unavailable,
+/// saying whether this LibTorch lacks CUDA or no GPU was found.
+c10::Device resolveDevice(DeviceChoice choice);
+
+/// True when the linked LibTorch was built with CUDA and sees at least one GPU.
+bool cudaAvailable();
+
+}  // namespace attnlab::core

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct attnlab_spb_processor;
+
+namespace attnlab::core {
+
+/// Ids of the special pieces every AttnLab tokenizer carries, in this order.
+struct SpecialTokenIds {
+  int pad = 0;   ///< <pad>
+  int bos = 1;   ///< <s>
+  int eos = 2;   ///< </s>
+  int mask = 3;  ///< <mask>
+  int unk = 4;   ///< <unk>
+};
+
+enum class TokenizerAlgorithm { Unigram, Bpe };
+
+struct TokenizerTrainOptions {
+  /// Plain UTF-8 text files, one sentence or document per line.
+  std::vector<std::filesystem::path> inputs;
+  /// Writes <prefix>.model and <prefix>.vocab.
+  std::filesystem::path modelPrefix;
+  int vocabSize = 8000;
+  TokenizerAlgorithm algorithm = TokenizerAlgorithm::Unigram;
+  double characterCoverage = 0.9995;
+  /// Sentences sampled for training; 0 uses every line.
+  std::uint64_t inputSentenceSize = 0;
+  std::uint64_t seed = 0;
+  int numThreads = 0;  ///< 0 = number of cores
+};
+
+/// A SentencePiece model with AttnLab's special pieces, used through the isolated
+/// bridge. The model files are standard SentencePiece files usable by other clients.
+class SentencePieceTokenizer {
+ public:
+  /// The fixed special pieces: "<pad>", "<s>", "</s>", "<mask>", "<unk>".
+  static const std::vector<std::string>& specialPieces();
+
+  /// Trains and writes <prefix>.model / <prefix>.vocab. Throws TokenizerError with a
+  /// translated message (e.g. a vocabulary the corpus cannot support).
+  static void train(const TokenizerTrainOptions& options);
+  /// Loads a .model file; throws TokenizerError naming the path when it fails.
+  static SentencePieceTokenizer load(const std::filesystem::path& modelPath);
+
+  std::vector<int> encode(std::string_view text) const;
+  std::string decode(std::span<const int> ids) const;
+  int pieceToId(std::string_view piece) const;
+  std::string idToPiece(int id) const;
+  int vocabSize() const;
+  const SpecialTokenIds& specialIds() const { return m_special; }
+  const std::filesystem::path& modelPath() const { return m_path; }
+
+ private:
+  struct Release {
+    void operator()(attnlab_spb_processor* p) const noexcept;
+  };
+  SentencePieceTokenizer(std::shared_ptr<attnlab_spb_processor> processor,
+                         std::filesystem::path path);
+
+  std::shared_ptr<attnlab_spb_processor> m_processor;
+  std::filesystem::path m_path;
+  SpecialTokenIds m_special;
+};
+
+}  // namespace attnlab::core
