@@ -1,0 +1,29 @@
+#include "core/model/encoder_layer.h"
+
+#include "core/config/run_config.h"
+
+#include <torch/torch.h>
+
+namespace attnlab::core {
+
+EncoderLayerImpl::EncoderLayerImpl(const ModelConfig& config) : m_preNorm(config.norm == "pre") {
+  const auto norm = torch::nn::LayerNormOptions({config.hiddenSize}).eps(config.layerNormEps);
+  m_attention = register_module("attention", SelfAttention(config));
+  m_attentionNorm = register_module("attention_norm", torch::nn::LayerNorm(norm));
+  m_ffnIn = register_module("ffn_in", torch::nn::Linear(config.hiddenSize, config.ffnSize));
+  m_ffnOut = register_module("ffn_out", torch::nn::Linear(config.ffnSize, config.hiddenSize));
+  m_ffnNorm = register_module("ffn_norm", torch::nn::LayerNorm(norm));
+  m_dropout = register_module("dropout", torch::nn::Dropout(config.dropout));
+}
+
+torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& additiveMask,
+                                        AttentionCapture* capture) {
+  if (m_preNorm) {
+    auto h = x + m_dropout(m_attention(m_attentionNorm(x), additiveMask, capture));
+    return h + m_dropout(m_ffnOut(torch::gelu(m_ffnIn(m_ffnNorm(h)))));
+  }
+  auto h = m_attentionNorm(x + m_dropout(m_attention(x, additiveMask, capture)));
+  return m_ffnNorm(h + m_dropout(m_ffnOut(torch::gelu(m_ffnIn(h)))));
+}
+
+}  // namespace attnlab::core

@@ -1,0 +1,71 @@
+#pragma once
+
+#include "core/model/encoder_layer.h"
+
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/modules/embedding.h>
+
+namespace attnlab::core {
+
+/// The result of one MLM forward pass. Loss and counts stay on the device: the trainer
+/// reads them on the host once per logging interval, never per step.
+struct MlmOutput {
+  torch::Tensor loss;       ///< mean cross-entropy over the selected positions (nats)
+  torch::Tensor correct;    ///< number of selected positions predicted exactly (int64)
+  torch::Tensor predicted;  ///< number of selected positions (int64)
+  torch::Tensor hidden;     ///< final hidden states [B, T, H]
+};
+
+/// A BERT/RoBERTa-style encoder trained with masked language modelling: token
+/// embeddings (+ learned absolute positions, switchable), embedding LayerNorm and
+/// dropout, L encoder layers (Post-LN or Pre-LN, the latter with a final LayerNorm), and
+/// an MLM head (dense, GELU, LayerNorm, decoder tied to the token embeddings).
+/// Parameter names (named_parameters()) double as checkpoint keys.
+class MaskedLanguageModelImpl : public torch::nn::Module {
+ public:
+  MaskedLanguageModelImpl(const ModelConfig& config, int vocabSize, int padId);
+
+  /// inputIds: [B, T] int64; attentionMask: [B, T] bool (true = real token).
+  /// Returns final hidden states [B, T, H].
+  torch::Tensor encode(const torch::Tensor& inputIds, const torch::Tensor& attentionMask,
+                       AttentionCapture* capture = nullptr);
+
+  /// Vocabulary logits for hidden rows [N, H] -> [N, V].
+  torch::Tensor logits(const torch::Tensor& hiddenRows);
+
+  /// Full MLM pass. The output layer runs only on the selected positions (labels != -100):
+  /// the other 85% would be discarded by the loss, and the vocabulary projection is the
+  /// largest matrix product of a small model.
+  MlmOutput forward(const torch::Tensor& inputIds, const torch::Tensor& attentionMask,
+                    const torch::Tensor& labels, AttentionCapture* capture = nullptr);
+
+  /// BERT initialisation: weights ~ N(0, init_std), biases 0, LayerNorm (1, 0), the
+  /// <pad> embedding row 0. Called by the constructor; public for re-initialisation.
+  void resetParameters(double initStd);
+
+  int layerCount() const { return static_cast<int>(m_layers->size()); }
+  EncoderLayer layer(int index) { return m_layers->ptr<EncoderLayerImpl>(index); }
+
+ private:
+  int m_padId;
+  bool m_preNorm;
+  torch::nn::Embedding m_tokenEmbedding{nullptr};
+  torch::nn::Embedding m_positionEmbedding{nullptr};  // null when positions are off
+  torch::nn::LayerNorm m_embeddingNorm{nullptr};
+  torch::nn::Dropout m_embeddingDropout{nullptr};
+  torch::nn::ModuleList m_layers{nullptr};
+  torch::nn::LayerNorm m_finalNorm{nullptr};  // Pre-LN only
+  torch::nn::Linear m_headTransform{nullptr};
+  torch::nn::LayerNorm m_headNorm{nullptr};
+  torch::Tensor m_decoderBias;
+};
+TORCH_MODULE(MaskedLanguageModel);
+
+/// The additive attention mask for a [B, T] bool mask: [B, 1, 1, T], 0 where true and
+/// -10000 where false (BERT's value; also what RealFormer and ASA add after their terms).
+torch::Tensor additiveAttentionMask(const torch::Tensor& attentionMask, torch::ScalarType dtype);
+
+/// The value used for masked logits.
+inline constexpr double kMaskedLogit = -10000.0;
+
+}  // namespace attnlab::core

@@ -1,0 +1,1 @@
+attnlab_add_qtest(core test_model LIBS attnlab_core_model)
