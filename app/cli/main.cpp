@@ -1,6 +1,7 @@
 // attnlab-cli: the headless twin of the GUI. Each subcommand lives in its own file;
 // this one only parses arguments and dispatches.
 #include "app/cli/smoke_command.h"
+#include "app/cli/train_command.h"
 
 #include <CLI/CLI.hpp>
 
@@ -28,11 +29,24 @@ int main(int argc, char** argv) {
   smokeCmd->add_option("--threads", smoke.threads, "Intra-op threads (0 = number of cores)")
       ->check(CLI::NonNegativeNumber);
 
+  attnlab::app::TrainOptions train;
+  auto* trainCmd = cli.add_subcommand(
+      "train", "Pretrain an encoder with MLM; resumes when the run directory holds a checkpoint");
+  trainCmd->add_option("--config", train.config, "Run configuration (TOML or JSON)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  trainCmd->add_option("--run-dir", train.runDir, "Run directory (default: runs/<run.name>)");
+  trainCmd
+      ->add_option("--set", train.overrides, "Override a config key: key.path=value (repeatable)")
+      ->take_all();
+  trainCmd->add_flag("--plain", train.plainProgress, "Plain progress lines even on a terminal");
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return cli.exit(e);
   }
   if (smokeCmd->parsed()) return attnlab::app::runSmoke(smoke, std::cout, std::cerr);
+  if (trainCmd->parsed()) return attnlab::app::runTrain(train);
   return 0;
 }

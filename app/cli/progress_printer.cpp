@@ -39,36 +39,35 @@ void ProgressPrinter::endStatusLine() {
 }
 
 void ProgressPrinter::onProgress(const core::TrainingProgress& p) {
+  if (p.evalLoss) {
+    // Evaluation reports carry only the validation figures: a line of their own.
+    endStatusLine();
+    std::fprintf(m_out, "step %lld/%lld validation loss %.4f accuracy %.3f\n",
+                 static_cast<long long>(p.step), static_cast<long long>(p.totalSteps), *p.evalLoss,
+                 p.evalAccuracy.value_or(0.0));
+    std::fflush(m_out);
+    return;
+  }
   const double fraction = p.totalSteps > 0 ? double(p.step) / double(p.totalSteps) : 0.0;
   const double eta = fraction > 0 ? p.elapsedSeconds * (1.0 - fraction) / fraction : NAN;
-  std::string eval;
-  if (p.evalLoss) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, " | eval loss %.4f acc %.3f", *p.evalLoss,
-                  p.evalAccuracy.value_or(0.0));
-    eval = buf;
-  }
   if (m_interactive) {
     constexpr int kWidth = 24;
     const int filled = static_cast<int>(std::round(fraction * kWidth));
     std::string bar(static_cast<size_t>(filled), '=');
     if (filled < kWidth) bar += '>' + std::string(static_cast<size_t>(kWidth - filled - 1), ' ');
-    std::fprintf(m_out, "\r\033[Kstep %lld/%lld [%s] loss %.4f | %.0f tok/s | ETA %s%s",
+    std::fprintf(m_out, "\r\033[Kstep %lld/%lld [%s] loss %.4f | %.0f tok/s | ETA %s",
                  static_cast<long long>(p.step), static_cast<long long>(p.totalSteps), bar.c_str(),
-                 p.loss, p.tokensPerSecond, formatDuration(eta).c_str(), eval.c_str());
+                 p.loss, p.tokensPerSecond, formatDuration(eta).c_str());
     m_statusLineOpen = true;
-    if (p.evalLoss) endStatusLine();  // keep evaluation lines in the scrollback
-    std::fflush(m_out);
   } else {
     std::fprintf(m_out,
                  "step %lld/%lld loss %.4f acc %.3f lr %.3g grad_norm %.3f tok/s %.0f "
-                 "elapsed %s eta %s%s\n",
+                 "elapsed %s eta %s\n",
                  static_cast<long long>(p.step), static_cast<long long>(p.totalSteps), p.loss,
                  p.accuracy, p.learningRate, p.gradNorm, p.tokensPerSecond,
-                 formatDuration(p.elapsedSeconds).c_str(), formatDuration(eta).c_str(),
-                 eval.c_str());
-    std::fflush(m_out);
+                 formatDuration(p.elapsedSeconds).c_str(), formatDuration(eta).c_str());
   }
+  std::fflush(m_out);
 }
 
 void ProgressPrinter::onMessage(const std::string& message) {

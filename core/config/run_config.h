@@ -54,17 +54,17 @@ struct DataConfig {
 };
 
 struct ModelConfig {
-  int layers = 4;              ///< model.layers
-  int hiddenSize = 256;        ///< model.hidden_size
-  int heads = 4;               ///< model.heads (must divide hidden_size)
-  int ffnSize = 1024;          ///< model.ffn_size
-  double dropout = 0.1;        ///< model.dropout (hidden states)
-  double attentionDropout = 0.1;  ///< model.attention_dropout (attention probabilities)
-  std::string norm = "post";   ///< model.norm: "post" (BERT/RoBERTa) or "pre" (GPT-2)
+  int layers = 4;                  ///< model.layers
+  int hiddenSize = 256;            ///< model.hidden_size
+  int heads = 4;                   ///< model.heads (must divide hidden_size)
+  int ffnSize = 1024;              ///< model.ffn_size
+  double dropout = 0.1;            ///< model.dropout (hidden states)
+  double attentionDropout = 0.1;   ///< model.attention_dropout (attention probabilities)
+  std::string norm = "post";       ///< model.norm: "post" (BERT/RoBERTa) or "pre" (GPT-2)
   bool positionEmbeddings = true;  ///< model.position_embeddings: learned absolute positions
-  int maxPositions = 512;      ///< model.max_positions (>= data.sequence_length)
-  double initStd = 0.02;       ///< model.init_std: normal init of weights
-  double layerNormEps = 1e-12; ///< model.layer_norm_eps
+  int maxPositions = 512;          ///< model.max_positions (>= data.sequence_length)
+  double initStd = 0.02;           ///< model.init_std: normal init of weights
+  double layerNormEps = 1e-12;     ///< model.layer_norm_eps
 };
 
 struct OptimizerConfig {
@@ -83,16 +83,16 @@ struct ScheduleConfig {
 };
 
 struct TrainConfig {
-  int batchSize = 32;                ///< train.batch_size: sequences per micro-batch
-  int gradientAccumulation = 1;      ///< train.gradient_accumulation: micro-batches per step
-  std::int64_t evalEvery = 200;      ///< train.eval_every: steps between evaluations (0 = off)
-  std::int64_t evalBatches = 20;     ///< train.eval_batches: validation batches per evaluation
+  int batchSize = 32;                  ///< train.batch_size: sequences per micro-batch
+  int gradientAccumulation = 1;        ///< train.gradient_accumulation: micro-batches per step
+  std::int64_t evalEvery = 200;        ///< train.eval_every: steps between evaluations (0 = off)
+  std::int64_t evalBatches = 20;       ///< train.eval_batches: validation batches per evaluation
   std::int64_t checkpointEvery = 500;  ///< train.checkpoint_every (0 = only at the end)
-  int keepLast = 2;                  ///< train.keep_last: checkpoints kept besides the best
-  bool keepBest = true;              ///< train.keep_best: keep the best by validation loss
-  std::int64_t logEvery = 10;        ///< train.log_every: steps between logged scalars
-  std::string device = "auto";       ///< train.device: "cpu", "cuda" or "auto"
-  int threads = 0;                   ///< train.threads: intra-op threads (0 = cores)
+  int keepLast = 2;                    ///< train.keep_last: checkpoints kept besides the best
+  bool keepBest = true;                ///< train.keep_best: keep the best by validation loss
+  std::int64_t logEvery = 10;          ///< train.log_every: steps between logged scalars
+  std::string device = "auto";         ///< train.device: "cpu", "cuda" or "auto"
+  int threads = 0;                     ///< train.threads: intra-op threads (0 = cores)
 };
 
 struct LogConfig {

@@ -18,6 +18,11 @@ std::string latin1ToUtf8(std::string_view latin1) {
 }
 
 bool isValidUtf8(std::string_view text) {
+  return firstInvalidUtf8Offset(text) == std::string_view::npos;
+}
+
+std::size_t firstInvalidUtf8Offset(std::string_view text) {
+  constexpr std::size_t kValid = std::string_view::npos;
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   const size_t n = text.size();
   size_t i = 0;
@@ -37,17 +42,17 @@ bool isValidUtf8(std::string_view text) {
     } else if ((c & 0xF8) == 0xF0) {
       len = 4, cp = c & 0x07, minCp = 0x10000;
     } else {
-      return false;
+      return i;
     }
-    if (i + len > n) return false;
+    if (i + len > n) return i;
     for (size_t k = 1; k < len; ++k) {
-      if ((s[i + k] & 0xC0) != 0x80) return false;
+      if ((s[i + k] & 0xC0) != 0x80) return i;
       cp = (cp << 6) | (s[i + k] & 0x3F);
     }
-    if (cp < minCp || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    if (cp < minCp || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
     i += len;
   }
-  return true;
+  return kValid;
 }
 
 }  // namespace attnlab::core

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace attnlab::app {
+
+struct TrainOptions {
+  std::filesystem::path config;
+  std::filesystem::path runDir;  ///< empty: runs/<run.name>
+  std::vector<std::string> overrides;
+  bool plainProgress = false;  ///< force plain lines even on a terminal
+};
+
+/// `attnlab-cli train`: loads and validates the config, trains (resuming when the run
+/// directory holds a checkpoint), prints progress, and turns Ctrl-C into a clean stop
+/// (checkpoint written, log closed; a second Ctrl-C exits at once). Returns the exit
+/// status: 0 done, 1 error, 130 stopped by Ctrl-C.
+int runTrain(const TrainOptions& options);
+
+}  // namespace attnlab::app

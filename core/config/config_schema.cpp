@@ -1,0 +1,595 @@
+#include "core/config/config_schema.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+namespace attnlab::core {
+
+namespace {
+
+std::string formatDouble(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  // std::to_chars without a precision gives the shortest text that reads back exactly.
+  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  std::string text(buf, res.ptr);
+  // "1e-06" -> "1e-6": same value, reads better in the reference and in run logs.
+  const auto e = text.find('e');
+  if (e != std::string::npos) {
+    std::string mantissa = text.substr(0, e);
+    std::string exponent = text.substr(e + 1);
+    std::string sign;
+    if (!exponent.empty() && (exponent[0] == '-' || exponent[0] == '+')) {
+      if (exponent[0] == '-') sign = "-";
+      exponent.erase(0, 1);
+    }
+    while (exponent.size() > 1 && exponent[0] == '0') exponent.erase(0, 1);
+    return mantissa + "e" + sign + exponent;
+  }
+  // TOML needs a fraction or an exponent to read a float as a float.
+  if (text.find('.') == std::string::npos) text += ".0";
+  return text;
+}
+
+// Bounds in messages and the reference: "1" rather than "1.0".
+std::string formatBound(double v) {
+  if (std::abs(v) < 1e15 && v == std::floor(v)) {
+    return std::to_string(static_cast<long long>(v));
+  }
+  return formatDouble(v);
+}
+
+std::string quoteToml(const std::string& s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (ch) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char esc[8];
+          std::snprintf(esc, sizeof esc, "\\u%04X", c);
+          out += esc;
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// The numeric value of an integer or float, for bounds shared by both kinds of key.
+bool numericValue(const ConfigValue& v, double& out) {
+  if (const auto* i = std::get_if<std::int64_t>(&v)) {
+    out = static_cast<double>(*i);
+    return true;
+  }
+  if (const auto* d = std::get_if<double>(&v)) {
+    out = *d;
+    return true;
+  }
+  return false;
+}
+
+std::string joinChoices(const std::vector<std::string>& choices, const std::string& sep) {
+  std::string out;
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    if (i) out += sep;
+    out += choices[i];
+  }
+  return out;
+}
+
+std::vector<ConfigKey> buildSchema() {
+  // One entry per key. The accessor binds the RunConfig member; the default comes from it.
+  // Keep the order of run_config.h: it is the order of the reference and of toToml().
+  return {
+      // [run]
+      configKey(
+          "run.name", [](auto& c) -> auto& { return c.run.name; },
+          "name shown in the GUI, the logs and the run directory", nonEmpty()),
+      configKey(
+          "run.seed", [](auto& c) -> auto& { return c.run.seed; },
+          "one seed for data order, masking, initialisation and dropout", atLeast(0)),
+
+      // [corpus]
+      configKey(
+          "corpus.source", [](auto& c) -> auto& { return c.corpus.source; },
+          "`wordnet`: the glosses of Debian's wordnet-base; `text`: the files in corpus.paths",
+          oneOf({"wordnet", "text"})),
+      configKey(
+          "corpus.paths", [](auto& c) -> auto& { return c.corpus.paths; },
+          "text files or folders (every regular file inside, sorted) for source `text`"),
+      configKey(
+          "corpus.wordnet_dir", [](auto& c) -> auto& { return c.corpus.wordnetDir; },
+          "folder holding data.noun, data.verb, data.adj and data.adv"),
+      configKey(
+          "corpus.invalid_utf8", [](auto& c) -> auto& { return c.corpus.invalidUtf8; },
+          "a line that is not UTF-8: `skip` (report file:line and go on) or `reject` (stop)",
+          oneOf({"skip", "reject"})),
+      configKey(
+          "corpus.max_lines", [](auto& c) -> auto& { return c.corpus.maxLines; },
+          "use at most this many lines of the corpus (0 = all)", atLeast(0)),
+
+      // [tokenizer]
+      configKey(
+          "tokenizer.model", [](auto& c) -> auto& { return c.tokenizer.model; },
+          "an existing SentencePiece .model to load; empty = train one on the corpus"),
+      configKey(
+          "tokenizer.algorithm", [](auto& c) -> auto& { return c.tokenizer.algorithm; },
+          "SentencePiece model type when training", oneOf({"unigram", "bpe"})),
+      configKey(
+          "tokenizer.vocab_size", [](auto& c) -> auto& { return c.tokenizer.vocabSize; },
+          "pieces in the vocabulary, the 5 special pieces included", atLeast(8)),
+      configKey(
+          "tokenizer.character_coverage",
+          [](auto& c) -> auto& { return c.tokenizer.characterCoverage; },
+          "share of characters the vocabulary must cover; the rest map to `<unk>`",
+          inRange(0, 1, true, false)),
+      configKey(
+          "tokenizer.input_sentence_size",
+          [](auto& c) -> auto& { return c.tokenizer.inputSentenceSize; },
+          "lines sampled to train the tokenizer (0 = all)", atLeast(0)),
+
+      // [data]
+      configKey(
+          "data.sequence_length", [](auto& c) -> auto& { return c.data.sequenceLength; },
+          "tokens per block, `<s>` and `</s>` included (<= model.max_positions)", atLeast(8)),
+      configKey(
+          "data.packing", [](auto& c) -> auto& { return c.data.packing; },
+          "`pack`: concatenate lines into full blocks (RoBERTa FULL-SENTENCES); `line`: one "
+          "line per block, truncated and padded",
+          oneOf({"pack", "line"})),
+      configKey(
+          "data.validation_fraction", [](auto& c) -> auto& { return c.data.validationFraction; },
+          "share of lines held out for validation", inRange(0, 1, false, true)),
+      configKey(
+          "data.validation_lines", [](auto& c) -> auto& { return c.data.validationLines; },
+          "lines held out for validation; overrides the fraction when > 0", atLeast(0)),
+      configKey(
+          "data.mask_probability", [](auto& c) -> auto& { return c.data.maskProbability; },
+          "share of tokens selected as masked-LM targets", inRange(0, 1, true, false)),
+      configKey(
+          "data.mask_token_share", [](auto& c) -> auto& { return c.data.maskTokenShare; },
+          "share of selected tokens replaced by `<mask>`", inRange(0, 1)),
+      configKey(
+          "data.random_token_share", [](auto& c) -> auto& { return c.data.randomTokenShare; },
+          "share of selected tokens replaced by a random piece (the rest stay unchanged)",
+          inRange(0, 1)),
+      configKey(
+          "data.cache_dir", [](auto& c) -> auto& { return c.data.cacheDir; },
+          "where the encoded token store is kept; empty = `<run_dir>/cache`"),
+
+      // [model]
+      configKey(
+          "model.layers", [](auto& c) -> auto& { return c.model.layers; }, "encoder layers",
+          atLeast(1)),
+      configKey(
+          "model.hidden_size", [](auto& c) -> auto& { return c.model.hiddenSize; },
+          "width of the hidden states", atLeast(1)),
+      configKey(
+          "model.heads", [](auto& c) -> auto& { return c.model.heads; },
+          "attention heads per layer (must divide model.hidden_size)", atLeast(1)),
+      configKey(
+          "model.ffn_size", [](auto& c) -> auto& { return c.model.ffnSize; },
+          "inner width of the feed-forward block", atLeast(1)),
+      configKey(
+          "model.dropout", [](auto& c) -> auto& { return c.model.dropout; },
+          "dropout on hidden states", inRange(0, 1, false, true)),
+      configKey(
+          "model.attention_dropout", [](auto& c) -> auto& { return c.model.attentionDropout; },
+          "dropout on attention probabilities", inRange(0, 1, false, true)),
+      configKey(
+          "model.norm", [](auto& c) -> auto& { return c.model.norm; },
+          "LayerNorm placement: `post` (BERT, RoBERTa) or `pre` (GPT-2)", oneOf({"post", "pre"})),
+      configKey(
+          "model.position_embeddings", [](auto& c) -> auto& { return c.model.positionEmbeddings; },
+          "learned absolute position embeddings"),
+      configKey(
+          "model.max_positions", [](auto& c) -> auto& { return c.model.maxPositions; },
+          "longest sequence the position embeddings cover", atLeast(1)),
+      configKey(
+          "model.init_std", [](auto& c) -> auto& { return c.model.initStd; },
+          "standard deviation of the normal weight initialisation", greaterThan(0)),
+      configKey(
+          "model.layer_norm_eps", [](auto& c) -> auto& { return c.model.layerNormEps; },
+          "epsilon of every LayerNorm", greaterThan(0)),
+
+      // [optimizer]
+      configKey(
+          "optimizer.learning_rate", [](auto& c) -> auto& { return c.optimizer.learningRate; },
+          "peak learning rate of AdamW", greaterThan(0)),
+      configKey(
+          "optimizer.beta1", [](auto& c) -> auto& { return c.optimizer.beta1; },
+          "AdamW first-moment decay", inRange(0, 1, false, true)),
+      configKey(
+          "optimizer.beta2", [](auto& c) -> auto& { return c.optimizer.beta2; },
+          "AdamW second-moment decay (0.98 as RoBERTa)", inRange(0, 1, false, true)),
+      configKey(
+          "optimizer.eps", [](auto& c) -> auto& { return c.optimizer.eps; },
+          "AdamW denominator epsilon", greaterThan(0)),
+      configKey(
+          "optimizer.weight_decay", [](auto& c) -> auto& { return c.optimizer.weightDecay; },
+          "decoupled weight decay (not on biases or LayerNorm)", atLeast(0)),
+      configKey(
+          "optimizer.clip_norm", [](auto& c) -> auto& { return c.optimizer.clipNorm; },
+          "clip the global gradient norm to this (0 = off)", atLeast(0)),
+
+      // [schedule]
+      configKey(
+          "schedule.steps", [](auto& c) -> auto& { return c.schedule.steps; },
+          "optimiser steps in total", atLeast(1)),
+      configKey(
+          "schedule.warmup_steps", [](auto& c) -> auto& { return c.schedule.warmupSteps; },
+          "linear warm-up from 0 to the peak rate (<= schedule.steps)", atLeast(0)),
+      configKey(
+          "schedule.decay", [](auto& c) -> auto& { return c.schedule.decay; },
+          "after warm-up: `linear` (to 0 at the last step) or `constant`",
+          oneOf({"linear", "constant"})),
+
+      // [train]
+      configKey(
+          "train.batch_size", [](auto& c) -> auto& { return c.train.batchSize; },
+          "sequences per micro-batch", atLeast(1)),
+      configKey(
+          "train.gradient_accumulation",
+          [](auto& c) -> auto& { return c.train.gradientAccumulation; },
+          "micro-batches per optimiser step", atLeast(1)),
+      configKey(
+          "train.eval_every", [](auto& c) -> auto& { return c.train.evalEvery; },
+          "steps between evaluations on the validation split (0 = off)", atLeast(0)),
+      configKey(
+          "train.eval_batches", [](auto& c) -> auto& { return c.train.evalBatches; },
+          "validation batches per evaluation", atLeast(1)),
+      configKey(
+          "train.checkpoint_every", [](auto& c) -> auto& { return c.train.checkpointEvery; },
+          "steps between checkpoints (0 = only at the end)", atLeast(0)),
+      configKey(
+          "train.keep_last", [](auto& c) -> auto& { return c.train.keepLast; },
+          "most recent checkpoints kept besides the best", atLeast(0)),
+      configKey(
+          "train.keep_best", [](auto& c) -> auto& { return c.train.keepBest; },
+          "also keep the checkpoint with the lowest validation loss"),
+      configKey(
+          "train.log_every", [](auto& c) -> auto& { return c.train.logEvery; },
+          "steps between logged scalars (one host synchronisation each)", atLeast(1)),
+      configKey(
+          "train.device", [](auto& c) -> auto& { return c.train.device; },
+          "`cpu`, `cuda`, or `auto` (CUDA when available)", oneOf({"cpu", "cuda", "auto"})),
+      configKey(
+          "train.threads", [](auto& c) -> auto& { return c.train.threads; },
+          "intra-op CPU threads (0 = one per core)", atLeast(0)),
+
+      // [log]
+      configKey(
+          "log.flush_seconds", [](auto& c) -> auto& { return c.log.flushSeconds; },
+          "how often the run log is flushed to disk", greaterThan(0)),
+  };
+}
+
+std::vector<ConfigRule> buildRules() {
+  return {
+      {{"model.heads", "model.hidden_size"},
+       "model.heads divides model.hidden_size",
+       [](const RunConfig& c) -> std::string {
+         if (c.model.heads > 0 && c.model.hiddenSize % c.model.heads != 0) {
+           return std::to_string(c.model.heads) + " heads do not divide model.hidden_size " +
+                  std::to_string(c.model.hiddenSize);
+         }
+         return {};
+       }},
+      {{"data.sequence_length", "model.max_positions"},
+       "data.sequence_length <= model.max_positions",
+       [](const RunConfig& c) -> std::string {
+         if (c.data.sequenceLength > c.model.maxPositions) {
+           return std::to_string(c.data.sequenceLength) + " exceeds model.max_positions " +
+                  std::to_string(c.model.maxPositions);
+         }
+         return {};
+       }},
+      {{"data.mask_token_share", "data.random_token_share"},
+       "data.mask_token_share + data.random_token_share <= 1",
+       [](const RunConfig& c) -> std::string {
+         const double sum = c.data.maskTokenShare + c.data.randomTokenShare;
+         if (sum > 1.0) {
+           return "plus data.random_token_share must be <= 1, got " + formatBound(sum);
+         }
+         return {};
+       }},
+      {{"schedule.warmup_steps", "schedule.steps"},
+       "schedule.warmup_steps <= schedule.steps",
+       [](const RunConfig& c) -> std::string {
+         if (c.schedule.warmupSteps > c.schedule.steps) {
+           return std::to_string(c.schedule.warmupSteps) + " exceeds schedule.steps " +
+                  std::to_string(c.schedule.steps);
+         }
+         return {};
+       }},
+      {{"corpus.paths", "corpus.source"},
+       "corpus.source `text` needs a non-empty corpus.paths",
+       [](const RunConfig& c) -> std::string {
+         if (c.corpus.source == "text" && c.corpus.paths.empty()) {
+           return "must name at least one file or folder when corpus.source is \"text\"";
+         }
+         for (const auto& p : c.corpus.paths) {
+           if (p.empty()) return "holds an empty path";
+         }
+         return {};
+       }},
+      {{"corpus.wordnet_dir", "corpus.source"},
+       "corpus.source `wordnet` needs a non-empty corpus.wordnet_dir",
+       [](const RunConfig& c) -> std::string {
+         if (c.corpus.source == "wordnet" && c.corpus.wordnetDir.empty()) {
+           return "must not be empty when corpus.source is \"wordnet\"";
+         }
+         return {};
+       }},
+      {{"train.keep_last", "train.keep_best"},
+       "train.keep_last >= 1 or train.keep_best, so a run can be resumed",
+       [](const RunConfig& c) -> std::string {
+         if (c.train.keepLast == 0 && !c.train.keepBest) {
+           return "is 0 and train.keep_best is false, so no checkpoint would be kept";
+         }
+         return {};
+       }},
+      {{"train.keep_best", "train.eval_every"},
+       "keeping only the best checkpoint (train.keep_last = 0) needs train.eval_every > 0",
+       [](const RunConfig& c) -> std::string {
+         if (c.train.keepBest && c.train.evalEvery == 0 && c.train.keepLast == 0) {
+           return "is the only checkpoint kept but train.eval_every is 0, so there is no "
+                  "validation loss to pick it by";
+         }
+         return {};
+       }},
+  };
+}
+
+}  // namespace
+
+std::string ConfigKey::section() const {
+  const auto dot = path.rfind('.');
+  return dot == std::string::npos ? std::string() : path.substr(0, dot);
+}
+
+std::string ConfigKey::name() const {
+  const auto dot = path.rfind('.');
+  return dot == std::string::npos ? path : path.substr(dot + 1);
+}
+
+const std::vector<ConfigKey>& configSchema() {
+  static const std::vector<ConfigKey> schema = buildSchema();
+  return schema;
+}
+
+const std::vector<ConfigRule>& configRules() {
+  static const std::vector<ConfigRule> rules = buildRules();
+  return rules;
+}
+
+const ConfigKey* findConfigKey(std::string_view path) {
+  for (const auto& key : configSchema()) {
+    if (key.path == path) return &key;
+  }
+  return nullptr;
+}
+
+const std::vector<std::string>& configSections() {
+  static const std::vector<std::string> sections = [] {
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    for (const auto& key : configSchema()) {
+      const std::string section = key.section();
+      // "a.b.c" contributes "a" and "a.b", parents first.
+      for (std::size_t dot = section.find('.');; dot = section.find('.', dot + 1)) {
+        const std::string prefix = section.substr(0, dot);
+        if (!prefix.empty() && seen.insert(prefix).second) out.push_back(prefix);
+        if (dot == std::string::npos) break;
+      }
+    }
+    return out;
+  }();
+  return sections;
+}
+
+std::string describeExpected(const ConfigKey& key) {
+  switch (key.type) {
+    case ConfigType::Integer:
+      return "an integer";
+    case ConfigType::Float:
+      return "a number";
+    case ConfigType::Boolean:
+      return "a boolean (true or false)";
+    case ConfigType::String:
+    case ConfigType::Choice:
+      return "a string";
+    case ConfigType::StringList:
+      return "a list of strings";
+  }
+  return "a value";
+}
+
+std::string describeType(const ConfigKey& key) {
+  std::string base;
+  switch (key.type) {
+    case ConfigType::Integer:
+      base = "integer";
+      break;
+    case ConfigType::Float:
+      base = "float";
+      break;
+    case ConfigType::Boolean:
+      return "boolean";
+    case ConfigType::String:
+      base = "string";
+      break;
+    case ConfigType::Choice: {
+      std::vector<std::string> quoted;
+      for (const auto& c : key.constraint.choices) quoted.push_back("`" + c + "`");
+      return joinChoices(quoted, " \\| ");
+    }
+    case ConfigType::StringList:
+      base = "list of strings";
+      break;
+  }
+  if (!key.constraint.text.empty()) base += " " + key.constraint.text;
+  return base;
+}
+
+std::string toTomlLiteral(const ConfigValue& value) {
+  return std::visit(
+      [](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          return v ? "true" : "false";
+        } else if constexpr (std::is_same_v<T, std::int64_t>) {
+          return std::to_string(v);
+        } else if constexpr (std::is_same_v<T, double>) {
+          return formatDouble(v);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          return quoteToml(v);
+        } else {
+          std::string out = "[";
+          for (std::size_t i = 0; i < v.size(); ++i) {
+            if (i) out += ", ";
+            out += quoteToml(v[i]);
+          }
+          return out + "]";
+        }
+      },
+      value);
+}
+
+std::vector<std::string> differingKeys(const RunConfig& a, const RunConfig& b) {
+  std::vector<std::string> out;
+  for (const auto& key : configSchema()) {
+    if (!(key.get(a) == key.get(b))) out.push_back(key.path);
+  }
+  return out;
+}
+
+ConfigConstraint unconstrained() {
+  return {};
+}
+
+ConfigConstraint atLeast(double lo) {
+  return {">= " + formatBound(lo),
+          [lo](const ConfigValue& v) -> std::string {
+            double x = 0;
+            if (numericValue(v, x) && !(x >= lo)) {
+              return "must be >= " + formatBound(lo) + ", got " + toTomlLiteral(v);
+            }
+            return {};
+          },
+          {}};
+}
+
+ConfigConstraint greaterThan(double lo) {
+  return {"> " + formatBound(lo),
+          [lo](const ConfigValue& v) -> std::string {
+            double x = 0;
+            if (numericValue(v, x) && !(x > lo)) {
+              return "must be > " + formatBound(lo) + ", got " + toTomlLiteral(v);
+            }
+            return {};
+          },
+          {}};
+}
+
+ConfigConstraint inRange(double lo, double hi, bool loOpen, bool hiOpen) {
+  const std::string text = std::string(loOpen ? "(" : "[") + formatBound(lo) + ", " +
+                           formatBound(hi) + (hiOpen ? ")" : "]");
+  return {"in " + text,
+          [=](const ConfigValue& v) -> std::string {
+            double x = 0;
+            if (!numericValue(v, x)) return {};
+            const bool ok = (loOpen ? x > lo : x >= lo) && (hiOpen ? x < hi : x <= hi);
+            if (!ok) return "must be in " + text + ", got " + toTomlLiteral(v);
+            return {};
+          },
+          {}};
+}
+
+ConfigConstraint oneOf(std::vector<std::string> choices) {
+  const std::string list = joinChoices(choices, ", ");
+  return {"one of " + list,
+          [choices, list](const ConfigValue& v) -> std::string {
+            const auto* s = std::get_if<std::string>(&v);
+            if (!s) return {};
+            for (const auto& c : choices) {
+              if (*s == c) return {};
+            }
+            return "must be one of " + list + "; got " + quoteToml(*s);
+          },
+          std::move(choices)};
+}
+
+ConfigConstraint nonEmpty() {
+  return {"(non-empty)",
+          [](const ConfigValue& v) -> std::string {
+            const auto* s = std::get_if<std::string>(&v);
+            if (s && s->empty()) return "must not be empty";
+            return {};
+          },
+          {}};
+}
+
+namespace detail {
+
+ConfigConstraint integerBounds(std::int64_t lo, std::int64_t hi) {
+  return {"",
+          [lo, hi](const ConfigValue& v) -> std::string {
+            const auto* i = std::get_if<std::int64_t>(&v);
+            if (!i) return {};
+            if (*i < lo) return "must be >= " + std::to_string(lo) + ", got " + std::to_string(*i);
+            if (*i > hi) {
+              return "must be <= " + std::to_string(hi) + ", got " + std::to_string(*i);
+            }
+            return {};
+          },
+          {}};
+}
+
+ConfigKey finishConfigKey(ConfigKey key, ConfigConstraint typeBounds) {
+  if (key.type == ConfigType::String && !key.constraint.choices.empty()) {
+    key.type = ConfigType::Choice;
+  }
+  ConfigCheck own = std::move(key.constraint.check);
+  ConfigCheck bounds = std::move(typeBounds.check);
+  const bool isFloat = key.type == ConfigType::Float;
+  // Every key gets the checks its member type implies (finite floats, integers that fit),
+  // then its own constraint.
+  key.constraint.check = [own, bounds, isFloat](const ConfigValue& v) -> std::string {
+    if (isFloat) {
+      const auto* d = std::get_if<double>(&v);
+      if (d && !std::isfinite(*d)) return "must be a finite number, got " + toTomlLiteral(v);
+    }
+    if (bounds) {
+      if (auto reason = bounds(v); !reason.empty()) return reason;
+    }
+    if (own) return own(v);
+    return {};
+  };
+  key.defaultValue = key.get(RunConfig{});
+  return key;
+}
+
+}  // namespace detail
+
+}  // namespace attnlab::core

@@ -1,0 +1,80 @@
+#pragma once
+
+#include "core/config/run_config.h"
+#include "core/data/token_store.h"
+#include "core/tokenizer/sentencepiece_tokenizer.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace attnlab::core {
+
+/// Store lines (indices) of the training and validation parts, each ascending.
+struct DataSplit {
+  std::vector<std::int64_t> trainLines;
+  std::vector<std::int64_t> validationLines;
+};
+
+/// Splits `lineCount` lines into training and validation (see DataConfig):
+/// - data.validation_lines = n > 0: the last n lines of the corpus (a held-out tail the
+///   user controls, e.g. text appended at the end);
+/// - else data.validation_fraction = f > 0: n = max(1, round(f * lineCount)) lines evenly
+///   spaced through the corpus: line i is validation when floor((i+1)n/L) > floor(i n/L).
+///   Deterministic and seed-free, so runs with different seeds are evaluated on the same
+///   text, and stratified (WordNet's nouns, verbs, adjectives and adverbs all appear);
+/// - else no validation lines.
+/// Throws ConfigError when the values are out of range or leave no training line.
+DataSplit splitLines(std::int64_t lineCount, const DataConfig& config);
+
+enum class Packing {
+  Pack,  ///< lines concatenated (separated by </s>) and cut into full blocks
+  Line   ///< one block per line, truncated
+};
+
+/// Parses data.packing ("pack" or "line"); throws ConfigError otherwise.
+Packing parsePacking(const std::string& value);
+
+/// Blocks shorter than this many real tokens (not counting <s> and </s>) at the end of a
+/// packed split are dropped, unless it is the split's only block.
+inline constexpr int kMinLastBlockTokens = 8;
+
+/// Fixed-length blocks over some lines of a token store. Each block is
+/// <s> + up to T-2 tokens + </s>, then <pad> up to T = sequenceLength.
+/// - Pack: the lines form one stream ids(l0) </s> ids(l1) </s> ... (RoBERTa's
+///   FULL-SENTENCES with a separator between documents), cut every T-2 tokens; only the last
+///   block can be short (padded) and is dropped below kMinLastBlockTokens.
+/// - Line: block b is the b-th non-empty line, truncated to T-2 tokens.
+/// Blocks are computed on demand from the memory-mapped store (no copy of the corpus).
+class BlockSet {
+ public:
+  BlockSet() = default;
+  BlockSet(TokenStore store, std::vector<std::int64_t> lines, int sequenceLength, Packing packing,
+           SpecialTokenIds specials = {});
+
+  std::int64_t size() const { return m_blockCount; }
+  int sequenceLength() const { return m_sequenceLength; }
+  int vocabSize() const { return m_store.isOpen() ? m_store.vocabSize() : 0; }
+  Packing packing() const { return m_packing; }
+  const SpecialTokenIds& specials() const { return m_specials; }
+  /// Tokens of the split's lines (what the blocks cover, before truncation in Line mode).
+  std::int64_t lineTokens() const { return m_lineTokens; }
+
+  /// Writes block `index` (sequenceLength ids) into `out`; returns its real (non-pad)
+  /// token count, <s> and </s> included.
+  int fill(std::int64_t index, std::span<std::int64_t> out) const;
+
+ private:
+  TokenStore m_store;
+  std::vector<std::int64_t> m_lines;   ///< non-empty lines, in order
+  std::vector<std::int64_t> m_starts;  ///< Pack: stream position of each line's first token
+  std::int64_t m_streamLength = 0;
+  std::int64_t m_lineTokens = 0;
+  std::int64_t m_blockCount = 0;
+  int m_sequenceLength = 0;
+  Packing m_packing = Packing::Pack;
+  SpecialTokenIds m_specials;
+};
+
+}  // namespace attnlab::core

@@ -1,0 +1,276 @@
+#include "core/data/token_store.h"
+
+#include "core/data/data_files.h"
+#include "core/errors/error.h"
+#include "core/tokenizer/sentencepiece_tokenizer.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <string_view>
+#include <system_error>
+#include <thread>
+
+namespace attnlab::core {
+
+namespace fs = std::filesystem;
+
+static_assert(std::endian::native == std::endian::little,
+              "the token store format is little-endian; add byte swapping for this platform");
+
+namespace {
+
+constexpr char kMagic[8] = {'A', 'T', 'L', 'T', 'O', 'K', 'S', '\0'};
+
+/// Ids of a run of consecutive lines, as one encoding thread produced them.
+struct EncodedChunk {
+  std::vector<std::int32_t> ids;
+  std::vector<std::uint64_t> lengths;
+};
+
+void writeChunks(const fs::path& path, const std::vector<EncodedChunk>& chunks, int vocabSize,
+                 std::uint64_t corpusFingerprint, std::uint64_t tokenizerFingerprint) {
+  if (vocabSize <= 0) throw DataError(path.string(), "vocabulary size must be positive");
+  TokenStoreHeader h{};
+  std::memcpy(h.magic, kMagic, sizeof kMagic);
+  h.version = kTokenStoreVersion;
+  h.idWidth = vocabSize <= 65535 ? 2 : 4;
+  h.corpusFingerprint = corpusFingerprint;
+  h.tokenizerFingerprint = tokenizerFingerprint;
+  h.vocabSize = static_cast<std::uint32_t>(vocabSize);
+  for (const auto& c : chunks) {
+    h.lineCount += c.lengths.size();
+    h.tokenCount += c.ids.size();
+  }
+
+  const fs::path tmp = temporaryPathFor(path);
+  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+  if (!out) throw DataError(tmp.string(), "cannot open for writing");
+  out.write(reinterpret_cast<const char*>(&h), sizeof h);
+  std::vector<std::uint64_t> offsets;
+  offsets.reserve(h.lineCount + 1);
+  std::uint64_t at = 0;
+  for (const auto& c : chunks) {
+    for (const std::uint64_t len : c.lengths) {
+      offsets.push_back(at);
+      at += len;
+    }
+  }
+  offsets.push_back(at);
+  out.write(reinterpret_cast<const char*>(offsets.data()),
+            static_cast<std::streamsize>(offsets.size() * sizeof(std::uint64_t)));
+  for (const auto& c : chunks) {
+    for (const std::int32_t id : c.ids) {
+      if (id < 0 || id >= vocabSize) {
+        out.close();
+        std::error_code ec;
+        fs::remove(tmp, ec);
+        throw DataError(path.string(), "token id " + std::to_string(id) +
+                                           " is outside the vocabulary [0, " +
+                                           std::to_string(vocabSize) + ")");
+      }
+    }
+    if (h.idWidth == 2) {
+      std::vector<std::uint16_t> narrow(c.ids.begin(), c.ids.end());
+      out.write(reinterpret_cast<const char*>(narrow.data()),
+                static_cast<std::streamsize>(narrow.size() * 2));
+    } else {
+      out.write(reinterpret_cast<const char*>(c.ids.data()),
+                static_cast<std::streamsize>(c.ids.size() * 4));
+    }
+  }
+  out.close();
+  if (!out) throw DataError(tmp.string(), "write failed (disk full?)");
+  replaceFile(tmp, path);
+}
+
+/// The corpus file split into lines (views into `text`).
+std::vector<std::string_view> splitLines(const std::string& text) {
+  std::vector<std::string_view> lines;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    lines.emplace_back(text.data() + begin, end - begin);
+    begin = end + 1;
+  }
+  return lines;
+}
+
+}  // namespace
+
+struct TokenStore::Mapping {
+  void* address = nullptr;
+  std::size_t size = 0;
+  Mapping(void* a, std::size_t s) : address(a), size(s) {}
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  ~Mapping() {
+    if (address != nullptr) ::munmap(address, size);
+  }
+};
+
+void TokenStore::write(const fs::path& path, const std::vector<std::vector<std::int32_t>>& lines,
+                       int vocabSize, std::uint64_t corpusFingerprint,
+                       std::uint64_t tokenizerFingerprint) {
+  std::vector<EncodedChunk> chunks(1);
+  for (const auto& l : lines) {
+    chunks[0].ids.insert(chunks[0].ids.end(), l.begin(), l.end());
+    chunks[0].lengths.push_back(l.size());
+  }
+  writeChunks(path, chunks, vocabSize, corpusFingerprint, tokenizerFingerprint);
+}
+
+std::optional<TokenStore> TokenStore::tryOpen(const fs::path& path, std::uint64_t corpusFingerprint,
+                                              std::uint64_t tokenizerFingerprint,
+                                              std::string* whyNot) {
+  auto fail = [&](std::string reason) -> std::optional<TokenStore> {
+    if (whyNot != nullptr) *whyNot = std::move(reason);
+    return std::nullopt;
+  };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail("no store yet");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    return fail("cannot stat the store");
+  }
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size < sizeof(TokenStoreHeader)) {
+    ::close(fd);
+    return fail("truncated store (" + std::to_string(size) + " bytes, the header alone is 64)");
+  }
+  void* address = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);  // the mapping keeps the file alive
+  if (address == MAP_FAILED) return fail("cannot map the store into memory");
+  auto map = std::make_shared<const Mapping>(address, size);
+
+  const auto* base = static_cast<const unsigned char*>(address);
+  const auto* h = reinterpret_cast<const TokenStoreHeader*>(base);
+  if (std::memcmp(h->magic, kMagic, sizeof kMagic) != 0) return fail("not a token store");
+  if (h->version != kTokenStoreVersion) {
+    return fail("store format version " + std::to_string(h->version) + ", this build writes " +
+                std::to_string(kTokenStoreVersion));
+  }
+  if (h->idWidth != 2 && h->idWidth != 4) return fail("corrupt header (id width)");
+  if (h->corpusFingerprint != corpusFingerprint) return fail("corpus changed");
+  if (h->tokenizerFingerprint != tokenizerFingerprint) return fail("tokenizer changed");
+  // Sizes are checked before any table is touched, with divisions so that a corrupt count
+  // cannot overflow the arithmetic.
+  const std::uint64_t body = size - sizeof(TokenStoreHeader);
+  if (h->lineCount >= body / 8 || h->tokenCount > (body - 8 * (h->lineCount + 1)) / h->idWidth ||
+      body != 8 * (h->lineCount + 1) + h->idWidth * h->tokenCount) {
+    return fail("truncated or corrupt store (" + std::to_string(size) +
+                " bytes do not match the header's counts)");
+  }
+  const auto* offsets = reinterpret_cast<const std::uint64_t*>(base + sizeof(TokenStoreHeader));
+  if (offsets[0] != 0 || offsets[h->lineCount] != h->tokenCount) {
+    return fail("corrupt line offset table");
+  }
+  for (std::uint64_t i = 0; i < h->lineCount; ++i) {
+    if (offsets[i + 1] < offsets[i]) return fail("corrupt line offset table");
+  }
+  const unsigned char* ids = base + sizeof(TokenStoreHeader) + 8 * (h->lineCount + 1);
+  // A wrong id would index past the embedding table later; one pass now is cheap.
+  std::uint32_t maxId = 0;
+  if (h->idWidth == 2) {
+    const auto* p = reinterpret_cast<const std::uint16_t*>(ids);
+    for (std::uint64_t i = 0; i < h->tokenCount; ++i) maxId = std::max<std::uint32_t>(maxId, p[i]);
+  } else {
+    const auto* p = reinterpret_cast<const std::uint32_t*>(ids);
+    for (std::uint64_t i = 0; i < h->tokenCount; ++i) maxId = std::max(maxId, p[i]);
+  }
+  if (h->tokenCount > 0 && maxId >= h->vocabSize) return fail("corrupt ids (beyond vocabulary)");
+
+  TokenStore store;
+  store.m_map = std::move(map);
+  store.m_path = path;
+  store.m_header = h;
+  store.m_offsets = offsets;
+  store.m_ids16 = reinterpret_cast<const std::uint16_t*>(ids);
+  store.m_ids32 = reinterpret_cast<const std::uint32_t*>(ids);
+  return store;
+}
+
+TokenStore TokenStore::openOrBuild(const fs::path& path, const fs::path& corpusText,
+                                   std::uint64_t corpusFingerprint,
+                                   const SentencePieceTokenizer& tokenizer,
+                                   std::uint64_t tokenizerFingerprint, int threads) {
+  std::string reason;
+  if (auto store = tryOpen(path, corpusFingerprint, tokenizerFingerprint, &reason)) {
+    return std::move(*store);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::error_code ec;
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+
+  const std::string text = readFileBytes(corpusText);
+  const std::vector<std::string_view> lines = splitLines(text);
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // Small corpora are not worth a thread each; big ones split into contiguous ranges so the
+  // chunks concatenate back in corpus order.
+  const std::size_t workers =
+      std::clamp<std::size_t>(lines.size() / 2048, 1, static_cast<std::size_t>(threads));
+  std::vector<EncodedChunk> chunks(workers);
+  std::vector<std::exception_ptr> errors(workers);
+  auto encodeRange = [&](std::size_t w) {
+    try {
+      const std::size_t begin = lines.size() * w / workers;
+      const std::size_t end = lines.size() * (w + 1) / workers;
+      EncodedChunk& c = chunks[w];
+      c.lengths.reserve(end - begin);
+      for (std::size_t i = begin; i < end; ++i) {
+        const std::vector<int> ids = tokenizer.encode(lines[i]);
+        c.ids.insert(c.ids.end(), ids.begin(), ids.end());
+        c.lengths.push_back(ids.size());
+      }
+    } catch (...) {
+      errors[w] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(encodeRange, w);
+  encodeRange(0);
+  for (auto& t : pool) t.join();
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+
+  writeChunks(path, chunks, tokenizer.vocabSize(), corpusFingerprint, tokenizerFingerprint);
+  std::string again;
+  auto store = tryOpen(path, corpusFingerprint, tokenizerFingerprint, &again);
+  if (!store)
+    throw DataError(path.string(), "the token store just written is unreadable: " + again);
+  store->m_built = true;
+  store->m_buildReason = reason;
+  store->m_buildSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return std::move(*store);
+}
+
+void TokenStore::copyIds(std::int64_t begin, std::span<std::int64_t> out) const {
+  if (m_header->idWidth == 2) {
+    const std::uint16_t* p = m_ids16 + begin;
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = p[i];
+  } else {
+    const std::uint32_t* p = m_ids32 + begin;
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = p[i];
+  }
+}
+
+std::vector<int> TokenStore::line(std::int64_t line) const {
+  std::vector<int> ids(static_cast<std::size_t>(lineLength(line)));
+  const std::int64_t begin = lineBegin(line);
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = id(begin + static_cast<std::int64_t>(i));
+  return ids;
+}
+
+}  // namespace attnlab::core

@@ -1,0 +1,125 @@
+#include "core/data/tokenizer_provider.h"
+
+#include "core/data/data_files.h"
+#include "core/data/hashing.h"
+#include "core/errors/error.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+namespace attnlab::core {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+TokenizerAlgorithm parseAlgorithm(const std::string& value) {
+  if (value == "unigram") return TokenizerAlgorithm::Unigram;
+  if (value == "bpe") return TokenizerAlgorithm::Bpe;
+  throw ConfigError("tokenizer.algorithm", "must be \"unigram\" or \"bpe\", got \"" + value + "\"");
+}
+
+std::string formatDouble(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+/// Everything a trained model depends on, as the sidecar's text (without the model's
+/// own fingerprint line, which is appended after training).
+std::string trainingSettings(const TokenizerConfig& c, std::uint64_t corpusFingerprint,
+                             std::uint64_t seed) {
+  std::ostringstream s;
+  s << "format=1\n"
+    << "corpus_fingerprint=" << toHex64(corpusFingerprint) << "\n"
+    << "algorithm=" << c.algorithm << "\n"
+    << "vocab_size=" << c.vocabSize << "\n"
+    << "character_coverage=" << formatDouble(c.characterCoverage) << "\n"
+    << "input_sentence_size=" << c.inputSentenceSize << "\n"
+    << "seed=" << seed << "\n";
+  return s.str();
+}
+
+std::string modelLine(std::uint64_t modelFingerprint) {
+  return "model_fingerprint=" + toHex64(modelFingerprint) + "\n";
+}
+
+}  // namespace
+
+ProvidedTokenizer provideTokenizer(const TokenizerConfig& config, const fs::path& corpusText,
+                                   std::uint64_t corpusFingerprint, const fs::path& folder,
+                                   std::uint64_t seed) {
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (ec) throw DataError(folder.string(), "cannot create the folder: " + ec.message());
+  const fs::path modelPath = folder / "tokenizer.model";
+  const fs::path sidecar = folder / "tokenizer.settings";
+
+  if (!config.model.empty()) {
+    const fs::path given(config.model);
+    if (!fs::is_regular_file(given, ec)) {
+      throw DataError(config.model, "tokenizer.model: file not found");
+    }
+    // Load first: a file that is not a SentencePiece model fails here, before any copy.
+    SentencePieceTokenizer::load(given);
+    const std::string bytes = readFileBytes(given);
+    const std::uint64_t fp = fnv1a64(bytes);
+    bool copied = false;
+    if (!fs::equivalent(given, modelPath, ec)) {
+      const bool same = fs::is_regular_file(modelPath, ec) && fingerprintFile(modelPath) == fp;
+      if (!same) {
+        writeFileAtomically(modelPath, bytes);
+        copied = true;
+      }
+      writeFileAtomically(
+          sidecar, "format=1\nsource=" + fs::absolute(given).string() + "\n" + modelLine(fp));
+    }
+    return ProvidedTokenizer{SentencePieceTokenizer::load(modelPath), modelPath, fp, copied};
+  }
+
+  const TokenizerAlgorithm algorithm = parseAlgorithm(config.algorithm);
+  if (config.vocabSize < 8) {
+    throw ConfigError(
+        "tokenizer.vocab_size",
+        "must be at least 8 (5 special pieces plus text), got " + std::to_string(config.vocabSize));
+  }
+  if (config.inputSentenceSize < 0) {
+    throw ConfigError("tokenizer.input_sentence_size", "must be 0 (all lines) or positive");
+  }
+  const std::string settings = trainingSettings(config, corpusFingerprint, seed);
+
+  // Reuse: the sidecar must describe exactly this corpus and these settings, and the
+  // model in the folder must be the one trained then (not replaced by hand).
+  if (fs::is_regular_file(modelPath, ec) && fs::is_regular_file(sidecar, ec)) {
+    const std::string recorded = readFileBytes(sidecar);
+    const std::uint64_t fp = fingerprintFile(modelPath);
+    if (recorded == settings + modelLine(fp)) {
+      try {
+        return ProvidedTokenizer{SentencePieceTokenizer::load(modelPath), modelPath, fp, false};
+      } catch (const TokenizerError&) {
+        // An unreadable model is retrained below.
+      }
+    }
+  }
+
+  fs::remove(sidecar, ec);  // a crash during training must not leave a matching sidecar
+  const fs::path prefix = folder / ("tokenizer.training-" + toHex64(corpusFingerprint));
+  TokenizerTrainOptions options;
+  options.inputs = {corpusText};
+  options.modelPrefix = prefix;
+  options.vocabSize = config.vocabSize;
+  options.algorithm = algorithm;
+  options.characterCoverage = config.characterCoverage;
+  options.inputSentenceSize = static_cast<std::uint64_t>(config.inputSentenceSize);
+  options.seed = seed;
+  SentencePieceTokenizer::train(options);
+  replaceFile(prefix.string() + ".model", modelPath);
+  replaceFile(prefix.string() + ".vocab", folder / "tokenizer.vocab");
+  const std::uint64_t fp = fingerprintFile(modelPath);
+  writeFileAtomically(sidecar, settings + modelLine(fp));
+  return ProvidedTokenizer{SentencePieceTokenizer::load(modelPath), modelPath, fp, true};
+}
+
+}  // namespace attnlab::core

@@ -1,0 +1,33 @@
+#pragma once
+
+// Internal to core/runlog: the paths of docs/run-log.md and what the writer (on resume) and
+// the reader both need to learn from an existing file.
+
+#include "core/hdf5/hdf5_objects.h"
+#include "core/runlog/run_log_schema.h"
+
+#include <string>
+#include <vector>
+
+namespace attnlab::core::runlog_layout {
+
+inline const std::string kScalars = "scalars";
+inline const std::string kSeries = "series";
+inline const std::string kCheckpoints = "checkpoints";
+inline const std::string kEvents = "events";
+inline const std::string kConfig = "config";
+inline const std::string kConfigJson = "config_json";
+inline const std::string kPieces = "tokenizer/pieces";
+
+/// Reads the root's schema_version; throws RunLogError when it is missing (not a run log)
+/// or newer than kRunLogSchemaVersion (naming both versions).
+std::int64_t checkSchemaVersion(const hdf5::Group& root);
+
+/// Names of the leaf groups (those holding a "step" dataset) under `group`, as '/'-paths.
+std::vector<std::string> leafNames(const hdf5::Group& group);
+
+/// The series the file declares (name, inner shape and element type; chunking and
+/// compression are not compared).
+std::vector<TensorSeriesSpec> seriesInFile(const hdf5::Group& root);
+
+}  // namespace attnlab::core::runlog_layout

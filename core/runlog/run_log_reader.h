@@ -1,0 +1,92 @@
+#pragma once
+
+#include "core/hdf5/element_type.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnlab::core {
+
+/// One scalar series: parallel columns, all of the same length.
+struct ScalarSeries {
+  std::vector<std::int64_t> steps;
+  std::vector<double> values;
+  std::vector<double> wallTimes;  ///< seconds since the Unix epoch
+};
+
+/// One tensor series: `steps.size()` rows of `innerShape`, flattened row-major.
+struct TensorSeries {
+  std::vector<std::int64_t> steps;
+  std::vector<double> wallTimes;
+  std::vector<std::int64_t> innerShape;
+  hdf5::ElementType type = hdf5::ElementType::Float32;  ///< as stored (values are float)
+  std::vector<float> values;
+};
+
+/// A checkpoint the run recorded.
+struct CheckpointEntry {
+  std::int64_t step = 0;
+  std::string path;
+  std::optional<double> valLoss;  ///< empty when none was computed (NaN in the file)
+  double wallTime = 0;
+};
+
+/// A run event: "stop", "non_finite_loss", "resume", ...
+struct RunEvent {
+  std::int64_t step = 0;
+  double wallTime = 0;
+  std::string kind;
+  std::string message;
+};
+
+/// Reads a run log, also while its writer is still appending (SWMR read; plain read for a
+/// file that does not allow it). Every read returns the rows visible at the last open or
+/// refresh(); rows are cut to the shortest column, so a reader never sees half a record.
+/// Not thread-safe: use one reader per thread. Throws RunLogError.
+class RunLogReader {
+ public:
+  /// Opens `path` and checks schema_version (a newer one is refused naming both versions).
+  explicit RunLogReader(std::string path);
+  ~RunLogReader();
+  RunLogReader(RunLogReader&&) noexcept;
+  RunLogReader& operator=(RunLogReader&&) noexcept;
+
+  const std::string& path() const noexcept;
+  /// True when opened for SWMR reading (the file may still be growing).
+  bool isSwmr() const noexcept;
+  std::int64_t schemaVersion() const noexcept;
+  std::string runName() const;
+  std::string attnlabVersion() const;
+  std::string createdUtc() const;
+  std::string configToml() const;
+  std::string configJson() const;
+  std::vector<std::string> tokenizerPieces() const;
+
+  /// Declared names, sorted ("eval/accuracy", "train/loss", ...).
+  std::vector<std::string> scalarNames() const;
+  std::vector<std::string> seriesNames() const;
+
+  /// Throws RunLogError for a name the log does not have.
+  ScalarSeries scalar(const std::string& name) const;
+  /// Rows [firstRow, firstRow + maxRows) of a series (all rows by default); attention
+  /// snapshots can be large, so a viewer reads the rows it shows.
+  TensorSeries series(const std::string& name, std::uint64_t firstRow = 0,
+                      std::uint64_t maxRows = ~std::uint64_t{0}) const;
+  /// Rows a series has now.
+  std::uint64_t seriesRows(const std::string& name) const;
+  std::vector<CheckpointEntry> checkpoints() const;
+  std::vector<RunEvent> events() const;
+
+  /// Picks up rows written since opening or the last refresh (H5Drefresh of every open
+  /// dataset). Harmless on a closed log.
+  void refresh();
+
+ private:
+  struct State;
+  std::unique_ptr<State> m_state;
+};
+
+}  // namespace attnlab::core

@@ -1,0 +1,383 @@
+#include "core/train/trainer.h"
+
+#include "core/checkpoint/checkpoint_store.h"
+#include "core/config/config_loader.h"
+#include "core/config/config_schema.h"
+#include "core/data/mlm_data.h"
+#include "core/errors/error.h"
+#include "core/model/masked_lm.h"
+#include "core/runlog/run_log_writer.h"
+#include "core/runtime/compute_environment.h"
+#include "core/runtime/device.h"
+#include "core/train/adamw.h"
+#include "core/train/grad_clip.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+namespace attnlab::core {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kModelPrefix = "model/";
+constexpr const char* kCpuRngBlob = "rng/torch_cpu";
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void ensureWritableDirectory(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw RunLogError(dir.string(), "cannot create the run directory: " + ec.message());
+  const fs::path probe = dir / ".attnlab-write-probe";
+  {
+    std::ofstream out(probe);
+    out << "probe";
+    if (!out) {
+      throw RunLogError(dir.string(),
+                        "the run directory is not writable (check permissions "
+                        "and free space)");
+    }
+  }
+  fs::remove(probe, ec);
+}
+
+void writeTextAtomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) throw RunLogError(tmp.string(), "write failed (disk full?)");
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) throw RunLogError(path.string(), "cannot move into place: " + ec.message());
+}
+
+std::vector<std::uint8_t> cpuRngState() {
+  auto gen = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  const auto state = gen.get_state();
+  const auto* bytes = state.data_ptr<std::uint8_t>();
+  return std::vector<std::uint8_t>(bytes, bytes + state.numel());
+}
+
+void restoreCpuRngState(const std::vector<std::uint8_t>& bytes) {
+  auto gen = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  auto state = torch::empty({static_cast<int64_t>(bytes.size())}, torch::kUInt8);
+  std::memcpy(state.data_ptr<std::uint8_t>(), bytes.data(), bytes.size());
+  gen.set_state(state);
+}
+
+std::string shapeText(const at::Tensor& t) {
+  return c10::str(t.sizes());
+}
+
+}  // namespace
+
+fs::path runLogPath(const fs::path& runDir) {
+  return runDir / "run.h5";
+}
+
+Trainer::Trainer(RunConfig config, fs::path runDir, TrainingObserver* observer)
+    : m_config(std::move(config)), m_runDir(std::move(runDir)), m_observer(observer) {}
+
+Trainer::~Trainer() = default;
+
+TrainingSummary Trainer::run(const std::atomic<bool>& stop) {
+  const RunConfig& c = m_config;
+  validateRunConfig(c);
+  auto say = [this](const std::string& message) {
+    if (m_observer != nullptr) m_observer->onMessage(message);
+  };
+
+  ensureWritableDirectory(m_runDir);
+  const int threads = configureIntraOpThreads(c.train.threads);
+  const c10::Device device = resolveDevice(parseDeviceChoice(c.train.device, "train.device"));
+  say("run " + c.run.name + " in " + m_runDir.string() + " on " + device.str() + ", " +
+      std::to_string(threads) + " thread(s)");
+
+  // Resume decision first, so a shape mismatch is reported before minutes of data work.
+  CheckpointStore checkpoints(m_runDir, c.train.keepLast, c.train.keepBest);
+  const auto scan = checkpoints.scan();
+  for (const auto& leftover : scan.leftovers) {
+    say("ignoring an interrupted checkpoint write: " + leftover.string());
+  }
+  std::optional<CheckpointData> resume;
+  if (const auto latest = checkpoints.latest()) {
+    resume = CheckpointStore::load(latest->path);
+    say("resuming from " + latest->path.string() + " (step " + std::to_string(resume->step) + ")");
+  }
+
+  // Data: corpus, tokenizer, token store, batchers.
+  const auto dataStart = std::chrono::steady_clock::now();
+  MlmData data = prepareMlmData(c, m_runDir, threads);
+  {
+    std::ostringstream msg;
+    msg << "corpus: " << data.corpus.stats.linesKept << " lines, " << data.corpus.stats.words
+        << " words";
+    if (data.corpus.stats.linesSkipped > 0) {
+      msg << ", " << data.corpus.stats.linesSkipped << " lines skipped";
+      for (const auto& issue : data.corpus.issues)
+        msg << "\n  skipped " << issue.where() << ": " << issue.reason;
+    }
+    msg << "; tokenizer " << data.tokenizer.tokenizer.vocabSize() << " pieces ("
+        << (data.tokenizer.trained ? "trained" : "reused") << "); " << data.store.tokenCount()
+        << " tokens, " << data.train.blocksPerEpoch() << " training and "
+        << data.validation.blocksPerEpoch() << " validation blocks (" << std::fixed
+        << std::setprecision(1) << secondsSince(dataStart) << " s)";
+    say(msg.str());
+  }
+  if (data.train.blocksPerEpoch() == 0) {
+    throw DataError("corpus", "the corpus yields no training blocks of data.sequence_length = " +
+                                  std::to_string(c.data.sequenceLength) + " tokens");
+  }
+  const auto& tokenizer = data.tokenizer.tokenizer;
+
+  // Model and optimiser. The seed fixes initialisation and dropout.
+  torch::manual_seed(c.run.seed);
+  MaskedLanguageModel model(c.model, tokenizer.vocabSize(), tokenizer.specialIds().pad);
+  model->to(device);
+  model->train();
+  std::vector<std::pair<std::string, at::Tensor>> named;
+  std::vector<at::Tensor> params;
+  for (const auto& p : model->named_parameters()) {
+    named.emplace_back(p.key(), p.value());
+    params.push_back(p.value());
+  }
+  AdamW optimizer(named,
+                  {c.optimizer.beta1, c.optimizer.beta2, c.optimizer.eps, c.optimizer.weightDecay});
+
+  std::int64_t startStep = 0;
+  if (resume) {
+    // Shape check with a message that says which settings differ.
+    std::string differing;
+    try {
+      const RunConfig saved = parseRunConfig(resume->metadata.configToml, resume->path.string());
+      for (const auto& key : differingKeys(saved, c))
+        differing += (differing.empty() ? "" : ", ") + key;
+    } catch (const ConfigError&) {
+    }
+    torch::NoGradGuard noGrad;
+    for (auto& [name, p] : named) {
+      const auto it = resume->tensors.find(kModelPrefix + name);
+      if (it == resume->tensors.end()) {
+        throw CheckpointError(
+            resume->path.string(),
+            "was written by a different model: it has no parameter '" + name + "'" +
+                (differing.empty() ? "" : " (settings that differ: " + differing + ")"));
+      }
+      if (it->second.sizes() != p.sizes()) {
+        throw CheckpointError(
+            resume->path.string(),
+            "was written by a model of a different shape: " + name + " is " +
+                shapeText(it->second) + " in the checkpoint but " + shapeText(p) +
+                " in this configuration" +
+                (differing.empty() ? "" : " (settings that differ: " + differing + ")") +
+                "; use a new run directory or the original configuration");
+      }
+      p.copy_(it->second.to(p.device(), p.scalar_type()));
+    }
+    std::map<std::string, at::Tensor> optimizerState;
+    for (const auto& [key, t] : resume->tensors) {
+      if (key.rfind("optimizer/", 0) == 0) optimizerState[key] = t.to(device);
+    }
+    optimizer.loadState(optimizerState);
+    const auto rng = resume->metadata.blobs.find(kCpuRngBlob);
+    if (rng == resume->metadata.blobs.end()) {
+      throw CheckpointError(resume->path.string(), "has no CPU random-number state");
+    }
+    restoreCpuRngState(rng->second);
+    startStep = resume->step;
+    if (!differing.empty()) say("note: settings changed since the checkpoint: " + differing);
+  }
+
+  // Run log: everything it will ever hold is declared before SWMR writing starts.
+  const std::string configToml = toToml(c);
+  writeTextAtomically(m_runDir / "config.toml", configToml);
+  RunLogSchema schema;
+  schema.runName = c.run.name;
+  schema.configToml = configToml;
+  schema.configJson = toJson(c);
+  for (int id = 0; id < tokenizer.vocabSize(); ++id)
+    schema.tokenizerPieces.push_back(tokenizer.idToPiece(id));
+  schema.scalarNames = RunLogSchema::defaultScalarNames();
+  schema.scalarNames.push_back("train/accuracy");
+  const fs::path logPath = runLogPath(m_runDir);
+  const bool logExists = fs::exists(logPath);
+  RunLogWriter log(logPath.string(), schema, c.log.flushSeconds, /*resume=*/logExists,
+                   logExists ? std::optional<std::int64_t>(startStep) : std::nullopt);
+  log.addEvent(startStep, resume ? "resume" : "start",
+               resume ? "resumed from " + resume->path.string() : "training started");
+
+  TrainingSummary summary;
+  summary.startStep = startStep;
+  summary.runLog = logPath;
+
+  std::optional<double> lastEvalLoss;
+  std::int64_t lastEvalStep = -1;
+  auto evaluate = [&](std::int64_t step) {
+    const std::int64_t batches =
+        std::min<std::int64_t>(c.train.evalBatches, data.validation.batchesPerEpoch());
+    if (batches <= 0) return;
+    torch::NoGradGuard noGrad;
+    model->eval();
+    auto lossSum = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(device));
+    auto correct = torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(device));
+    auto predicted = torch::zeros_like(correct);
+    for (std::int64_t k = 0; k < batches; ++k) {
+      const auto batch = data.validation.batch(k);
+      const auto out = model->forward(batch.inputIds.to(device), batch.attentionMask.to(device),
+                                      batch.labels.to(device));
+      lossSum += out.loss.to(torch::kDouble) * out.predicted;
+      correct += out.correct;
+      predicted += out.predicted;
+    }
+    model->train();
+    const double n = static_cast<double>(predicted.item<std::int64_t>());
+    lastEvalLoss = lossSum.item<double>() / n;
+    lastEvalStep = step;
+    const double accuracy = static_cast<double>(correct.item<std::int64_t>()) / n;
+    log.appendScalar("eval/loss", step, *lastEvalLoss);
+    log.appendScalar("eval/accuracy", step, accuracy);
+    if (m_observer != nullptr) {
+      TrainingProgress p;
+      p.step = step;
+      p.totalSteps = c.schedule.steps;
+      p.evalLoss = lastEvalLoss;
+      p.evalAccuracy = accuracy;
+      m_observer->onProgress(p);
+    }
+  };
+
+  auto saveCheckpoint = [&](std::int64_t step) {
+    std::map<std::string, at::Tensor> tensors;
+    for (const auto& [name, p] : named) tensors[kModelPrefix + name] = p.detach();
+    for (const auto& [key, t] : optimizer.state()) tensors[key] = t;
+    CheckpointMetadata meta;
+    meta.configToml = configToml;
+    meta.attributes["run_name"] = c.run.name;
+    meta.attributes["tokenizer_model"] = data.tokenizer.modelPath.string();
+    meta.blobs[kCpuRngBlob] = cpuRngState();
+    const std::optional<double> valLoss =
+        lastEvalStep == step ? lastEvalLoss : std::optional<double>();
+    summary.lastCheckpoint = checkpoints.save(step, valLoss, tensors, meta);
+    log.addCheckpoint(step, summary.lastCheckpoint.string(), valLoss);
+    say("checkpoint " + summary.lastCheckpoint.string());
+  };
+
+  // Metrics accumulate on the device and reach the host once per logging interval.
+  const auto trainStart = std::chrono::steady_clock::now();
+  auto intervalStart = trainStart;
+  auto lossSum = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(device));
+  auto correctSum = torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(device));
+  auto predictedSum = torch::zeros_like(correctSum);
+  std::int64_t intervalTokens = 0;
+  const int accumulation = c.train.gradientAccumulation;
+
+  std::int64_t step = startStep;
+  bool checkpointedAtStep = resume.has_value();
+  while (step < c.schedule.steps) {
+    if (stop.load()) {
+      summary.stopped = true;
+      break;
+    }
+    const double lr = learningRateAt(step, c.optimizer.learningRate, c.schedule.warmupSteps,
+                                     c.schedule.steps, c.schedule.decay == "linear");
+    optimizer.zeroGrad();
+    auto stepLoss = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(device));
+    for (int micro = 0; micro < accumulation; ++micro) {
+      const auto batch = data.train.batch(step * accumulation + micro);
+      const auto out = model->forward(batch.inputIds.to(device), batch.attentionMask.to(device),
+                                      batch.labels.to(device));
+      (out.loss / accumulation).backward();
+      const auto lossValue = out.loss.detach().to(torch::kDouble);
+      stepLoss += lossValue / accumulation;
+      lossSum += lossValue * out.predicted;
+      correctSum += out.correct;
+      predictedSum += out.predicted;
+      intervalTokens += batch.realTokens;
+    }
+    const auto gradNorm = clipGradNorm(params, c.optimizer.clipNorm);
+    // One host read per step: a non-finite value must stop the run before the update
+    // reaches the parameters, so the last good state is what remains.
+    const auto finite = torch::stack({torch::isfinite(stepLoss), torch::isfinite(gradNorm)});
+    const auto finiteHost = finite.to(torch::kCPU);
+    if (!finiteHost[0].item<bool>() || !finiteHost[1].item<bool>()) {
+      const bool lossBad = !finiteHost[0].item<bool>();
+      const std::string quantity = lossBad ? "training loss" : "gradient norm";
+      const double value = lossBad ? stepLoss.item<double>() : gradNorm.item<double>();
+      std::ostringstream msg;
+      msg << quantity << " is " << value << " at step " << step + 1
+          << "; the run stopped without applying this update"
+          << (summary.lastCheckpoint.empty() && !resume ? std::string("")
+                                                        : "; the last good checkpoint is kept");
+      log.addEvent(step + 1, "non_finite", msg.str());
+      log.close();
+      throw TrainingError("step " + std::to_string(step + 1), msg.str());
+    }
+    optimizer.step(lr);
+    ++step;
+    checkpointedAtStep = false;
+
+    const bool logNow =
+        (c.train.logEvery > 0 && step % c.train.logEvery == 0) || step == c.schedule.steps;
+    if (logNow) {
+      const double seconds = secondsSince(intervalStart);
+      const double predicted = static_cast<double>(predictedSum.item<std::int64_t>());
+      TrainingProgress p;
+      p.step = step;
+      p.totalSteps = c.schedule.steps;
+      p.loss = lossSum.item<double>() / std::max(1.0, predicted);
+      p.accuracy = static_cast<double>(correctSum.item<std::int64_t>()) / std::max(1.0, predicted);
+      p.learningRate = lr;
+      p.gradNorm = gradNorm.item<double>();
+      p.tokensPerSecond = seconds > 0 ? double(intervalTokens) / seconds : 0.0;
+      p.elapsedSeconds = secondsSince(trainStart);
+      log.appendScalar("train/loss", step, p.loss);
+      log.appendScalar("train/accuracy", step, p.accuracy);
+      log.appendScalar("train/learning_rate", step, lr);
+      log.appendScalar("train/grad_norm", step, p.gradNorm);
+      log.appendScalar("train/tokens_per_second", step, p.tokensPerSecond);
+      if (m_observer != nullptr) m_observer->onProgress(p);
+      lossSum.zero_();
+      correctSum.zero_();
+      predictedSum.zero_();
+      intervalTokens = 0;
+      intervalStart = std::chrono::steady_clock::now();
+    }
+    if (c.train.evalEvery > 0 && (step % c.train.evalEvery == 0 || step == c.schedule.steps)) {
+      evaluate(step);
+    }
+    if (c.train.checkpointEvery > 0 && step % c.train.checkpointEvery == 0 &&
+        step != c.schedule.steps) {
+      saveCheckpoint(step);
+      checkpointedAtStep = true;
+    }
+  }
+
+  if (!checkpointedAtStep && step > startStep) saveCheckpoint(step);
+  if (summary.stopped) {
+    log.addEvent(step, "stopped", "stopped on request after step " + std::to_string(step));
+    say("stopped after step " + std::to_string(step) + "; run the same command to resume");
+  } else {
+    log.addEvent(step, "finished", "training finished at step " + std::to_string(step));
+  }
+  log.close();
+  summary.finalStep = step;
+  summary.lastEvalLoss = lastEvalLoss;
+  return summary;
+}
+
+}  // namespace attnlab::core

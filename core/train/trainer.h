@@ -1,0 +1,57 @@
+#pragma once
+
+#include "core/config/run_config.h"
+#include "core/train/training_progress.h"
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+namespace attnlab::core {
+
+/// How a run ended.
+struct TrainingSummary {
+  std::int64_t startStep = 0;  ///< 0, or the checkpoint step it resumed from
+  std::int64_t finalStep = 0;  ///< completed optimiser steps
+  bool stopped = false;        ///< ended early by a stop request
+  std::optional<double> lastEvalLoss;
+  std::filesystem::path lastCheckpoint;
+  std::filesystem::path runLog;
+};
+
+/// Runs MLM pretraining for one run directory:
+///   <runDir>/run.h5                the live run log (SWMR)
+///   <runDir>/config.toml           the resolved configuration
+///   <runDir>/tokenizer.model       the SentencePiece model (trained or copied)
+///   <runDir>/checkpoints/*.h5      checkpoints (last K and best)
+///   <runDir>/cache/                corpus text and token store
+/// A directory that holds a checkpoint resumes from the latest one; a run stopped at step
+/// k and resumed ends bitwise identical to an uninterrupted run on the CPU (data order and
+/// masking are functions of (seed, step); model, optimiser and RNG state are restored).
+///
+/// All LibTorch objects live on the thread that calls run().
+class Trainer {
+ public:
+  Trainer(RunConfig config, std::filesystem::path runDir, TrainingObserver* observer = nullptr);
+  ~Trainer();
+
+  /// Trains until schedule.steps or until `stop` becomes true (checked between steps: the
+  /// current step finishes, a checkpoint is written and the log is closed). Throws
+  /// ConfigError, DataError, TokenizerError, CheckpointError, RunLogError, or TrainingError
+  /// (a non-finite loss or gradient: the step and quantity are named, the last good
+  /// checkpoint stays).
+  TrainingSummary run(const std::atomic<bool>& stop);
+
+ private:
+  struct State;
+  RunConfig m_config;
+  std::filesystem::path m_runDir;
+  TrainingObserver* m_observer;
+};
+
+/// The run log of a run directory.
+std::filesystem::path runLogPath(const std::filesystem::path& runDir);
+
+}  // namespace attnlab::core

@@ -1,0 +1,237 @@
+// `attnlab-cli train` as a user runs it: bad input gives a clear message and a non-zero
+// exit without losing what was written; Ctrl-C stops cleanly; h5py reads a live log.
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+
+namespace {
+
+const QString kCli = QStringLiteral(ATTNLAB_BINARY_DIR "/bin/attnlab-cli");
+const QString kPython = QStringLiteral(ATTNLAB_PYTHON);
+
+struct Run {
+  int exitCode = -1;
+  QString out, err;
+};
+
+Run run(const QStringList& args, int timeoutMs = 300000) {
+  QProcess p;
+  p.start(kCli, args);
+  Run r;
+  if (!p.waitForFinished(timeoutMs)) {
+    p.kill();
+    p.waitForFinished();
+    r.err = "timed out";
+    return r;
+  }
+  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+  r.out = QString::fromUtf8(p.readAllStandardOutput());
+  r.err = QString::fromUtf8(p.readAllStandardError());
+  return r;
+}
+
+void writeFile(const QString& path, const QByteArray& bytes) {
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write(bytes);
+}
+
+QByteArray regularCorpus() {
+  QByteArray text;
+  const char* s[] = {"the cat", "a dog", "the old teacher", "our prince", "a young girl"};
+  const char* v[] = {"watched", "admired", "followed", "painted", "remembered"};
+  const char* o[] = {"the river", "a bright star", "the quiet village", "an empty house"};
+  for (int i = 0; i < 400; ++i) {
+    text += QByteArray(s[i % 5]) + ' ' + v[(i / 5) % 5] + ' ' + o[(i / 25) % 4] + " near the " +
+            (i % 3 ? "harbour" : "mountains") + " .\n";
+  }
+  return text;
+}
+
+}  // namespace
+
+class TestCliTrain : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    writeFile(m_dir.filePath("corpus.txt"), regularCorpus());
+    // A small, fast configuration on the corpus above.
+    // (No raw string literals here: moc cannot parse them.)
+    const QStringList lines = {"[run]",
+                               "name = \"small\"",
+                               "[corpus]",
+                               "source = \"text\"",
+                               "paths = [\"" + m_dir.filePath("corpus.txt") + "\"]",
+                               "[tokenizer]",
+                               "vocab_size = 50",
+                               "[data]",
+                               "sequence_length = 24",
+                               "validation_fraction = 0.1",
+                               "[model]",
+                               "layers = 2",
+                               "hidden_size = 32",
+                               "heads = 2",
+                               "ffn_size = 64",
+                               "max_positions = 32",
+                               "[schedule]",
+                               "steps = 6",
+                               "warmup_steps = 2",
+                               "[train]",
+                               "batch_size = 4",
+                               "eval_every = 3",
+                               "eval_batches = 2",
+                               "checkpoint_every = 3",
+                               "log_every = 1",
+                               "threads = 1",
+                               "[log]",
+                               "flush_seconds = 0.2"};
+    writeFile(m_dir.filePath("small.toml"), lines.join('\n').toUtf8() + '\n');
+  }
+
+  void trainsAndWritesLogAndCheckpoints() {
+    const QString dir = m_dir.filePath("ok");
+    const Run r = run({"train", "--config", m_dir.filePath("small.toml"), "--run-dir", dir});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+    QVERIFY(r.out.contains("step 6/6"));
+    QVERIFY(QFile::exists(dir + "/run.h5"));
+    QVERIFY(QFile::exists(dir + "/config.toml"));
+    QVERIFY(QFile::exists(dir + "/checkpoints/step-0000006.h5"));
+    // h5dump reads the closed log.
+    QProcess dump;
+    dump.start("h5dump", {"-H", "-g", "/scalars/train", dir + "/run.h5"});
+    QVERIFY(dump.waitForFinished(60000));
+    QVERIFY2(dump.readAllStandardOutput().contains("loss"), "h5dump shows /scalars/train/loss");
+  }
+
+  void badInput_data() {
+    QTest::addColumn<QStringList>("sets");
+    QTest::addColumn<QByteArray>("corpus");  // written to corpus.txt of a fresh folder
+    QTest::addColumn<QString>("expected");   // must appear in stderr
+    const QByteArray ok = regularCorpus();
+    QTest::newRow("missing corpus") << QStringList{"corpus.paths=[\"/nonexistent/corpus.txt\"]"}
+                                    << ok << "/nonexistent/corpus.txt";
+    QTest::newRow("empty corpus") << QStringList{} << QByteArray() << "corpus";
+    QTest::newRow("no valid lines")
+        << QStringList{} << QByteArray("caf\xE9\n\xFF\xFE bad\n") << "corpus.txt:1";
+    QTest::newRow("binary garbage")
+        << QStringList{} << QByteArray("\x00\x01\x02\x03\xFF\x00garbage", 13) << "corpus.txt";
+    QTest::newRow("vocabulary too large")
+        << QStringList{"tokenizer.vocab_size=5000"} << ok << "vocabulary size 5000";
+    QTest::newRow("wrong type") << QStringList{"model.layers=\"two\""} << ok << "model.layers";
+    QTest::newRow("negative size")
+        << QStringList{"model.hidden_size=-32"} << ok << "model.hidden_size";
+    QTest::newRow("heads not dividing") << QStringList{"model.heads=3"} << ok << "model.heads";
+    QTest::newRow("unknown key") << QStringList{"model.hiden_size=32"} << ok << "model.hidden_size";
+  }
+  void badInput() {
+    QFETCH(QStringList, sets);
+    QFETCH(QByteArray, corpus);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    writeFile(dir.filePath("corpus.txt"), corpus);
+    QStringList args = {"train",
+                        "--config",
+                        m_dir.filePath("small.toml"),
+                        "--run-dir",
+                        dir.filePath("run"),
+                        "--set",
+                        "corpus.paths=[\"" + dir.filePath("corpus.txt") + "\"]"};
+    for (const QString& s : sets) args << "--set" << s;
+    const Run r = run(args);
+    QVERIFY2(r.exitCode == 1, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
+    QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+    QVERIFY2(r.err.contains("error"), qPrintable(r.err));
+  }
+
+  void unwritableRunDirectory() {
+    const Run r =
+        run({"train", "--config", m_dir.filePath("small.toml"), "--run-dir", "/proc/attnlab-run"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("/proc/attnlab-run"), qPrintable(r.err));
+  }
+
+  void differentShapeKeepsTheCheckpoint() {
+    const QString dir = m_dir.filePath("shape");
+    QCOMPARE(run({"train", "--config", m_dir.filePath("small.toml"), "--run-dir", dir}).exitCode,
+             0);
+    const QString ckpt = dir + "/checkpoints/step-0000006.h5";
+    const QByteArray before = QFile(ckpt).exists() ? QByteArray("present") : QByteArray();
+    const Run r = run({"train", "--config", m_dir.filePath("small.toml"), "--run-dir", dir, "--set",
+                       "model.ffn_size=48", "--set", "schedule.steps=9"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("different shape") && r.err.contains("model.ffn_size"),
+             qPrintable(r.err));
+    QCOMPARE(QFile(ckpt).exists() ? QByteArray("present") : QByteArray(), before);
+  }
+
+  void newerRunLogSchemaIsRefused() {
+    const QString dir = m_dir.filePath("newer");
+    QDir().mkpath(dir);
+    QProcess py;
+    py.start(
+        kPython,
+        {"-c",
+         "import h5py,sys; f=h5py.File(sys.argv[1],'w'); f.attrs['schema_version']=99; f.close()",
+         dir + "/run.h5"});
+    QVERIFY(py.waitForFinished(60000) && py.exitCode() == 0);
+    const qint64 size = QFileInfo(dir + "/run.h5").size();
+    const Run r = run({"train", "--config", m_dir.filePath("small.toml"), "--run-dir", dir});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("99"), qPrintable(r.err));
+    QCOMPARE(QFileInfo(dir + "/run.h5").size(), size);  // the log is left as it was
+  }
+
+  // Ctrl-C finishes the step, writes a checkpoint and closes the log; h5py reads the log
+  // while the run is writing it, and after.
+  void interruptStopsCleanlyAndLiveLogIsReadable() {
+    const QString dir = m_dir.filePath("interrupt");
+    QProcess p;
+    p.start(kCli, {"train", "--config", m_dir.filePath("small.toml"), "--run-dir", dir, "--set",
+                   "schedule.steps=100000", "--set", "train.checkpoint_every=0", "--set",
+                   "train.eval_every=0"});
+    QVERIFY(p.waitForStarted());
+    // Wait until some steps are logged.
+    QString out;
+    for (int i = 0; i < 600 && !out.contains("step 20/"); ++i) {
+      p.waitForReadyRead(100);
+      out += QString::fromUtf8(p.readAllStandardOutput());
+    }
+    QVERIFY2(out.contains("step 20/"), qPrintable(out + p.readAllStandardError()));
+    QTest::qWait(1000);  // at least one flush period after those steps
+
+    QProcess reader;
+    reader.start(kPython, {"-c",
+                           "import h5py,sys\n"
+                           "f=h5py.File(sys.argv[1],'r',libver='latest',swmr=True)\n"
+                           "d=f['scalars/train/loss/value']; d.refresh(); print(d.shape[0])",
+                           dir + "/run.h5"});
+    QVERIFY(reader.waitForFinished(60000));
+    const QString rows = QString::fromUtf8(reader.readAllStandardOutput()).trimmed();
+    QVERIFY2(reader.exitCode() == 0 && rows.toInt() >= 10,
+             qPrintable(rows + reader.readAllStandardError()));
+
+    ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+    QVERIFY(p.waitForFinished(120000));
+    QCOMPARE(p.exitCode(), 130);
+    QDir checkpoints(dir + "/checkpoints");
+    QVERIFY2(!checkpoints.entryList({"step-*.h5"}).isEmpty(), "a checkpoint was written on stop");
+    QProcess after;
+    after.start(kPython, {"-c",
+                          "import h5py,sys\n"
+                          "f=h5py.File(sys.argv[1],'r')\n"
+                          "print(b'stopped' in [k.rstrip(b'\\0') for k in f['events/kind'][:]])",
+                          dir + "/run.h5"});
+    QVERIFY(after.waitForFinished(60000));
+    QCOMPARE(QString::fromUtf8(after.readAllStandardOutput()).trimmed(), QStringLiteral("True"));
+  }
+
+ private:
+  QTemporaryDir m_dir;
+};
+
+QTEST_GUILESS_MAIN(TestCliTrain)
+#include "test_cli_train.moc"

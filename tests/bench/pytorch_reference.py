@@ -1,0 +1,93 @@
+"""Python PyTorch reference for the pretraining benchmark.
+
+The same encoder as AttnLab's (Post-LN BERT layers, fused qkv, GELU FFN, tied MLM head,
+BERT init), trained with torch.optim.AdamW, written the way a typical Python training
+script (and HuggingFace's BertForMaskedLM) does it: logits on every position, the loss
+ignoring unselected ones. Prints one line: 'pytorch ms_per_step=... tokens_per_s=... peak_rss_mb=...'.
+usage: pytorch_reference.py LAYERS HIDDEN HEADS FFN VOCAB BATCH SEQ STEPS WARMUP THREADS
+"""
+import math
+import resource
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+L, H, NH, FF, V, B, T, STEPS, WARMUP, THREADS = (int(a) for a in sys.argv[1:11])
+torch.set_num_threads(THREADS)
+torch.manual_seed(0)
+
+
+class Layer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.qkv = torch.nn.Linear(H, 3 * H)
+        self.out = torch.nn.Linear(H, H)
+        self.ln1 = torch.nn.LayerNorm(H, eps=1e-12)
+        self.ffn_in = torch.nn.Linear(H, FF)
+        self.ffn_out = torch.nn.Linear(FF, H)
+        self.ln2 = torch.nn.LayerNorm(H, eps=1e-12)
+        self.drop = torch.nn.Dropout(0.1)
+        self.attn_drop = torch.nn.Dropout(0.1)
+
+    def forward(self, x, mask):
+        b, t, _ = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3, NH, H // NH).permute(2, 0, 3, 1, 4)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(H // NH) + mask
+        ctx = self.attn_drop(scores.softmax(-1)) @ v
+        ctx = ctx.transpose(1, 2).reshape(b, t, H)
+        h = self.ln1(x + self.drop(self.out(ctx)))
+        return self.ln2(h + self.drop(self.ffn_out(F.gelu(self.ffn_in(h)))))
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.tok = torch.nn.Embedding(V, H)
+        self.pos = torch.nn.Embedding(512, H)
+        self.ln = torch.nn.LayerNorm(H, eps=1e-12)
+        self.drop = torch.nn.Dropout(0.1)
+        self.layers = torch.nn.ModuleList(Layer() for _ in range(L))
+        self.transform = torch.nn.Linear(H, H)
+        self.head_ln = torch.nn.LayerNorm(H, eps=1e-12)
+        self.bias = torch.nn.Parameter(torch.zeros(V))
+        for m in self.modules():
+            if isinstance(m, (torch.nn.Linear, torch.nn.Embedding)):
+                m.weight.data.normal_(0, 0.02)
+            if isinstance(m, torch.nn.Linear):
+                m.bias.data.zero_()
+
+    def forward(self, ids, attn_mask, labels):
+        x = self.drop(self.ln(self.tok(ids) + self.pos(torch.arange(ids.shape[1]))))
+        mask = (1.0 - attn_mask[:, None, None, :].float()) * -10000.0
+        for layer in self.layers:
+            x = layer(x, mask)
+        logits = F.linear(self.head_ln(F.gelu(self.transform(x))), self.tok.weight, self.bias)
+        return F.cross_entropy(logits.view(-1, V), labels.view(-1), ignore_index=-100)
+
+
+model = Model()
+decay = [p for n, p in model.named_parameters() if p.dim() > 1]
+no_decay = [p for n, p in model.named_parameters() if p.dim() <= 1]
+opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01},
+                         {"params": no_decay, "weight_decay": 0.0}], lr=1e-4, betas=(0.9, 0.98), eps=1e-6)
+gen = torch.Generator().manual_seed(1)
+ids = torch.randint(5, V, (B, T), generator=gen)
+attn = torch.ones(B, T, dtype=torch.bool)
+selected = torch.rand(B, T, generator=gen) < 0.15
+labels = torch.where(selected, ids, torch.full_like(ids, -100))
+
+times = []
+for step in range(WARMUP + STEPS):
+    t0 = time.perf_counter()
+    opt.zero_grad(set_to_none=True)
+    loss = model(ids, attn, labels)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    if step >= WARMUP:
+        times.append(time.perf_counter() - t0)
+sec = sorted(times)[len(times) // 2]
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+print(f"pytorch ms_per_step={sec * 1000:.1f} tokens_per_s={B * T / sec:.1f} peak_rss_mb={rss:.1f} loss={loss.item():.4f}")
