@@ -12,7 +12,7 @@ PACKAGES=(
   # engine
   libtorch-dev
   # an optimised BLAS: the reference BLAS runs matrix products ~33x slower
-  libopenblas0-pthread
+  libopenblas0-pthread libopenblas0-openmp
   # storage and tokenizer
   libhdf5-dev hdf5-tools libsentencepiece-dev sentencepiece
   # header libraries

@@ -13,17 +13,23 @@ EncoderLayerImpl::EncoderLayerImpl(const ModelConfig& config) : m_preNorm(config
   m_ffnIn = register_module("ffn_in", torch::nn::Linear(config.hiddenSize, config.ffnSize));
   m_ffnOut = register_module("ffn_out", torch::nn::Linear(config.ffnSize, config.hiddenSize));
   m_ffnNorm = register_module("ffn_norm", torch::nn::LayerNorm(norm));
-  m_dropout = register_module("dropout", torch::nn::Dropout(config.dropout));
+  m_dropout = register_module("dropout", FastDropout(config.dropout));
+}
+
+torch::Tensor EncoderLayerImpl::feedForward(const torch::Tensor& x) {
+  // 2-D input for the fused addmm path (see SelfAttentionImpl::forward).
+  const auto flat = x.reshape({-1, x.size(-1)});
+  return m_ffnOut(torch::gelu(m_ffnIn(flat))).view(x.sizes());
 }
 
 torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& additiveMask,
                                         AttentionCapture* capture) {
   if (m_preNorm) {
     auto h = x + m_dropout(m_attention(m_attentionNorm(x), additiveMask, capture));
-    return h + m_dropout(m_ffnOut(torch::gelu(m_ffnIn(m_ffnNorm(h)))));
+    return h + m_dropout(feedForward(m_ffnNorm(h)));
   }
   auto h = m_attentionNorm(x + m_dropout(m_attention(x, additiveMask, capture)));
-  return m_ffnNorm(h + m_dropout(m_ffnOut(torch::gelu(m_ffnIn(h)))));
+  return m_ffnNorm(h + m_dropout(feedForward(h)));
 }
 
 }  // namespace attnlab::core

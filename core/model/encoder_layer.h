@@ -19,13 +19,15 @@ class EncoderLayerImpl : public torch::nn::Module {
   SelfAttention& attention() { return m_attention; }
 
  private:
+  torch::Tensor feedForward(const torch::Tensor& x);
+
   bool m_preNorm;
   SelfAttention m_attention{nullptr};
   torch::nn::LayerNorm m_attentionNorm{nullptr};
   torch::nn::Linear m_ffnIn{nullptr};
   torch::nn::Linear m_ffnOut{nullptr};
   torch::nn::LayerNorm m_ffnNorm{nullptr};
-  torch::nn::Dropout m_dropout{nullptr};
+  FastDropout m_dropout{nullptr};
 };
 TORCH_MODULE(EncoderLayer);
 

@@ -22,7 +22,7 @@ MaskedLanguageModelImpl::MaskedLanguageModelImpl(const ModelConfig& config, int 
         "position_embedding", torch::nn::Embedding(config.maxPositions, config.hiddenSize));
   }
   m_embeddingNorm = register_module("embedding_norm", torch::nn::LayerNorm(norm));
-  m_embeddingDropout = register_module("embedding_dropout", torch::nn::Dropout(config.dropout));
+  m_embeddingDropout = register_module("embedding_dropout", FastDropout(config.dropout));
   m_layers = register_module("layers", torch::nn::ModuleList());
   for (int i = 0; i < config.layers; ++i) m_layers->push_back(EncoderLayer(config));
   if (m_preNorm) m_finalNorm = register_module("final_norm", torch::nn::LayerNorm(norm));

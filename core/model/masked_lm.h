@@ -52,7 +52,7 @@ class MaskedLanguageModelImpl : public torch::nn::Module {
   torch::nn::Embedding m_tokenEmbedding{nullptr};
   torch::nn::Embedding m_positionEmbedding{nullptr};  // null when positions are off
   torch::nn::LayerNorm m_embeddingNorm{nullptr};
-  torch::nn::Dropout m_embeddingDropout{nullptr};
+  FastDropout m_embeddingDropout{nullptr};
   torch::nn::ModuleList m_layers{nullptr};
   torch::nn::LayerNorm m_finalNorm{nullptr};  // Pre-LN only
   torch::nn::Linear m_headTransform{nullptr};

@@ -3,9 +3,9 @@
 #include "core/model/attention_capture.h"
 
 #include <torch/nn/module.h>
-#include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
+#include "core/model/fast_dropout.h"
 
 namespace attnlab::core {
 
@@ -36,7 +36,7 @@ class SelfAttentionImpl : public torch::nn::Module {
   // One fused projection for q, k and v: one matrix product instead of three.
   torch::nn::Linear m_qkv{nullptr};
   torch::nn::Linear m_output{nullptr};
-  torch::nn::Dropout m_attentionDropout{nullptr};
+  FastDropout m_attentionDropout{nullptr};
 };
 TORCH_MODULE(SelfAttention);
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -32,6 +33,21 @@ double measureMatmulGflops(int n, int repetitions) {
     best = std::max(best, 2.0 * n * n * static_cast<double>(n) / s / 1e9);
   }
   return best;
+}
+
+std::string loadedBlasLibrary() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  std::string found;
+  while (std::getline(maps, line)) {
+    const auto slash = line.find('/');
+    if (slash == std::string::npos) continue;
+    const std::string path = line.substr(slash);
+    // libopenblas*.so carries the kernels; a plain libblas.so.3 means the reference BLAS.
+    if (path.find("libopenblas") != std::string::npos) return path;
+    if (found.empty() && path.find("libblas.so") != std::string::npos) found = path;
+  }
+  return found.empty() ? "unknown" : found;
 }
 
 std::string describeTorchBuild() {

@@ -13,7 +13,11 @@ int configureIntraOpThreads(int requested);
 /// (reference) BLAS shows up in every benchmark and smoke run.
 double measureMatmulGflops(int n = 1024, int repetitions = 5);
 
-/// One line describing the LibTorch build: version, CUDA, threads.
+/// The BLAS library actually loaded in this process (from /proc/self/maps), or
+/// "unknown". Shown so a slow or contended BLAS is visible.
+std::string loadedBlasLibrary();
+
+/// One line describing the LibTorch build: version, CUDA, threads, BLAS.
 std::string describeTorchBuild();
 
 }  // namespace attnlab::core

@@ -43,12 +43,9 @@ void AdamW::step(double lr) {
 }
 
 void AdamW::zeroGrad() {
-  for (auto& [name, p] : m_params) {
-    if (p.grad().defined()) {
-      p.mutable_grad().detach_();
-      p.mutable_grad().zero_();
-    }
-  }
+  // Undefined rather than zero-filled: the next backward then stores its gradient
+  // directly instead of zero-filling and adding into a buffer.
+  for (auto& [name, p] : m_params) p.mutable_grad() = at::Tensor();
 }
 
 std::map<std::string, at::Tensor> AdamW::state() const {

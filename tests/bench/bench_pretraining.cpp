@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,8 @@ int main(int argc, char** argv) {
       "dropout 0.1, %d threads\n",
       a.layers, a.hidden, a.heads, a.ffn, a.vocab, a.batch, a.seq, threads);
   std::printf("matmul_peak_gflops=%.1f (float32 1024x1024, best of 10)\n", peak);
+  const std::string blas = loadedBlasLibrary();
+  std::printf("engine BLAS: %s\n", blas.c_str());
 
   ModelConfig mc;
   mc.layers = a.layers;
@@ -127,14 +130,17 @@ int main(int argc, char** argv) {
   double ratio = 0;
   if (a.python) {
     char cmd[1024];
-    std::snprintf(cmd, sizeof cmd, "%s %s %d %d %d %d %d %d %d %d %d %d", a.pythonExe.c_str(),
-                  a.script.c_str(), a.layers, a.hidden, a.heads, a.ffn, a.vocab, a.batch, a.seq,
-                  a.steps, a.warmup, threads);
+    // The same BLAS library for the reference: point the loader at the engine's folder.
+    const std::string blasDir = blas.substr(0, blas.find_last_of('/'));
+    std::snprintf(cmd, sizeof cmd, "LD_LIBRARY_PATH=%s %s %s %d %d %d %d %d %d %d %d %d %d",
+                  blasDir.c_str(), a.pythonExe.c_str(), a.script.c_str(), a.layers, a.hidden,
+                  a.heads, a.ffn, a.vocab, a.batch, a.seq, a.steps, a.warmup, threads);
     std::FILE* pipe = popen(cmd, "r");
     char line[512] = {0};
     double pyMs = 0, pyTps = 0, pyRss = 0, pyLoss = 0;
     bool parsed = false;
     while (pipe != nullptr && std::fgets(line, sizeof line, pipe) != nullptr) {
+      if (std::strncmp(line, "pytorch BLAS:", 13) == 0) std::printf("%s", line);
       if (std::sscanf(line, "pytorch ms_per_step=%lf tokens_per_s=%lf peak_rss_mb=%lf loss=%lf",
                       &pyMs, &pyTps, &pyRss, &pyLoss) == 4) {
         parsed = true;

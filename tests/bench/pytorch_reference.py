@@ -89,5 +89,8 @@ for step in range(WARMUP + STEPS):
     if step >= WARMUP:
         times.append(time.perf_counter() - t0)
 sec = sorted(times)[len(times) // 2]
+with open("/proc/self/maps") as maps:
+    libs = [l.split()[-1] for l in maps if "libopenblas" in l or "libblas.so" in l]
+print("pytorch BLAS: " + (next((l for l in libs if "libopenblas" in l), libs[0] if libs else "unknown")))
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 print(f"pytorch ms_per_step={sec * 1000:.1f} tokens_per_s={B * T / sec:.1f} peak_rss_mb={rss:.1f} loss={loss.item():.4f}")

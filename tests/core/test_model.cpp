@@ -1,6 +1,7 @@
 // The encoder against computations written independently in this file: one layer by
 // hand (per head, explicit softmax, in double), padding invariance, tied weights, init.
 #include "core/config/run_config.h"
+#include "core/model/fast_dropout.h"
 #include "core/model/masked_lm.h"
 
 #include <torch/torch.h>
@@ -198,6 +199,36 @@ class TestModel : public QObject {
     QVERIFY(std::abs(out.loss.item<double>() - expected) < 1e-5);
     QCOMPARE(out.predicted.item<int64_t>(), int64_t(3));
     QVERIFY(out.correct.item<int64_t>() >= 0 && out.correct.item<int64_t>() <= 3);
+  }
+
+  void dropoutMaskStatisticsAndDeterminism() {
+    const double p = 0.1;
+    auto like = torch::empty({1000, 1000});
+    torch::manual_seed(5);
+    auto a = dropoutMask(like, p);
+    // Binomial(1e6, 0.1): sd = 300 zeros; 0.005 is more than 16 sd.
+    const double zeros = a.eq(0).to(torch::kDouble).mean().item<double>();
+    QVERIFY2(std::abs(zeros - p) < 0.005, qPrintable(QString::number(zeros)));
+    QVERIFY(a.eq(0).logical_or(a.eq(float(1.0 / (1.0 - p)))).all().item<bool>());
+    torch::manual_seed(5);
+    const int threads = torch::get_num_threads();
+    torch::set_num_threads(1);
+    auto b = dropoutMask(like, p);  // same seed, other thread count: same mask
+    torch::set_num_threads(threads);
+    QVERIFY(torch::equal(a, b));
+    auto c = dropoutMask(like, p);  // the generator moved on: a new mask
+    QVERIFY(!torch::equal(a, c));
+  }
+
+  void dropoutModuleTrainsAndEvaluates() {
+    FastDropout drop(0.5);
+    auto x = torch::ones({64, 64}, torch::requires_grad());
+    auto y = drop(x);
+    QVERIFY(y.eq(0).any().item<bool>() && y.eq(2).any().item<bool>());
+    y.sum().backward();
+    QVERIFY(torch::equal(x.grad(), y.detach()));  // d/dx (x * mask) = mask
+    drop->eval();
+    QVERIFY(torch::equal(drop(x), x));
   }
 
   void gradientsReachEveryParameter() {
