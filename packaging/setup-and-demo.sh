@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# The README's main command: installs what is missing, builds, and runs the demo.
-# The demo at this stage checks the whole stack on real data: LibTorch, the BLAS rate,
-# a SentencePiece tokenizer trained on WordNet's glosses, LibTorch again.
+# The README's main command: installs what is missing, builds, and runs the demo:
+# pretraining a small encoder with MLM on WordNet's glosses (real English that Debian's
+# wordnet-base installs) with the tiny configuration. It trains a SentencePiece tokenizer,
+# builds the token store, trains 2,000 steps with a live progress line and evaluations,
+# and writes runs/tiny/run.h5 (the run log) and checkpoints. Running it again resumes
+# (or, when finished, reports the finished run). Extra arguments go to `attnlab-cli train`,
+# e.g. --set schedule.steps=4000.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/install-deps.sh
 cmake --preset release
 cmake --build --preset release --target attnlab-cli attnlab attnlab_spbridge
-build/release/bin/attnlab-cli smoke --work-dir build/demo "$@"
+build/release/bin/attnlab-cli train --config resources/configs/tiny.toml --run-dir runs/tiny "$@"
+echo
+echo "The run log is runs/tiny/run.h5 (schema: docs/run-log.md). Loss curve with h5py:"
+echo "  /usr/bin/python3 -c \"import h5py; f=h5py.File('runs/tiny/run.h5','r'); print(f['scalars/train/loss/value'][::20])\""

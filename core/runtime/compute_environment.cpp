@@ -54,7 +54,7 @@ std::string describeTorchBuild() {
   std::ostringstream out;
   out << "LibTorch " << TORCH_VERSION << ", CUDA "
       << (cudaAvailable() ? "available" : "not available") << ", intra-op threads "
-      << torch::get_num_threads();
+      << torch::get_num_threads() << ", BLAS " << loadedBlasLibrary();
   return out.str();
 }
 

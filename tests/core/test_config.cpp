@@ -507,10 +507,10 @@ class TestConfig : public QObject {
     QCOMPARE(tiny.model.ffnSize, 512);
     QCOMPARE(tiny.data.sequenceLength, 64);
     QCOMPARE(tiny.train.batchSize, 32);
-    QCOMPARE(tiny.optimizer.learningRate, 1e-3);
-    QCOMPARE(tiny.schedule.warmupSteps, std::int64_t{60});
-    QCOMPARE(tiny.train.evalEvery, std::int64_t{100});
-    QCOMPARE(tiny.train.checkpointEvery, std::int64_t{200});
+    QCOMPARE(tiny.optimizer.learningRate, 2e-3);
+    QCOMPARE(tiny.schedule.warmupSteps, std::int64_t{100});
+    QCOMPARE(tiny.train.evalEvery, std::int64_t{250});
+    QCOMPARE(tiny.train.checkpointEvery, std::int64_t{500});
     QCOMPARE(tiny.train.logEvery, std::int64_t{10});
 
     const RunConfig base = load("bert-base.toml");
