@@ -1,5 +1,7 @@
 #include "core/config/config_schema.h"
 
+#include <cstdlib>
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -281,11 +283,217 @@ std::vector<ConfigKey> buildSchema() {
       configKey(
           "log.flush_seconds", [](auto& c) -> auto& { return c.log.flushSeconds; },
           "how often the run log is flushed to disk", greaterThan(0)),
+      configKey(
+          "log.snapshot_sentences", [](auto& c) -> auto& { return c.log.snapshotSentences; },
+          "probe texts whose attention is snapshotted (empty: drawn from validation)"),
+      configKey(
+          "log.snapshot_sequences", [](auto& c) -> auto& { return c.log.snapshotSequences; },
+          "validation blocks in the probe batch when no sentences are given", atLeast(1)),
+      configKey(
+          "log.snapshot_log_spaced", [](auto& c) -> auto& { return c.log.snapshotLogSpaced; },
+          "snapshot attention at steps 1, 2, 4, 8, ..."),
+      configKey(
+          "log.snapshot_every", [](auto& c) -> auto& { return c.log.snapshotEvery; },
+          "also snapshot every N steps (0 = off)", atLeast(0)),
+      configKey(
+          "log.snapshot_scores", [](auto& c) -> auto& { return c.log.snapshotScores; },
+          "snapshots include pre-softmax (raw or residual) scores and ASA masks"),
+
+      // [attention.guidance]: Deshpande & Narasimhan 2020
+      configKey(
+          "attention.guidance.enabled",
+          [](auto& c) -> auto& { return c.attention.guidance.enabled; },
+          "add the attention-guidance loss"),
+      configKey(
+          "attention.guidance.head_fraction",
+          [](auto& c) -> auto& { return c.attention.guidance.headFraction; },
+          "lambda: share of heads guided (one [Next], one [Prev], the rest [First])",
+          inRange(0, 1, true, false)),
+      configKey(
+          "attention.guidance.heads", [](auto& c) -> auto& { return c.attention.guidance.heads; },
+          "explicit pattern per head: next, prev, first, delim, period or none (overrides "
+          "head_fraction)"),
+      configKey(
+          "attention.guidance.layers", [](auto& c) -> auto& { return c.attention.guidance.layers; },
+          "guided layers: `all` or 0-based indices such as `0,1`"),
+      configKey(
+          "attention.guidance.loss", [](auto& c) -> auto& { return c.attention.guidance.loss; },
+          "`frobenius`: squared Frobenius norm per head (paper); `mean`: MSE mean (code)",
+          oneOf({"frobenius", "mean"})),
+      configKey(
+          "attention.guidance.weight", [](auto& c) -> auto& { return c.attention.guidance.weight; },
+          "alpha_0, the weight of the guidance loss at step 0", atLeast(0)),
+      configKey(
+          "attention.guidance.schedule",
+          [](auto& c) -> auto& { return c.attention.guidance.schedule; },
+          "`linear`: alpha decays linearly to 0 (paper); `hold`: constant for hold_steps, then "
+          "linear (code)",
+          oneOf({"linear", "hold"})),
+      configKey(
+          "attention.guidance.hold_steps",
+          [](auto& c) -> auto& { return c.attention.guidance.holdSteps; },
+          "steps alpha is held before decaying (schedule = hold)", atLeast(0)),
+      configKey(
+          "attention.guidance.edge_rows",
+          [](auto& c) -> auto& { return c.attention.guidance.edgeRows; },
+          "target of [Next]/[Prev] rows with no neighbour: `uniform` (paper) or `zero` (code)",
+          oneOf({"uniform", "zero"})),
+
+      // [attention.position]: Dufter et al. 2020
+      configKey(
+          "attention.position.mode", [](auto& c) -> auto& { return c.attention.position.mode; },
+          "direct position interactions added to the logits: none, absolute (T x T per head), "
+          "relative, both",
+          oneOf({"none", "absolute", "relative", "both"})),
+      configKey(
+          "attention.position.relative",
+          [](auto& c) -> auto& { return c.attention.position.relative; },
+          "`directional`: a_{i-j} (paper); `symmetric`: depends on |i-j| (official code)",
+          oneOf({"directional", "symmetric"})),
+      configKey(
+          "attention.position.layers", [](auto& c) -> auto& { return c.attention.position.layers; },
+          "layers with position interactions: `first` (default) or `all`", oneOf({"first", "all"})),
+      configKey(
+          "attention.temperature", [](auto& c) -> auto& { return c.attention.temperature; },
+          "learnable temperature: scalars on W_q, W_k, W_v per head, initialised to 1"),
+      configKey(
+          "attention.conv", [](auto& c) -> auto& { return c.attention.conv; },
+          "convolved attention on the softmax output: none, 1d (T filters of width 3 per head), "
+          "2d (one 3x3 filter per head)",
+          oneOf({"none", "1d", "2d"})),
+
+      // RealFormer
+      configKey(
+          "attention.residual", [](auto& c) -> auto& { return c.attention.residual; },
+          "residual attention scores: none, sum (running sum), mean (running mean)",
+          oneOf({"none", "sum", "mean"})),
+
+      // [attention.asa]: adversarial self-attention
+      configKey(
+          "attention.asa.enabled", [](auto& c) -> auto& { return c.attention.asa.enabled; },
+          "adversarial self-attention: a clean and an adversarial pass per step"),
+      configKey(
+          "attention.asa.binarize", [](auto& c) -> auto& { return c.attention.asa.binarize; },
+          "mask binarisation: `step` (S > 0, straight-through; code) or `gumbel` (with noise)",
+          oneOf({"step", "gumbel"})),
+      configKey(
+          "attention.asa.gumbel_temperature",
+          [](auto& c) -> auto& { return c.attention.asa.gumbelTemperature; },
+          "temperature of the Gumbel-sigmoid (binarize = gumbel)", greaterThan(0)),
+      configKey(
+          "attention.asa.tau", [](auto& c) -> auto& { return c.attention.asa.tau; },
+          "weight of the mask penalty", atLeast(0)),
+      configKey(
+          "attention.asa.penalty", [](auto& c) -> auto& { return c.attention.asa.penalty; },
+          "penalty weight `tau` (paper) or `tau_squared` (code)", oneOf({"tau", "tau_squared"})),
+      configKey(
+          "attention.asa.kl", [](auto& c) -> auto& { return c.attention.asa.kl; },
+          "`forward`: KL(clean || adversarial) (paper); `symmetric`: both directions halved "
+          "(code)",
+          oneOf({"forward", "symmetric"})),
+
+      // [attention.blur] and [attention.squeeze]: SesameBERT
+      configKey(
+          "attention.blur.target", [](auto& c) -> auto& { return c.attention.blur.target; },
+          "Gaussian blur along the sequence on the attention `context` (default) or the "
+          "`values`; `none` = off",
+          oneOf({"none", "context", "values"})),
+      configKey(
+          "attention.blur.window", [](auto& c) -> auto& { return c.attention.blur.window; },
+          "odd kernel size k", atLeast(1)),
+      configKey(
+          "attention.blur.sigma", [](auto& c) -> auto& { return c.attention.blur.sigma; },
+          "standard deviation of the kernel (in tokens)", greaterThan(0)),
+      configKey(
+          "attention.squeeze.enabled", [](auto& c) -> auto& { return c.attention.squeeze.enabled; },
+          "Squeeze-and-Excitation over the encoder layers' outputs"),
+      configKey(
+          "attention.squeeze.ratio", [](auto& c) -> auto& { return c.attention.squeeze.ratio; },
+          "reduction ratio r: the excitation has max(1, L / r) hidden units", atLeast(1)),
+      configKey(
+          "attention.squeeze.combine", [](auto& c) -> auto& { return c.attention.squeeze.combine; },
+          "`weighted_average`: sum s_k U_k / sum s_k (paper); `scaled_last`: s_L U_L (code)",
+          oneOf({"weighted_average", "scaled_last"})),
+      configKey(
+          "attention.squeeze.bias_init",
+          [](auto& c) -> auto& { return c.attention.squeeze.biasInit; },
+          "initial excitation biases (the official code uses 0.8)"),
   };
 }
 
 std::vector<ConfigRule> buildRules() {
   return {
+      {{"attention.position.mode", "model.position_embeddings"},
+       "position interactions replace position embeddings",
+       [](const RunConfig& c) -> std::string {
+         if (c.attention.position.mode != "none" && c.model.positionEmbeddings) {
+           return "attention.position.mode = " + c.attention.position.mode +
+                  " replaces the learned position embeddings; set model.position_embeddings = "
+                  "false";
+         }
+         return {};
+       }},
+      {{"attention.guidance.heads", "model.heads"},
+       "one guidance pattern per head",
+       [](const RunConfig& c) -> std::string {
+         const auto& heads = c.attention.guidance.heads;
+         if (heads.empty()) return {};
+         if (static_cast<int>(heads.size()) != c.model.heads) {
+           return "lists " + std::to_string(heads.size()) + " patterns but model.heads is " +
+                  std::to_string(c.model.heads);
+         }
+         for (const auto& h : heads) {
+           if (h != "next" && h != "prev" && h != "first" && h != "delim" && h != "period" &&
+               h != "none") {
+             return "unknown pattern '" + h +
+                    "' (expected next, prev, first, delim, period or none)";
+           }
+         }
+         return {};
+       }},
+      {{"attention.guidance.layers", "model.layers"},
+       "guided layers exist",
+       [](const RunConfig& c) -> std::string {
+         const std::string& spec = c.attention.guidance.layers;
+         if (spec == "all") return {};
+         std::size_t start = 0;
+         while (start <= spec.size()) {
+           const std::size_t comma = spec.find(',', start);
+           const std::string item =
+               spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+           char* end = nullptr;
+           const long layer = std::strtol(item.c_str(), &end, 10);
+           if (item.empty() || end == item.c_str() || *end != '\0') {
+             return "expected `all` or comma-separated layer indices, got '" + spec + "'";
+           }
+           if (layer < 0 || layer >= c.model.layers) {
+             return "layer " + item +
+                    " does not exist (model.layers = " + std::to_string(c.model.layers) + ")";
+           }
+           if (comma == std::string::npos) break;
+           start = comma + 1;
+         }
+         return {};
+       }},
+      {{"attention.blur.window"},
+       "blur window is odd",
+       [](const RunConfig& c) -> std::string {
+         if (c.attention.blur.target != "none" && c.attention.blur.window % 2 == 0) {
+           return "must be odd (a centred kernel), got " + std::to_string(c.attention.blur.window);
+         }
+         return {};
+       }},
+      {{"attention.conv", "data.sequence_length"},
+       "1-D convolved attention has a fixed length",
+       [](const RunConfig& c) -> std::string {
+         // The 1-D filters are built for one length (one filter per key position), so every
+         // input is padded to data.sequence_length; a longer one could not be processed.
+         if (c.attention.conv == "1d" && c.data.sequenceLength > c.model.maxPositions) {
+           return "1-D convolved attention builds data.sequence_length filters per head, which "
+                  "must not exceed model.max_positions";
+         }
+         return {};
+       }},
       {{"model.heads", "model.hidden_size"},
        "model.heads divides model.hidden_size",
        [](const RunConfig& c) -> std::string {

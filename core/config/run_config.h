@@ -97,6 +97,78 @@ struct TrainConfig {
 
 struct LogConfig {
   double flushSeconds = 1.0;  ///< log.flush_seconds: run-log flush cadence
+  /// log.snapshot_sentences: probe texts whose attention is snapshotted; empty = draw
+  /// log.snapshot_sequences blocks from the validation split with run.seed.
+  std::vector<std::string> snapshotSentences;
+  int snapshotSequences = 2;       ///< log.snapshot_sequences (when no sentences are given)
+  bool snapshotLogSpaced = true;   ///< log.snapshot_log_spaced: steps 1, 2, 4, 8, ...
+  std::int64_t snapshotEvery = 0;  ///< log.snapshot_every: also every N steps (0 = off)
+  bool snapshotScores = true;      ///< log.snapshot_scores: also raw/residual scores, ASA masks
+};
+
+/// Attention guidance (Deshpande & Narasimhan 2020).
+struct GuidanceConfig {
+  bool enabled = false;  ///< attention.guidance.enabled
+  /// attention.guidance.head_fraction: lambda, the share of each guided layer's heads that
+  /// are guided: one [Next], one [Prev], the rest [First] (the paper's default split).
+  double headFraction = 0.5;
+  /// attention.guidance.heads: explicit pattern per head (next, prev, first, delim,
+  /// period, none); overrides head_fraction when non-empty.
+  std::vector<std::string> heads;
+  std::string layers = "all";       ///< attention.guidance.layers: "all" or "0,1,..."
+  std::string loss = "frobenius";   ///< attention.guidance.loss: frobenius (paper) | mean (code)
+  double weight = 1.0;              ///< attention.guidance.weight: alpha_0
+  std::string schedule = "linear";  ///< attention.guidance.schedule: linear (paper) | hold (code)
+  std::int64_t holdSteps = 20000;   ///< attention.guidance.hold_steps: for schedule = hold
+  std::string edgeRows =
+      "uniform";  ///< attention.guidance.edge_rows: uniform (paper) | zero (code)
+};
+
+/// Direct position interactions (Dufter et al. 2020).
+struct PositionInteractionConfig {
+  std::string mode = "none";  ///< attention.position.mode: none | absolute | relative | both
+  /// attention.position.relative: directional (paper: a_{i-j}) | symmetric (code: |i-j|)
+  std::string relative = "directional";
+  std::string layers = "first";  ///< attention.position.layers: first | all
+};
+
+/// Adversarial self-attention (Wu et al. 2023).
+struct AsaConfig {
+  bool enabled = false;            ///< attention.asa.enabled
+  std::string binarize = "step";   ///< attention.asa.binarize: step (code) | gumbel
+  double gumbelTemperature = 1.0;  ///< attention.asa.gumbel_temperature
+  double tau = 0.5;                ///< attention.asa.tau: mask-penalty weight
+  std::string penalty = "tau";     ///< attention.asa.penalty: tau (paper) | tau_squared (code)
+  std::string kl =
+      "forward";  ///< attention.asa.kl: forward KL(clean||adv) (paper) | symmetric (code)
+};
+
+/// Gaussian blurring (SesameBERT).
+struct BlurConfig {
+  std::string target = "none";  ///< attention.blur.target: none | context (code) | values
+  int window = 3;               ///< attention.blur.window: odd kernel size k
+  double sigma = 0.3;           ///< attention.blur.sigma
+};
+
+/// Squeeze-and-Excitation over the encoder layers (SesameBERT).
+struct SqueezeExcitationConfig {
+  bool enabled = false;  ///< attention.squeeze.enabled
+  int ratio = 3;         ///< attention.squeeze.ratio: r, hidden units L / r
+  /// attention.squeeze.combine: weighted_average (paper) | scaled_last (code)
+  std::string combine = "weighted_average";
+  double biasInit = 0.8;  ///< attention.squeeze.bias_init: excitation biases (code: 0.8)
+};
+
+/// The five papers' attention mechanisms; all off by default (a plain BERT/RoBERTa).
+struct AttentionConfig {
+  GuidanceConfig guidance;
+  PositionInteractionConfig position;
+  bool temperature = false;       ///< attention.temperature: learnable tau_q, tau_k, tau_v per head
+  std::string conv = "none";      ///< attention.conv: none | 1d | 2d (on the softmax output)
+  std::string residual = "none";  ///< attention.residual: none | sum | mean (RealFormer)
+  AsaConfig asa;
+  BlurConfig blur;
+  SqueezeExcitationConfig squeeze;
 };
 
 struct RunConfig {
@@ -109,6 +181,7 @@ struct RunConfig {
   ScheduleConfig schedule;
   TrainConfig train;
   LogConfig log;
+  AttentionConfig attention;
 };
 
 }  // namespace attnlab::core

@@ -6,9 +6,12 @@
 
 namespace attnlab::core {
 
-EncoderLayerImpl::EncoderLayerImpl(const ModelConfig& config) : m_preNorm(config.norm == "pre") {
+EncoderLayerImpl::EncoderLayerImpl(const ModelConfig& config, const AttentionConfig& attention,
+                                   int layerIndex, int sequenceLength)
+    : m_preNorm(config.norm == "pre") {
   const auto norm = torch::nn::LayerNormOptions({config.hiddenSize}).eps(config.layerNormEps);
-  m_attention = register_module("attention", SelfAttention(config));
+  m_attention =
+      register_module("attention", SelfAttention(config, attention, layerIndex, sequenceLength));
   m_attentionNorm = register_module("attention_norm", torch::nn::LayerNorm(norm));
   m_ffnIn = register_module("ffn_in", torch::nn::Linear(config.hiddenSize, config.ffnSize));
   m_ffnOut = register_module("ffn_out", torch::nn::Linear(config.ffnSize, config.hiddenSize));
@@ -22,13 +25,12 @@ torch::Tensor EncoderLayerImpl::feedForward(const torch::Tensor& x) {
   return m_ffnOut(torch::gelu(m_ffnIn(flat))).view(x.sizes());
 }
 
-torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& additiveMask,
-                                        AttentionCapture* capture) {
+torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, AttentionContext& context) {
   if (m_preNorm) {
-    auto h = x + m_dropout(m_attention(m_attentionNorm(x), additiveMask, capture));
+    auto h = x + m_dropout(m_attention(m_attentionNorm(x), context));
     return h + m_dropout(feedForward(m_ffnNorm(h)));
   }
-  auto h = m_attentionNorm(x + m_dropout(m_attention(x, additiveMask, capture)));
+  auto h = m_attentionNorm(x + m_dropout(m_attention(x, context)));
   return m_ffnNorm(h + m_dropout(feedForward(h)));
 }
 

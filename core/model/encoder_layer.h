@@ -11,10 +11,10 @@ namespace attnlab::core {
 /// residual sum) or Pre-LN (GPT-2: LN on the branch input) order.
 class EncoderLayerImpl : public torch::nn::Module {
  public:
-  explicit EncoderLayerImpl(const ModelConfig& config);
+  EncoderLayerImpl(const ModelConfig& model, const AttentionConfig& attention, int layerIndex,
+                   int sequenceLength);
 
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& additiveMask,
-                        AttentionCapture* capture = nullptr);
+  torch::Tensor forward(const torch::Tensor& x, AttentionContext& context);
 
   SelfAttention& attention() { return m_attention; }
 

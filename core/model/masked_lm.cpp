@@ -11,9 +11,21 @@ torch::Tensor additiveAttentionMask(const torch::Tensor& attentionMask, torch::S
   return (1.0 - keep) * kMaskedLogit;
 }
 
+MaskedLanguageModelImpl::MaskedLanguageModelImpl(const ModelConfig& config,
+                                                 const AttentionConfig& attention,
+                                                 int sequenceLength, int vocabSize, int padId)
+    : m_padId(padId), m_preNorm(config.norm == "pre") {
+  build(config, attention, sequenceLength, vocabSize);
+}
+
 MaskedLanguageModelImpl::MaskedLanguageModelImpl(const ModelConfig& config, int vocabSize,
                                                  int padId)
     : m_padId(padId), m_preNorm(config.norm == "pre") {
+  build(config, AttentionConfig{}, config.maxPositions, vocabSize);
+}
+
+void MaskedLanguageModelImpl::build(const ModelConfig& config, const AttentionConfig& attention,
+                                    int sequenceLength, int vocabSize) {
   const auto norm = torch::nn::LayerNormOptions({config.hiddenSize}).eps(config.layerNormEps);
   m_tokenEmbedding =
       register_module("token_embedding", torch::nn::Embedding(vocabSize, config.hiddenSize));
@@ -24,8 +36,22 @@ MaskedLanguageModelImpl::MaskedLanguageModelImpl(const ModelConfig& config, int 
   m_embeddingNorm = register_module("embedding_norm", torch::nn::LayerNorm(norm));
   m_embeddingDropout = register_module("embedding_dropout", FastDropout(config.dropout));
   m_layers = register_module("layers", torch::nn::ModuleList());
-  for (int i = 0; i < config.layers; ++i) m_layers->push_back(EncoderLayer(config));
+  for (int i = 0; i < config.layers; ++i) {
+    m_layers->push_back(EncoderLayer(config, attention, i, sequenceLength));
+  }
   if (m_preNorm) m_finalNorm = register_module("final_norm", torch::nn::LayerNorm(norm));
+  if (attention.squeeze.enabled) {
+    m_squeeze = register_module(
+        "squeeze",
+        LayerSqueezeExcitation(config.layers, attention.squeeze.ratio, attention.squeeze.biasInit));
+    m_weightedAverage = attention.squeeze.combine == "weighted_average";
+  }
+  if (attention.asa.enabled) {
+    m_adversaries = register_module("adversaries", torch::nn::ModuleList());
+    for (int i = 0; i < config.layers; ++i) {
+      m_adversaries->push_back(AttentionAdversary(config.hiddenSize));
+    }
+  }
   m_headTransform =
       register_module("mlm_transform", torch::nn::Linear(config.hiddenSize, config.hiddenSize));
   m_headNorm = register_module("mlm_norm", torch::nn::LayerNorm(norm));
@@ -35,6 +61,7 @@ MaskedLanguageModelImpl::MaskedLanguageModelImpl(const ModelConfig& config, int 
 
 void MaskedLanguageModelImpl::resetParameters(double initStd) {
   torch::NoGradGuard noGrad;
+  m_initStd = initStd;
   for (auto& module : modules(/*include_self=*/false)) {
     if (auto* linear = module->as<torch::nn::Linear>()) {
       linear->weight.normal_(0.0, initStd);
@@ -48,22 +75,55 @@ void MaskedLanguageModelImpl::resetParameters(double initStd) {
   }
   m_tokenEmbedding->weight[m_padId].zero_();
   m_decoderBias.zero_();
+  // The variants' own initialisations, which the generic pass above must not decide.
+  for (size_t i = 0; i < m_layers->size(); ++i) {
+    m_layers->ptr<EncoderLayerImpl>(i)->attention()->resetVariantParameters();
+  }
+  if (m_squeeze) m_squeeze->resetParameters(initStd);
 }
 
-torch::Tensor MaskedLanguageModelImpl::encode(const torch::Tensor& inputIds,
-                                              const torch::Tensor& attentionMask,
-                                              AttentionCapture* capture) {
+torch::Tensor MaskedLanguageModelImpl::encodeWith(const torch::Tensor& inputIds,
+                                                  const torch::Tensor& attentionMask,
+                                                  const ForwardOptions& options, MlmOutput& out) {
   auto x = m_tokenEmbedding(inputIds);
   if (m_positionEmbedding) {
     auto positions = torch::arange(inputIds.size(1), inputIds.options());
     x = x + m_positionEmbedding(positions).unsqueeze(0);
   }
   x = m_embeddingDropout(m_embeddingNorm(x));
-  const auto mask = additiveAttentionMask(attentionMask, x.scalar_type());
+
+  AttentionContext ctx;
+  ctx.paddingBias = additiveAttentionMask(attentionMask, x.scalar_type());
+  ctx.capture = options.capture;
+  ctx.keepProbabilitiesForGuidance = options.keepGuidanceProbabilities;
+  const bool adversarial = options.adversarial && m_adversaries;
+  std::vector<torch::Tensor> outputs;
   for (size_t i = 0; i < m_layers->size(); ++i) {
-    x = m_layers->ptr<EncoderLayerImpl>(i)->forward(x, mask, capture);
+    if (adversarial) {
+      // Each layer's adversary looks at that layer's input in this (adversarial) pass.
+      auto keep = m_adversaries->ptr<AttentionAdversaryImpl>(i)->forward(x, attentionMask,
+                                                                         options.adversary);
+      ctx.adversarialBiases.push_back(adversarialMaskBias(keep).to(x.scalar_type()));
+      out.adversarialMasks.push_back(keep);
+    }
+    x = m_layers->ptr<EncoderLayerImpl>(i)->forward(x, ctx);
+    if (m_squeeze) outputs.push_back(x);
   }
+  if (m_squeeze) {
+    out.squeezeWeights = m_squeeze->forward(outputs, attentionMask);
+    x = LayerSqueezeExcitationImpl::combine(outputs, out.squeezeWeights, m_weightedAverage);
+  }
+  out.guidanceProbabilities = std::move(ctx.guidanceProbabilities);
   return m_preNorm ? m_finalNorm(x) : x;
+}
+
+torch::Tensor MaskedLanguageModelImpl::encode(const torch::Tensor& inputIds,
+                                              const torch::Tensor& attentionMask,
+                                              AttentionCapture* capture) {
+  ForwardOptions options;
+  options.capture = capture;
+  MlmOutput out;
+  return encodeWith(inputIds, attentionMask, options, out);
 }
 
 torch::Tensor MaskedLanguageModelImpl::logits(const torch::Tensor& hiddenRows) {
@@ -74,13 +134,33 @@ torch::Tensor MaskedLanguageModelImpl::logits(const torch::Tensor& hiddenRows) {
 MlmOutput MaskedLanguageModelImpl::forward(const torch::Tensor& inputIds,
                                            const torch::Tensor& attentionMask,
                                            const torch::Tensor& labels, AttentionCapture* capture) {
+  ForwardOptions options;
+  options.capture = capture;
+  return forward(inputIds, attentionMask, labels, options);
+}
+
+MlmOutput MaskedLanguageModelImpl::forward(const torch::Tensor& inputIds,
+                                           const torch::Tensor& attentionMask,
+                                           const torch::Tensor& labels,
+                                           const ForwardOptions& options) {
   MlmOutput out;
-  out.hidden = encode(inputIds, attentionMask, capture);
+  out.hidden = encodeWith(inputIds, attentionMask, options, out);
+  const auto hiddenSize = out.hidden.size(-1);
   const auto flatLabels = labels.reshape({-1});
   const auto selected = flatLabels.ne(-100).nonzero().squeeze(1);
-  const auto rows = out.hidden.reshape({-1, out.hidden.size(-1)}).index_select(0, selected);
   const auto targets = flatLabels.index_select(0, selected);
-  const auto scores = logits(rows);
+  torch::Tensor scores;
+  if (options.wantLogits) {
+    // One head pass over the selected rows and the first position of every sequence.
+    const auto rows = out.hidden.reshape({-1, hiddenSize}).index_select(0, selected);
+    const auto first = out.hidden.select(1, 0);
+    const auto both = logits(torch::cat({rows, first}, 0));
+    scores = both.slice(0, 0, rows.size(0));
+    out.selectedLogits = scores;
+    out.firstLogits = both.slice(0, rows.size(0));
+  } else {
+    scores = logits(out.hidden.reshape({-1, hiddenSize}).index_select(0, selected));
+  }
   out.loss = torch::nn::functional::cross_entropy(scores, targets);
   {
     torch::NoGradGuard noGrad;

@@ -1,32 +1,56 @@
 #pragma once
 
 #include "core/model/encoder_layer.h"
+#include "core/model/variants/attention_adversary.h"
+#include "core/model/variants/squeeze_excitation.h"
 
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/embedding.h>
 
+#include <vector>
+
 namespace attnlab::core {
+
+struct AttentionConfig;
+
+/// What a forward pass should produce besides the MLM loss.
+struct ForwardOptions {
+  AttentionCapture* capture = nullptr;     ///< detached probabilities/scores for logging
+  bool keepGuidanceProbabilities = false;  ///< probabilities with their graph (guidance loss)
+  bool adversarial = false;                ///< ASA: mask attention with the adversaries
+  AdversaryOptions adversary;
+  bool wantLogits = false;  ///< selected-position and first-position logits (ASA's KL terms)
+};
 
 /// The result of one MLM forward pass. Loss and counts stay on the device: the trainer
 /// reads them on the host once per logging interval, never per step.
 struct MlmOutput {
-  torch::Tensor loss;       ///< mean cross-entropy over the selected positions (nats)
-  torch::Tensor correct;    ///< number of selected positions predicted exactly (int64)
-  torch::Tensor predicted;  ///< number of selected positions (int64)
-  torch::Tensor hidden;     ///< final hidden states [B, T, H]
+  torch::Tensor loss;            ///< mean cross-entropy over the selected positions (nats)
+  torch::Tensor correct;         ///< number of selected positions predicted exactly (int64)
+  torch::Tensor predicted;       ///< number of selected positions (int64)
+  torch::Tensor hidden;          ///< final hidden states [B, T, H]
+  torch::Tensor selectedLogits;  ///< [N, V] at the selected positions (wantLogits)
+  torch::Tensor firstLogits;     ///< [B, V] at position 0 (wantLogits)
+  std::vector<torch::Tensor> guidanceProbabilities;  ///< per layer [B, H, T, T], with graph
+  std::vector<torch::Tensor> adversarialMasks;       ///< per layer keep-masks [B, T, T]
+  torch::Tensor squeezeWeights;                      ///< [B, L] when SE is on
 };
 
 /// A BERT/RoBERTa-style encoder trained with masked language modelling: token
 /// embeddings (+ learned absolute positions, switchable), embedding LayerNorm and
-/// dropout, L encoder layers (Post-LN or Pre-LN, the latter with a final LayerNorm), and
-/// an MLM head (dense, GELU, LayerNorm, decoder tied to the token embeddings).
-/// Parameter names (named_parameters()) double as checkpoint keys.
+/// dropout, L encoder layers (Post-LN or Pre-LN, the latter with a final LayerNorm),
+/// optional Squeeze-and-Excitation over the layers (SesameBERT), and an MLM head (dense,
+/// GELU, LayerNorm, decoder tied to the token embeddings). With ASA it also owns one
+/// adversary per layer ("adversaries.<l>"). Parameter names double as checkpoint keys.
 class MaskedLanguageModelImpl : public torch::nn::Module {
  public:
+  MaskedLanguageModelImpl(const ModelConfig& config, const AttentionConfig& attention,
+                          int sequenceLength, int vocabSize, int padId);
+  /// A plain encoder (no attention variants).
   MaskedLanguageModelImpl(const ModelConfig& config, int vocabSize, int padId);
 
   /// inputIds: [B, T] int64; attentionMask: [B, T] bool (true = real token).
-  /// Returns final hidden states [B, T, H].
+  /// Returns final hidden states [B, T, H] (after SE when it is on).
   torch::Tensor encode(const torch::Tensor& inputIds, const torch::Tensor& attentionMask,
                        AttentionCapture* capture = nullptr);
 
@@ -37,27 +61,42 @@ class MaskedLanguageModelImpl : public torch::nn::Module {
   /// the other 85% would be discarded by the loss, and the vocabulary projection is the
   /// largest matrix product of a small model.
   MlmOutput forward(const torch::Tensor& inputIds, const torch::Tensor& attentionMask,
+                    const torch::Tensor& labels, const ForwardOptions& options);
+  MlmOutput forward(const torch::Tensor& inputIds, const torch::Tensor& attentionMask,
                     const torch::Tensor& labels, AttentionCapture* capture = nullptr);
 
+  /// The encoder part of a pass, with every option; also fills the masks and SE weights.
+  torch::Tensor encodeWith(const torch::Tensor& inputIds, const torch::Tensor& attentionMask,
+                           const ForwardOptions& options, MlmOutput& out);
+
   /// BERT initialisation: weights ~ N(0, init_std), biases 0, LayerNorm (1, 0), the
-  /// <pad> embedding row 0. Called by the constructor; public for re-initialisation.
+  /// <pad> embedding row 0; then each variant's own initialisation.
   void resetParameters(double initStd);
 
   int layerCount() const { return static_cast<int>(m_layers->size()); }
   EncoderLayer layer(int index) { return m_layers->ptr<EncoderLayerImpl>(index); }
+  bool hasAdversaries() const { return !m_adversaries.is_empty(); }
+  bool hasSqueezeExcitation() const { return !m_squeeze.is_empty(); }
 
  private:
+  void build(const ModelConfig& config, const AttentionConfig& attention, int sequenceLength,
+             int vocabSize);
+
   int m_padId;
   bool m_preNorm;
+  bool m_weightedAverage = true;
   torch::nn::Embedding m_tokenEmbedding{nullptr};
   torch::nn::Embedding m_positionEmbedding{nullptr};  // null when positions are off
   torch::nn::LayerNorm m_embeddingNorm{nullptr};
   FastDropout m_embeddingDropout{nullptr};
   torch::nn::ModuleList m_layers{nullptr};
   torch::nn::LayerNorm m_finalNorm{nullptr};  // Pre-LN only
+  LayerSqueezeExcitation m_squeeze{nullptr};
+  torch::nn::ModuleList m_adversaries{nullptr};
   torch::nn::Linear m_headTransform{nullptr};
   torch::nn::LayerNorm m_headNorm{nullptr};
   torch::Tensor m_decoderBias;
+  double m_initStd = 0.02;
 };
 TORCH_MODULE(MaskedLanguageModel);
 

@@ -1,6 +1,7 @@
 #include "core/model/self_attention.h"
 
 #include "core/config/run_config.h"
+#include "core/model/variants/gaussian_blur.h"
 
 #include <torch/torch.h>
 
@@ -8,39 +9,119 @@
 
 namespace attnlab::core {
 
-SelfAttentionImpl::SelfAttentionImpl(const ModelConfig& config)
-    : m_heads(config.heads), m_headSize(config.hiddenSize / config.heads) {
-  m_qkv = register_module("qkv", torch::nn::Linear(config.hiddenSize, 3 * config.hiddenSize));
-  m_output = register_module("output", torch::nn::Linear(config.hiddenSize, config.hiddenSize));
-  m_attentionDropout = register_module("attention_dropout", FastDropout(config.attentionDropout));
+SelfAttentionImpl::SelfAttentionImpl(const ModelConfig& model, const AttentionConfig& attention,
+                                     int layerIndex, int sequenceLength)
+    : m_layerIndex(layerIndex),
+      m_heads(model.heads),
+      m_headSize(model.hiddenSize / model.heads),
+      m_residualMode(attention.residual == "sum"    ? 1
+                     : attention.residual == "mean" ? 2
+                                                    : 0),
+      m_blurTarget(attention.blur.target == "context"  ? 1
+                   : attention.blur.target == "values" ? 2
+                                                       : 0) {
+  m_qkv = register_module("qkv", torch::nn::Linear(model.hiddenSize, 3 * model.hiddenSize));
+  m_output = register_module("output", torch::nn::Linear(model.hiddenSize, model.hiddenSize));
+  m_attentionDropout = register_module("attention_dropout", FastDropout(model.attentionDropout));
+  const auto& pos = attention.position;
+  if (pos.mode != "none" && (pos.layers == "all" || layerIndex == 0)) {
+    const PositionMode mode = pos.mode == "absolute"   ? PositionMode::Absolute
+                              : pos.mode == "relative" ? PositionMode::Relative
+                                                       : PositionMode::Both;
+    m_position = register_module("position", PositionInteractions(m_heads, model.maxPositions, mode,
+                                                                  pos.relative == "symmetric"));
+  }
+  if (attention.conv == "1d") {
+    m_conv1d = register_module("conv", ConvAttention1d(m_heads, sequenceLength));
+  } else if (attention.conv == "2d") {
+    m_conv2d = register_module("conv", ConvAttention2d(m_heads));
+  }
+  if (attention.temperature) {
+    m_tauQ = register_parameter("temperature_q", torch::ones({m_heads}));
+    m_tauK = register_parameter("temperature_k", torch::ones({m_heads}));
+    m_tauV = register_parameter("temperature_v", torch::ones({m_heads}));
+  }
+  if (m_blurTarget != 0) {
+    // A constant, not a parameter: SesameBERT's kernel is fixed.
+    m_blurKernel =
+        register_buffer("blur_kernel", gaussianKernel(attention.blur.window, attention.blur.sigma));
+  }
 }
 
-torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& additiveMask,
-                                         AttentionCapture* capture) {
+void SelfAttentionImpl::resetVariantParameters() {
+  torch::NoGradGuard noGrad;
+  if (m_position) m_position->resetParameters();
+  if (m_conv1d) m_conv1d->resetParameters();
+  if (m_conv2d) m_conv2d->resetParameters();
+  if (m_tauQ.defined()) {
+    m_tauQ.fill_(1.0);
+    m_tauK.fill_(1.0);
+    m_tauV.fill_(1.0);
+  }
+}
+
+torch::Tensor SelfAttentionImpl::temperatures() const {
+  if (!m_tauQ.defined()) return {};
+  return torch::stack({m_tauQ, m_tauK, m_tauV}).detach();
+}
+
+torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContext& ctx) {
   const auto batch = x.size(0);
   const auto length = x.size(1);
+  const auto hidden = x.size(2);
   // Linear layers see 2-D [B*T, H] input so LibTorch takes the fused addmm path (bias
   // inside the GEMM) rather than matmul + a separate add.
-  const auto flat = x.reshape({batch * length, x.size(2)});
+  auto projected = m_qkv(x.reshape({batch * length, hidden}));
+  if (m_blurTarget == 2) {
+    // Blur the value projection along the sequence (the official code's commented-out
+    // variant): the values part of [B, T, 3H].
+    auto qkv3 = projected.view({batch, length, 3 * hidden});
+    auto blurred = blurAlongSequence(qkv3.slice(2, 2 * hidden, 3 * hidden), m_blurKernel);
+    projected = torch::cat({qkv3.slice(2, 0, 2 * hidden), blurred}, 2)
+                    .reshape({batch * length, 3 * hidden});
+  }
   // [B*T, 3H] -> [3, B, heads, T, d]; unbind (not three selects) so the backward pass is
   // one stack instead of three zero-filled full-size copies.
   auto parts =
-      m_qkv(flat).view({batch, length, 3, m_heads, m_headSize}).permute({2, 0, 3, 1, 4}).unbind(0);
-  const auto& q = parts[0];
-  const auto& k = parts[1];
-  const auto& v = parts[2];
-
-  auto scores = torch::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(double(m_headSize)));
-  if (capture != nullptr && capture->wantScores) capture->scores.push_back(scores.detach());
-
-  auto probs = torch::softmax(scores + additiveMask, -1);
-  if (capture != nullptr && capture->wantProbabilities) {
-    capture->probabilities.push_back(probs.detach());
+      projected.view({batch, length, 3, m_heads, m_headSize}).permute({2, 0, 3, 1, 4}).unbind(0);
+  auto q = parts[0];
+  auto k = parts[1];
+  auto v = parts[2];
+  if (m_tauQ.defined()) {
+    // Dufter et al.'s learnable temperature: tau_q tau_k scales the logits, tau_v the values.
+    q = q * m_tauQ.view({1, m_heads, 1, 1});
+    k = k * m_tauK.view({1, m_heads, 1, 1});
+    v = v * m_tauV.view({1, m_heads, 1, 1});
   }
 
+  auto scores = torch::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(double(m_headSize)));
+  if (m_position) scores = scores + m_position->forward(length).unsqueeze(0);
+  if (m_residualMode != 0) {
+    // RealFormer: carry the unmasked running sum; the mask is added after, never carried.
+    if (ctx.residualScores.defined()) scores = scores + ctx.residualScores;
+    ctx.residualScores = scores;
+    if (m_residualMode == 2) scores = scores / double(m_layerIndex + 1);
+  }
+  if (ctx.capture != nullptr && ctx.capture->wantScores) {
+    ctx.capture->scores.push_back(scores.detach());
+  }
+
+  const auto& bias = ctx.adversarialBiases.empty()
+                         ? ctx.paddingBias
+                         : ctx.adversarialBiases[static_cast<size_t>(m_layerIndex)];
+  auto probs = torch::softmax(scores + bias, -1);
+  if (ctx.capture != nullptr && ctx.capture->wantProbabilities) {
+    ctx.capture->probabilities.push_back(probs.detach());
+  }
+  if (ctx.keepProbabilitiesForGuidance) ctx.guidanceProbabilities.push_back(probs);
+
+  if (m_conv1d) probs = m_conv1d->forward(probs);
+  if (m_conv2d) probs = m_conv2d->forward(probs);
+
   auto context = torch::matmul(m_attentionDropout(probs), v);  // [B, heads, T, d]
-  context = context.transpose(1, 2).reshape({batch * length, m_heads * m_headSize});
-  return m_output(context).view({batch, length, -1});
+  context = context.transpose(1, 2).reshape({batch, length, hidden});
+  if (m_blurTarget == 1) context = blurAlongSequence(context, m_blurKernel);
+  return m_output(context.reshape({batch * length, hidden})).view({batch, length, hidden});
 }
 
 }  // namespace attnlab::core

@@ -1,42 +1,59 @@
 #pragma once
 
-#include "core/model/attention_capture.h"
+#include "core/model/attention_context.h"
+#include "core/model/fast_dropout.h"
+#include "core/model/variants/conv_attention.h"
+#include "core/model/variants/position_interactions.h"
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
-#include "core/model/fast_dropout.h"
 
 namespace attnlab::core {
 
 struct ModelConfig;
+struct AttentionConfig;
 
-/// Multi-head self-attention, written as explicit stages so the papers' variants can
-/// hook in between them without rewriting the block:
-///   project (q, k, v) -> scores = q k^T / sqrt(d) -> [additive terms] -> + padding mask
-///   -> softmax -> [probability transforms] -> dropout -> context = p v -> [context
-///   transforms] -> output projection.
-/// The stages in brackets are where the attention variants attach.
+/// Multi-head self-attention written as explicit stages, so the five papers' variants
+/// attach between them instead of forking the block:
+///   project q, k, v -> [temperature: tau_q, tau_k, tau_v per head] -> [blur values]
+///   -> scores = q k^T / sqrt(d) -> [position interactions (Dufter)]
+///   -> [residual scores: running sum or mean over layers (RealFormer)]
+///   -> + mask (padding, or ASA's adversarial mask) -> softmax
+///   -> [convolution over the attention matrix, 1-D or 2-D (Dufter)] -> dropout
+///   -> context = p v -> [blur context (SesameBERT)] -> output projection
 class SelfAttentionImpl : public torch::nn::Module {
  public:
-  SelfAttentionImpl(const ModelConfig& config);
+  /// `layerIndex` decides layer-specific variants (position interactions in the first
+  /// layer only, RealFormer's running mean); `sequenceLength` sizes 1-D convolutions.
+  SelfAttentionImpl(const ModelConfig& model, const AttentionConfig& attention, int layerIndex,
+                    int sequenceLength);
 
-  /// x: [B, T, H]; additiveMask: [B, 1, 1, T] with 0 for keys to attend and a large
-  /// negative value for padding. Appends this layer's probabilities/scores to `capture`
-  /// when it asks for them.
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& additiveMask,
-                        AttentionCapture* capture = nullptr);
+  /// x: [B, T, H]. Reads and updates `context` (masks, carried residual scores, captures).
+  torch::Tensor forward(const torch::Tensor& x, AttentionContext& context);
+
+  /// Re-applies the variants' own initialisations after the model's BERT init.
+  void resetVariantParameters();
 
   int heads() const { return m_heads; }
   int headSize() const { return m_headSize; }
+  /// The learnable temperatures [3, heads] (q, k, v), or undefined when off.
+  torch::Tensor temperatures() const;
 
  private:
+  int m_layerIndex;
   int m_heads;
   int m_headSize;
-  // One fused projection for q, k and v: one matrix product instead of three.
+  int m_residualMode;  // 0 none, 1 sum, 2 mean
+  int m_blurTarget;    // 0 none, 1 context, 2 values
+  torch::Tensor m_blurKernel;
   torch::nn::Linear m_qkv{nullptr};
   torch::nn::Linear m_output{nullptr};
   FastDropout m_attentionDropout{nullptr};
+  PositionInteractions m_position{nullptr};
+  ConvAttention1d m_conv1d{nullptr};
+  ConvAttention2d m_conv2d{nullptr};
+  torch::Tensor m_tauQ, m_tauK, m_tauV;  // [heads] each when temperature is on
 };
 TORCH_MODULE(SelfAttention);
 

@@ -18,6 +18,8 @@ inline const std::string kEvents = "events";
 inline const std::string kConfig = "config";
 inline const std::string kConfigJson = "config_json";
 inline const std::string kPieces = "tokenizer/pieces";
+inline const std::string kProbeIds = "snapshots/token_ids";
+inline const std::string kProbeTokens = "snapshots/tokens";
 
 /// Reads the root's schema_version; throws RunLogError when it is missing (not a run log)
 /// or newer than kRunLogSchemaVersion (naming both versions).

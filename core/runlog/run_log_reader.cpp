@@ -106,6 +106,21 @@ std::vector<std::string> RunLogReader::tokenizerPieces() const {
   return m_state->dataset(layout::kPieces).readStrings();
 }
 
+std::vector<std::vector<std::string>> RunLogReader::probeTokens() const {
+  if (!m_state->root.isDataset(layout::kProbeTokens)) return {};
+  auto& dataset = m_state->dataset(layout::kProbeTokens);
+  const auto flat = dataset.readStrings();
+  const auto sequences = dataset.intAttribute("sequences");
+  const auto length = dataset.intAttribute("length");
+  std::vector<std::vector<std::string>> out;
+  for (std::int64_t s = 0; s < sequences; ++s) {
+    const auto begin = flat.begin() + s * length;
+    if (begin + length > flat.end()) break;
+    out.emplace_back(begin, begin + length);
+  }
+  return out;
+}
+
 std::vector<std::string> RunLogReader::scalarNames() const {
   if (!m_state->root.isGroup(layout::kScalars)) return {};
   auto names = layout::leafNames(m_state->root.openGroup(layout::kScalars));

@@ -64,6 +64,8 @@ class RunLogReader {
   std::string configToml() const;
   std::string configJson() const;
   std::vector<std::string> tokenizerPieces() const;
+  /// The snapshot probe batch: pieces as [sequences][length] (empty when the log has none).
+  std::vector<std::vector<std::string>> probeTokens() const;
 
   /// Declared names, sorted ("eval/accuracy", "train/loss", ...).
   std::vector<std::string> scalarNames() const;

@@ -48,6 +48,14 @@ struct RunLogSchema {
   /// train/loss, train/learning_rate, train/grad_norm, train/tokens_per_second, eval/loss,
   /// eval/accuracy.
   static std::vector<std::string> defaultScalarNames();
+
+  /// The probe batch whose attention snapshots the series "snapshots/..." hold:
+  /// `probeSequences` x `probeLength` token ids (row-major) and their pieces. Written once
+  /// at creation as /snapshots/token_ids and /snapshots/tokens (0 sequences = none).
+  std::int64_t probeSequences = 0;
+  std::int64_t probeLength = 0;
+  std::vector<std::int64_t> probeIds;
+  std::vector<std::string> probePieces;
 };
 
 /// Checks names (non-empty components, no '.'/'..', unique, none a group prefix of another),

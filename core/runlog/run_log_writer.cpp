@@ -96,6 +96,15 @@ void createLayout(File& file, const RunLogSchema& schema) {
   root.writeString(layout::kConfig, schema.configToml);
   root.writeString(layout::kConfigJson, schema.configJson);
   root.writeStrings(layout::kPieces, schema.tokenizerPieces);
+  if (schema.probeSequences > 0) {
+    const std::vector<std::uint64_t> dims = {static_cast<std::uint64_t>(schema.probeSequences),
+                                             static_cast<std::uint64_t>(schema.probeLength)};
+    root.writeArray(layout::kProbeIds, ElementType::Int64, schema.probeIds.data(), dims);
+    // Pieces flattened row-major; the shape is in the attributes (strings stay 1-D).
+    auto tokens = root.writeStrings(layout::kProbeTokens, schema.probePieces);
+    tokens.setIntAttribute("sequences", schema.probeSequences);
+    tokens.setIntAttribute("length", schema.probeLength);
+  }
 
   Group scalars = root.createGroup(layout::kScalars);
   for (const auto& name : schema.scalarNames) {

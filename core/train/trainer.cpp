@@ -10,7 +10,9 @@
 #include "core/runtime/compute_environment.h"
 #include "core/runtime/device.h"
 #include "core/train/adamw.h"
+#include "core/train/attention_snapshots.h"
 #include "core/train/grad_clip.h"
+#include "core/train/objective_composer.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
@@ -20,6 +22,7 @@
 #include <cstring>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <sstream>
 
 namespace attnlab::core {
@@ -82,6 +85,32 @@ void restoreCpuRngState(const std::vector<std::uint8_t>& bytes) {
 
 std::string shapeText(const at::Tensor& t) {
   return c10::str(t.sizes());
+}
+
+/// Which attention variants a run uses and, where paper and official code differ, which
+/// choice it made; written to the run log's events at start.
+std::string describeVariants(const RunConfig& c) {
+  const auto& a = c.attention;
+  std::string out;
+  auto add = [&out](const std::string& part) { out += (out.empty() ? "" : "; ") + part; };
+  if (a.guidance.enabled) {
+    add("guidance (loss " + a.guidance.loss + ", schedule " + a.guidance.schedule + ", edge rows " +
+        a.guidance.edgeRows + ", layers " + a.guidance.layers + ")");
+  }
+  if (a.position.mode != "none") {
+    add("position interactions " + a.position.mode + " (relative " + a.position.relative +
+        ", layers " + a.position.layers + ")");
+  }
+  if (a.temperature) add("learnable temperature");
+  if (a.conv != "none") add("convolved attention " + a.conv);
+  if (a.residual != "none") add("residual attention (running " + a.residual + ")");
+  if (a.asa.enabled) {
+    add("adversarial self-attention (binarize " + a.asa.binarize + ", kl " + a.asa.kl +
+        ", penalty " + a.asa.penalty + ")");
+  }
+  if (a.blur.target != "none") add("Gaussian blur on " + a.blur.target);
+  if (a.squeeze.enabled) add("squeeze-excitation (" + a.squeeze.combine + ")");
+  return out.empty() ? "baseline attention (no variants)" : "variants: " + out;
 }
 
 }  // namespace
@@ -147,7 +176,12 @@ TrainingSummary Trainer::run(const std::atomic<bool>& stop) {
 
   // Model and optimiser. The seed fixes initialisation and dropout.
   torch::manual_seed(c.run.seed);
-  MaskedLanguageModel model(c.model, tokenizer.vocabSize(), tokenizer.specialIds().pad);
+  MaskedLanguageModel model(c.model, c.attention, c.data.sequenceLength, tokenizer.vocabSize(),
+                            tokenizer.specialIds().pad);
+  const ObjectiveComposer composer(c, c.model.layers, c.model.heads, guidanceTokensFor(tokenizer));
+  const AttentionSnapshots snapshots(
+      c, data.validation.blocksPerEpoch() > 0 ? &data.validation.blocks() : nullptr, tokenizer,
+      c.attention.asa.enabled);
   model->to(device);
   model->train();
   std::vector<std::pair<std::string, at::Tensor>> named;
@@ -214,12 +248,31 @@ TrainingSummary Trainer::run(const std::atomic<bool>& stop) {
     schema.tokenizerPieces.push_back(tokenizer.idToPiece(id));
   schema.scalarNames = RunLogSchema::defaultScalarNames();
   schema.scalarNames.push_back("train/accuracy");
+  for (const auto& name : composer.scalarNames()) schema.scalarNames.push_back(name);
+  auto perLayerSeries = [&](const std::string& name, std::vector<std::int64_t> shape) {
+    TensorSeriesSpec spec;
+    spec.name = name;
+    spec.innerShape = std::move(shape);
+    schema.series.push_back(spec);
+  };
+  const std::int64_t layers = c.model.layers;
+  if (c.attention.asa.enabled) perLayerSeries("asa/mask_proportion", {layers});
+  if (c.attention.squeeze.enabled) perLayerSeries("squeeze/weights", {layers});
+  if (c.attention.temperature) {
+    for (const char* which : {"temperature/q", "temperature/k", "temperature/v"}) {
+      perLayerSeries(which, {layers, c.model.heads});
+    }
+  }
+  snapshots.declare(schema);
   const fs::path logPath = runLogPath(m_runDir);
   const bool logExists = fs::exists(logPath);
   RunLogWriter log(logPath.string(), schema, c.log.flushSeconds, /*resume=*/logExists,
                    logExists ? std::optional<std::int64_t>(startStep) : std::nullopt);
   log.addEvent(startStep, resume ? "resume" : "start",
                resume ? "resumed from " + resume->path.string() : "training started");
+  log.addEvent(startStep, "variants", describeVariants(c));
+  say(describeVariants(c));
+  if (startStep == 0) snapshots.write(*model, device, 0, log);
 
   TrainingSummary summary;
   summary.startStep = startStep;
@@ -284,6 +337,11 @@ TrainingSummary Trainer::run(const std::atomic<bool>& stop) {
   auto correctSum = torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(device));
   auto predictedSum = torch::zeros_like(correctSum);
   std::int64_t intervalTokens = 0;
+  std::int64_t intervalMicroBatches = 0;
+  std::map<std::string, at::Tensor> variantSums;
+  at::Tensor maskProportionSum;
+  at::Tensor squeezeSum;
+  double lastGuidanceWeight = 0.0;
   const int accumulation = c.train.gradientAccumulation;
 
   std::int64_t step = startStep;
@@ -299,15 +357,29 @@ TrainingSummary Trainer::run(const std::atomic<bool>& stop) {
     auto stepLoss = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(device));
     for (int micro = 0; micro < accumulation; ++micro) {
       const auto batch = data.train.batch(step * accumulation + micro);
-      const auto out = model->forward(batch.inputIds.to(device), batch.attentionMask.to(device),
-                                      batch.labels.to(device));
-      (out.loss / accumulation).backward();
-      const auto lossValue = out.loss.detach().to(torch::kDouble);
-      stepLoss += lossValue / accumulation;
-      lossSum += lossValue * out.predicted;
+      const StepOutcome out =
+          composer.compute(*model, batch.inputIds.to(device), batch.attentionMask.to(device),
+                           batch.labels.to(device), step);
+      (out.total / accumulation).backward();
+      stepLoss += out.total.detach().to(torch::kDouble) / accumulation;
+      lossSum += out.mlm.to(torch::kDouble) * out.predicted;
       correctSum += out.correct;
       predictedSum += out.predicted;
       intervalTokens += batch.realTokens;
+      ++intervalMicroBatches;
+      lastGuidanceWeight = out.guidanceWeight;
+      for (const auto& [name, value] : out.scalars) {
+        auto& sum = variantSums[name];
+        sum = sum.defined() ? sum + value.to(torch::kDouble) : value.to(torch::kDouble);
+      }
+      if (out.maskProportion.defined()) {
+        maskProportionSum = maskProportionSum.defined() ? maskProportionSum + out.maskProportion
+                                                        : out.maskProportion.clone();
+      }
+      if (out.squeezeWeights.defined()) {
+        squeezeSum =
+            squeezeSum.defined() ? squeezeSum + out.squeezeWeights : out.squeezeWeights.clone();
+      }
     }
     const auto gradNorm = clipGradNorm(params, c.optimizer.clipNorm);
     // One host read per step: a non-finite value must stop the run before the update
@@ -350,6 +422,38 @@ TrainingSummary Trainer::run(const std::atomic<bool>& stop) {
       log.appendScalar("train/learning_rate", step, lr);
       log.appendScalar("train/grad_norm", step, p.gradNorm);
       log.appendScalar("train/tokens_per_second", step, p.tokensPerSecond);
+      const double micro = static_cast<double>(std::max<std::int64_t>(1, intervalMicroBatches));
+      for (auto& [name, sum] : variantSums) {
+        log.appendScalar(name, step, sum.item<double>() / micro);
+      }
+      if (composer.guidance()) log.appendScalar("guidance/weight", step, lastGuidanceWeight);
+      auto perLayer = [&](const std::string& name, const at::Tensor& sum) {
+        if (!sum.defined()) return;
+        auto mean = (sum / micro).to(torch::kCPU, torch::kFloat).contiguous();
+        log.appendSeries(
+            name, step,
+            std::vector<float>(mean.data_ptr<float>(), mean.data_ptr<float>() + mean.numel()));
+      };
+      perLayer("asa/mask_proportion", maskProportionSum);
+      perLayer("squeeze/weights", squeezeSum);
+      if (c.attention.temperature) {
+        std::vector<at::Tensor> perLayerTau;
+        for (int l = 0; l < model->layerCount(); ++l) {
+          perLayerTau.push_back(model->layer(l)->attention()->temperatures());
+        }
+        const auto tau = torch::stack(perLayerTau).to(torch::kCPU, torch::kFloat);  // [L, 3, H]
+        const char* names[] = {"temperature/q", "temperature/k", "temperature/v"};
+        for (int which = 0; which < 3; ++which) {
+          auto rows = tau.select(1, which).contiguous();
+          log.appendSeries(
+              names[which], step,
+              std::vector<float>(rows.data_ptr<float>(), rows.data_ptr<float>() + rows.numel()));
+        }
+      }
+      variantSums.clear();
+      maskProportionSum = at::Tensor();
+      squeezeSum = at::Tensor();
+      intervalMicroBatches = 0;
       if (m_observer != nullptr) m_observer->onProgress(p);
       lossSum.zero_();
       correctSum.zero_();
@@ -357,6 +461,7 @@ TrainingSummary Trainer::run(const std::atomic<bool>& stop) {
       intervalTokens = 0;
       intervalStart = std::chrono::steady_clock::now();
     }
+    if (snapshots.due(step)) snapshots.write(*model, device, step, log);
     if (c.train.evalEvery > 0 && (step % c.train.evalEvery == 0 || step == c.schedule.steps)) {
       evaluate(step);
     }

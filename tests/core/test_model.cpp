@@ -99,7 +99,7 @@ class TestModel : public QObject {
   void layerMatchesHandComputation() {
     QFETCH(QString, norm);
     const auto c = smallConfig(norm.toStdString());
-    EncoderLayer layer(c);
+    EncoderLayer layer(c, AttentionConfig{}, 0, 8);
     // Non-trivial LayerNorm parameters so the check covers them.
     for (auto& p : layer->named_parameters()) {
       torch::NoGradGuard g;
@@ -111,7 +111,9 @@ class TestModel : public QObject {
     layer->eval();
     auto x = torch::randn({1, 5, 16});
     auto keepMask = torch::tensor({true, true, true, false, false}).unsqueeze(0);
-    auto ours = layer->forward(x, additiveAttentionMask(keepMask, torch::kFloat32)).squeeze(0);
+    AttentionContext context;
+    context.paddingBias = additiveAttentionMask(keepMask, torch::kFloat32);
+    auto ours = layer->forward(x, context).squeeze(0);
     auto ref = referenceLayer(*layer, x.squeeze(0).to(torch::kFloat64),
                               {true, true, true, false, false}, c);
     const double err = (ours.to(torch::kFloat64) - ref).abs().max().item<double>();

@@ -1,0 +1,31 @@
+#pragma once
+
+#include "core/model/attention_capture.h"
+
+#include <ATen/core/Tensor.h>
+
+#include <vector>
+
+namespace attnlab::core {
+
+/// State of one forward pass that the attention blocks share as it runs through the
+/// layers: the masks they add, what the variants carry from layer to layer, and what the
+/// objectives and logging collect. One per forward pass; never stored between passes.
+struct AttentionContext {
+  /// [B, 1, 1, T]: 0 for real keys, -10000 for padding.
+  at::Tensor paddingBias;
+  /// ASA's adversarial pass: per layer [B, 1, T, T] biases that *replace* the padding bias
+  /// (they mask padding keys themselves). Empty in a clean pass.
+  std::vector<at::Tensor> adversarialBiases;
+  /// RealFormer: the running sum of the scaled raw scores, unmasked, carried to the next
+  /// layer (undefined before layer 0).
+  at::Tensor residualScores;
+  /// Attention guidance: keep each layer's probabilities *with* their graph so the
+  /// guidance loss can train them (before attention dropout).
+  bool keepProbabilitiesForGuidance = false;
+  std::vector<at::Tensor> guidanceProbabilities;
+  /// Detached copies for logging and analysis, when asked for.
+  AttentionCapture* capture = nullptr;
+};
+
+}  // namespace attnlab::core

@@ -1,0 +1,94 @@
+#pragma once
+
+#include <QStringList>
+
+#include "widgets/plots/colour_maps.h"
+#include "widgets/plots/plot_data.h"
+#include "widgets/plots/plot_widget.h"
+
+class QCPColorMap;
+class QCPColorScale;
+class QCPItemText;
+class QMouseEvent;
+
+namespace attnlab::widgets {
+
+/// One head's query x key attention matrix as an image: queries down the left (first
+/// query on top), keys along the bottom, a colour scale with its label, a hover read-out,
+/// an optional log colour scale and an optional guidance-pattern overlay. The matrix is
+/// one QCPColorMap (one image, never one item per cell), so 512 x 512 and larger stay fast.
+class AttentionHeatmap : public PlotWidget {
+  Q_OBJECT
+ public:
+  explicit AttentionHeatmap(QWidget* parent = nullptr);
+
+  /// Replaces the matrix (rows = queries, cols = keys). Token labels are kept when their
+  /// counts still match, otherwise replaced by indices.
+  void setMatrix(const Matrix& attention);
+  void setMatrix(const float* values, int queries, int keys);
+  /// Token labels for the query (y) and key (x) axes; thinned when they do not fit.
+  void setTokens(const QStringList& queryTokens, const QStringList& keyTokens);
+  /// The same labels on both axes (self-attention).
+  void setTokens(const QStringList& tokens) { setTokens(tokens, tokens); }
+
+  /// A guidance target of the same shape drawn translucently over the attention; cells at
+  /// zero stay clear. An empty matrix removes it.
+  void setGuidance(const Matrix& pattern);
+  void setGuidanceVisible(bool visible);
+  bool guidanceVisible() const { return m_guidanceVisible; }
+
+  /// Log colour scale; values at or below the floor (max / 1e4, or the smallest positive
+  /// value if larger) draw in the lowest colour, the read-out still shows the true value.
+  void setLogScale(bool on);
+  bool logScale() const { return m_logScale; }
+  void setColourMap(ColourMap map);
+  /// Colour-scale label with its unit (default "attention probability").
+  void setValueLabel(const QString& label);
+  /// Fixes the colour range (for comparing heads); autoRange() goes back to the data's.
+  void setValueRange(double lower, double upper);
+  void autoRange();
+
+  /// The cell under a widget pixel of the plot, false outside the matrix.
+  bool cellAt(const QPointF& plotPixel, int* query, int* key) const;
+  /// Shows the read-out for a plot pixel, as a mouse move does; returns its text ("" off).
+  QString hoverAt(const QPointF& plotPixel);
+  /// The read-out text now shown ("" when hidden).
+  QString readout() const;
+  /// Every n-th query/key label is drawn (1 = all); for tests and the gallery.
+  int queryLabelStep() const { return m_queryStep; }
+  int keyLabelStep() const { return m_keyStep; }
+  int queries() const { return m_matrix.rows; }
+  int keys() const { return m_matrix.cols; }
+
+ signals:
+  /// The pointer is over (query, key) holding `value`.
+  void cellHovered(int query, int key, double value);
+
+ protected:
+  void applyThemeToContent() override;
+  void afterLayout() override;
+
+ private:
+  void fillColourMap();
+  void fillGuidance();
+  void updateAxes();
+  void applyRange();
+  bool updateLabelSteps();
+
+  Matrix m_matrix;
+  Matrix m_guidance;
+  QStringList m_queryTokens, m_keyTokens;
+  QCPColorMap* m_map = nullptr;
+  QCPColorMap* m_guidanceMap = nullptr;
+  QCPColorScale* m_scale = nullptr;
+  QCPItemText* m_readout = nullptr;
+  ColourMap m_colourMap = ColourMap::Viridis;
+  bool m_logScale = false;
+  bool m_guidanceVisible = true;
+  bool m_fixedRange = false;
+  double m_rangeLo = 0.0, m_rangeHi = 1.0;  // fixed range, or the data's
+  double m_dataMin = 0.0, m_dataMax = 1.0, m_minPositive = 1.0;
+  int m_queryStep = 1, m_keyStep = 1;
+};
+
+}  // namespace attnlab::widgets

@@ -1,0 +1,185 @@
+#include "widgets/plots/head_grid.h"
+
+#include <qcustomplot.h>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnlab::widgets {
+namespace {
+
+// Block mean down to at most `cells` per side; each output cell averages the inputs it covers.
+Matrix downsample(const Matrix& m, int cells) {
+  if (m.rows <= cells && m.cols <= cells) return m;
+  const int rows = std::min(m.rows, cells), cols = std::min(m.cols, cells);
+  Matrix out(rows, cols, 0.0f);
+  std::vector<int> count(static_cast<std::size_t>(rows) * cols, 0);
+  for (int r = 0; r < m.rows; ++r) {
+    const int orow = static_cast<int>(static_cast<long long>(r) * rows / m.rows);
+    for (int c = 0; c < m.cols; ++c) {
+      const int ocol = static_cast<int>(static_cast<long long>(c) * cols / m.cols);
+      const float v = m.at(r, c);
+      if (!std::isfinite(v)) continue;
+      out.at(orow, ocol) += v;
+      ++count[static_cast<std::size_t>(orow) * cols + ocol];
+    }
+  }
+  for (std::size_t i = 0; i < out.values.size(); ++i)
+    out.values[i] = count[i] ? out.values[i] / count[i] : 0.0f;
+  return out;
+}
+
+}  // namespace
+
+HeadGrid::HeadGrid(QWidget* parent) : PlotWidget(parent) {
+  auto* bar = new QHBoxLayout;
+  bar->setContentsMargins(6, 4, 6, 0);
+  m_layerBox = new QSpinBox(this);
+  m_headBox = new QSpinBox(this);
+  m_layerBox->setPrefix(tr("layer "));
+  m_headBox->setPrefix(tr("head "));
+  auto* open = new QPushButton(tr("Open"), this);
+  bar->addWidget(new QLabel(tr("Select:"), this));
+  bar->addWidget(m_layerBox);
+  bar->addWidget(m_headBox);
+  bar->addWidget(open);
+  bar->addStretch(1);
+  controlsLayout()->insertLayout(0, bar);
+  auto follow = [this] { setSelected(m_layerBox->value(), m_headBox->value()); };
+  connect(m_layerBox, qOverload<int>(&QSpinBox::valueChanged), this, follow);
+  connect(m_headBox, qOverload<int>(&QSpinBox::valueChanged), this, follow);
+  connect(open, &QPushButton::clicked, this, [this] { emit headActivated(m_selLayer, m_selHead); });
+  connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
+    int layer = 0, head = 0;
+    if (!headAt(event->position(), &layer, &head)) return;
+    setSelected(layer, head);
+    emit headActivated(layer, head);
+  });
+
+  m_plot->yAxis->setRangeReversed(true);  // layer 0 on top
+  m_plot->xAxis->grid()->setVisible(false);
+  m_plot->yAxis->grid()->setVisible(false);
+  m_plot->xAxis->setLabel(tr("head"));
+  m_plot->yAxis->setLabel(tr("layer"));
+  m_selection = new QCPItemRect(m_plot);
+  m_selection->setBrush(Qt::NoBrush);
+  m_selection->setVisible(false);
+  setTheme(m_theme);
+}
+
+void HeadGrid::setHeads(int layers, int heads, const std::vector<Matrix>& matrices) {
+  m_layers = std::max(0, layers);
+  m_heads = std::max(0, heads);
+  m_thumbs.clear();
+  m_cells = 0;
+  for (int i = 0; i < m_layers * m_heads; ++i) {
+    const Matrix& m = i < static_cast<int>(matrices.size()) ? matrices[i] : Matrix();
+    m_thumbs.push_back(m.isValid() ? downsample(m, m_maxCells) : Matrix(1, 1, 0.0f));
+    m_cells = std::max({m_cells, m_thumbs.back().rows, m_thumbs.back().cols});
+  }
+  m_layerBox->setRange(0, std::max(0, m_layers - 1));
+  m_headBox->setRange(0, std::max(0, m_heads - 1));
+  rebuild();
+}
+
+void HeadGrid::setNormalisePerHead(bool on) {
+  m_perHead = on;
+  rebuild();
+}
+
+void HeadGrid::setThumbnailResolution(int cells) {
+  m_maxCells = std::max(4, cells);
+}
+
+void HeadGrid::setColourMap(ColourMap map) {
+  m_colourMap = map;
+  const QCPColorGradient g = colourGradient(map);
+  for (QCPColorMap* m : m_maps) m->setGradient(g);
+}
+
+void HeadGrid::rebuild() {
+  for (QCPColorMap* m : m_maps) m_plot->removePlottable(m);
+  m_maps.clear();
+  double globalMax = 0.0;
+  for (const Matrix& m : m_thumbs)
+    for (float v : m.values) globalMax = std::max(globalMax, double(v));
+  const QCPColorGradient gradient = colourGradient(m_colourMap);
+  for (int l = 0; l < m_layers; ++l) {
+    for (int h = 0; h < m_heads; ++h) {
+      const Matrix& t = m_thumbs[static_cast<std::size_t>(l) * m_heads + h];
+      auto* map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
+      map->setInterpolate(false);
+      map->setGradient(gradient);
+      // Cell centres inside [x0, x0 + 1] x [y0, y0 + 1]: the image fills exactly one slot.
+      const double x0 = h * slot(), y0 = l * slot();
+      const double hx = 0.5 / t.cols, hy = 0.5 / t.rows;
+      QCPColorMapData* d = map->data();
+      d->setSize(t.cols, t.rows);
+      d->setRange(t.cols > 1 ? QCPRange(x0 + hx, x0 + 1 - hx) : QCPRange(x0, x0 + 1),
+                  t.rows > 1 ? QCPRange(y0 + hy, y0 + 1 - hy) : QCPRange(y0, y0 + 1));
+      double hi = 0.0;
+      for (int r = 0; r < t.rows; ++r)
+        for (int c = 0; c < t.cols; ++c) {
+          d->setCell(c, r, t.at(r, c));
+          hi = std::max(hi, double(t.at(r, c)));
+        }
+      const double top = m_perHead ? hi : globalMax;
+      map->setDataRange(QCPRange(0.0, top > 0 ? top : 1.0));
+      m_maps.push_back(map);
+    }
+  }
+  auto xt = QSharedPointer<QCPAxisTickerText>::create();
+  for (int h = 0; h < m_heads; ++h) xt->addTick(h * slot() + 0.5, QString::number(h));
+  auto yt = QSharedPointer<QCPAxisTickerText>::create();
+  for (int l = 0; l < m_layers; ++l) yt->addTick(l * slot() + 0.5, QString::number(l));
+  m_plot->xAxis->setTicker(xt);
+  m_plot->yAxis->setTicker(yt);
+  m_plot->xAxis->setRange(-m_gap, std::max(1, m_heads) * slot());
+  m_plot->yAxis->setRange(-m_gap, std::max(1, m_layers) * slot());
+  setSelected(std::min(m_selLayer, std::max(0, m_layers - 1)),
+              std::min(m_selHead, std::max(0, m_heads - 1)));
+}
+
+void HeadGrid::setSelected(int layer, int head) {
+  m_selLayer = layer;
+  m_selHead = head;
+  const QSignalBlocker a(m_layerBox), b(m_headBox);
+  m_layerBox->setValue(layer);
+  m_headBox->setValue(head);
+  placeSelection();
+  requestReplot();
+}
+
+void HeadGrid::placeSelection() {
+  const bool valid =
+      m_selLayer >= 0 && m_selLayer < m_layers && m_selHead >= 0 && m_selHead < m_heads;
+  m_selection->setVisible(valid);
+  if (!valid) return;
+  const double pad = m_gap * 0.4;
+  m_selection->topLeft->setCoords(m_selHead * slot() - pad, m_selLayer * slot() - pad);
+  m_selection->bottomRight->setCoords(m_selHead * slot() + 1 + pad, m_selLayer * slot() + 1 + pad);
+}
+
+bool HeadGrid::headAt(const QPointF& pixel, int* layer, int* head) const {
+  if (!m_plot->axisRect()->rect().contains(pixel.toPoint())) return false;
+  const double x = m_plot->xAxis->pixelToCoord(pixel.x());
+  const double y = m_plot->yAxis->pixelToCoord(pixel.y());
+  if (x < 0 || y < 0) return false;
+  const int h = static_cast<int>(x / slot()), l = static_cast<int>(y / slot());
+  if (h >= m_heads || l >= m_layers) return false;
+  if (x - h * slot() > 1.0 || y - l * slot() > 1.0) return false;  // in a gap
+  *layer = l;
+  *head = h;
+  return true;
+}
+
+void HeadGrid::applyThemeToContent() {
+  m_selection->setPen(QPen(m_theme.accent, 2.5));
+}
+
+}  // namespace attnlab::widgets

@@ -1,0 +1,68 @@
+#pragma once
+
+#include <vector>
+
+#include "widgets/plots/colour_maps.h"
+#include "widgets/plots/plot_data.h"
+#include "widgets/plots/plot_widget.h"
+
+class QCPColorMap;
+class QCPItemRect;
+class QSpinBox;
+
+namespace attnlab::widgets {
+
+/// The "model view": every layer x head attention matrix as a small image (layers down,
+/// heads across), with a layer/head selector above it. Clicking a head, or Open in the
+/// selector, asks for that head (headActivated); the grid itself opens nothing.
+class HeadGrid : public PlotWidget {
+  Q_OBJECT
+ public:
+  explicit HeadGrid(QWidget* parent = nullptr);
+
+  /// One matrix per (layer, head), index layer * heads + head. Matrices larger than the
+  /// thumbnail resolution are block-averaged down (attention mass is kept per block).
+  void setHeads(int layers, int heads, const std::vector<Matrix>& matrices);
+  /// Each head on its own colour range (default; shows structure in weak heads) or all
+  /// heads on one shared range (compares strength).
+  void setNormalisePerHead(bool on);
+  /// Largest thumbnail side in cells (default 64).
+  void setThumbnailResolution(int cells);
+  void setColourMap(ColourMap map);
+
+  /// Highlights a head and moves the selector to it (no signal).
+  void setSelected(int layer, int head);
+  int selectedLayer() const { return m_selLayer; }
+  int selectedHead() const { return m_selHead; }
+  /// The head under a plot pixel; false between thumbnails or outside.
+  bool headAt(const QPointF& plotPixel, int* layer, int* head) const;
+  int layers() const { return m_layers; }
+  int heads() const { return m_heads; }
+  /// The thumbnail side actually used (tests).
+  int thumbnailCells() const { return m_cells; }
+
+ signals:
+  /// The user clicked a head or pressed Open: show this head in detail.
+  void headActivated(int layer, int head);
+
+ protected:
+  void applyThemeToContent() override;
+
+ private:
+  void rebuild();
+  void placeSelection();
+  double slot() const { return 1.0 + m_gap; }
+
+  int m_layers = 0, m_heads = 0, m_cells = 0, m_maxCells = 64;
+  double m_gap = 0.12;
+  bool m_perHead = true;
+  ColourMap m_colourMap = ColourMap::Viridis;
+  std::vector<Matrix> m_thumbs;
+  std::vector<QCPColorMap*> m_maps;
+  QCPItemRect* m_selection = nullptr;
+  int m_selLayer = 0, m_selHead = 0;
+  QSpinBox* m_layerBox = nullptr;
+  QSpinBox* m_headBox = nullptr;
+};
+
+}  // namespace attnlab::widgets
