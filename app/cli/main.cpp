@@ -1,5 +1,6 @@
 // attnlab-cli: the headless twin of the GUI. Each subcommand lives in its own file;
 // this one only parses arguments and dispatches.
+#include "app/cli/inspect_command.h"
 #include "app/cli/smoke_command.h"
 #include "app/cli/train_command.h"
 
@@ -41,6 +42,20 @@ int main(int argc, char** argv) {
       ->take_all();
   trainCmd->add_flag("--plain", train.plainProgress, "Plain progress lines even on a terminal");
 
+  attnlab::app::InspectOptions inspect;
+  auto* inspectCmd = cli.add_subcommand(
+      "inspect",
+      "Write one text's attention under a checkpoint (probabilities, scores, ASA masks)");
+  inspectCmd
+      ->add_option("checkpoint", inspect.checkpoint,
+                   "Checkpoint file, or a run directory (its latest checkpoint)")
+      ->required()
+      ->check(CLI::ExistingPath);
+  inspectCmd->add_option("--text", inspect.text, "The text to inspect")->required();
+  inspectCmd->add_option("--out", inspect.out, "Output HDF5 file")->required();
+  inspectCmd->add_option("--tokenizer", inspect.tokenizer,
+                         "SentencePiece model (default: the run's tokenizer.model)");
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -48,5 +63,6 @@ int main(int argc, char** argv) {
   }
   if (smokeCmd->parsed()) return attnlab::app::runSmoke(smoke, std::cout, std::cerr);
   if (trainCmd->parsed()) return attnlab::app::runTrain(train);
+  if (inspectCmd->parsed()) return attnlab::app::runInspect(inspect);
   return 0;
 }

@@ -1,0 +1,153 @@
+#include "core/inspect/attention_inspector.h"
+
+#include "core/checkpoint/checkpoint_store.h"
+#include "core/config/config_loader.h"
+#include "core/errors/error.h"
+#include "core/hdf5/hdf5_objects.h"
+#include "core/model/masked_lm.h"
+#include "core/tokenizer/sentencepiece_tokenizer.h"
+
+#include <torch/torch.h>
+
+#include <system_error>
+
+namespace attnlab::core {
+
+namespace fs = std::filesystem;
+
+struct AttentionInspector::State {
+  fs::path checkpoint;
+  std::int64_t step = 0;
+  RunConfig config;
+  std::string configToml;
+  std::unique_ptr<SentencePieceTokenizer> tokenizer;
+  MaskedLanguageModel model{nullptr};
+};
+
+AttentionInspector::AttentionInspector(const fs::path& checkpoint, const fs::path& tokenizerModel)
+    : m_state(std::make_unique<State>()) {
+  auto& s = *m_state;
+  const CheckpointData data = CheckpointStore::load(checkpoint);
+  s.checkpoint = checkpoint;
+  s.step = data.step;
+  s.configToml = data.metadata.configToml;
+  s.config = parseRunConfig(s.configToml, checkpoint.string() + " (stored configuration)");
+
+  fs::path tokenizerPath = tokenizerModel;
+  if (tokenizerPath.empty()) {
+    const fs::path runDirModel = checkpoint.parent_path().parent_path() / "tokenizer.model";
+    const auto recorded = data.metadata.attributes.find("tokenizer_model");
+    std::error_code ec;
+    tokenizerPath = fs::is_regular_file(runDirModel, ec)         ? runDirModel
+                    : recorded != data.metadata.attributes.end() ? fs::path(recorded->second)
+                                                                 : runDirModel;
+  }
+  s.tokenizer =
+      std::make_unique<SentencePieceTokenizer>(SentencePieceTokenizer::load(tokenizerPath));
+
+  s.model = MaskedLanguageModel(s.config.model, s.config.attention, s.config.data.sequenceLength,
+                                s.tokenizer->vocabSize(), s.tokenizer->specialIds().pad);
+  torch::NoGradGuard noGrad;
+  for (auto& p : s.model->named_parameters()) {
+    const auto it = data.tensors.find("model/" + p.key());
+    if (it == data.tensors.end()) {
+      throw CheckpointError(checkpoint.string(), "has no parameter '" + p.key() + "'");
+    }
+    if (it->second.sizes() != p.value().sizes()) {
+      throw CheckpointError(checkpoint.string(),
+                            "parameter " + p.key() + " has shape " + c10::str(it->second.sizes()) +
+                                " but the stored configuration builds " +
+                                c10::str(p.value().sizes()) + " (is the tokenizer the run's own?)");
+    }
+    p.value().copy_(it->second);
+  }
+  s.model->eval();
+}
+
+AttentionInspector::~AttentionInspector() = default;
+AttentionInspector::AttentionInspector(AttentionInspector&&) noexcept = default;
+AttentionInspector& AttentionInspector::operator=(AttentionInspector&&) noexcept = default;
+
+Inspection AttentionInspector::inspect(const std::string& text) {
+  auto& s = *m_state;
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw DataError("--text", "the text to inspect is empty");
+  }
+  Inspection result;
+  result.checkpoint = s.checkpoint;
+  result.step = s.step;
+  result.text = text;
+  result.configToml = s.configToml;
+
+  const auto& special = s.tokenizer->specialIds();
+  const bool fixedLength = s.config.attention.conv == "1d";
+  const int limit = fixedLength ? s.config.data.sequenceLength : s.config.model.maxPositions;
+  std::vector<std::int64_t> ids = {special.bos};
+  for (const int id : s.tokenizer->encode(text)) {
+    if (static_cast<int>(ids.size()) >= limit - 1) {
+      result.truncated = true;
+      break;
+    }
+    ids.push_back(id);
+  }
+  ids.push_back(special.eos);
+  result.realTokens = static_cast<std::int64_t>(ids.size());
+  // 1-D convolved attention was built for one length: pad to it.
+  if (fixedLength) ids.resize(static_cast<size_t>(limit), special.pad);
+  for (const auto id : ids) result.pieces.push_back(s.tokenizer->idToPiece(static_cast<int>(id)));
+  result.ids = ids;
+
+  torch::NoGradGuard noGrad;
+  const auto input = torch::tensor(ids, torch::kLong).unsqueeze(0);
+  const auto mask = input.ne(special.pad);
+  AttentionCapture capture;
+  capture.wantProbabilities = true;
+  capture.wantScores = true;
+  ForwardOptions options;
+  options.capture = &capture;
+  MlmOutput unused;
+  s.model->encodeWith(input, mask, options, unused);
+  result.probabilities =
+      torch::stack(capture.probabilities).squeeze(1).to(torch::kFloat).contiguous();
+  result.scores = torch::stack(capture.scores).squeeze(1).to(torch::kFloat).contiguous();
+  if (s.model->hasAdversaries()) {
+    ForwardOptions adversarial;
+    adversarial.adversarial = true;
+    MlmOutput adv;
+    s.model->encodeWith(input, mask, adversarial, adv);
+    result.asaMasks = torch::stack(adv.adversarialMasks).squeeze(1).to(torch::kFloat).contiguous();
+  }
+  return result;
+}
+
+void writeInspection(const Inspection& r, const fs::path& out) {
+  using hdf5::ElementType;
+  const fs::path tmp = out.string() + ".tmp";
+  {
+    auto file = hdf5::File::create(tmp.string(), hdf5::ErrorDomain::RunLog, /*latestFormat=*/false);
+    auto root = file.root();
+    root.setStringAttribute("format", "attnlab-inspect");
+    root.setIntAttribute("format_version", 1);
+    root.setStringAttribute("checkpoint", r.checkpoint.string());
+    root.setIntAttribute("step", r.step);
+    root.setStringAttribute("text", r.text);
+    root.setIntAttribute("real_tokens", r.realTokens);
+    root.setIntAttribute("truncated", r.truncated ? 1 : 0);
+    root.writeStrings("tokens", r.pieces);
+    root.writeArray("token_ids", ElementType::Int64, r.ids.data(), {r.ids.size()});
+    auto write = [&root](const std::string& name, const at::Tensor& t) {
+      if (!t.defined()) return;
+      std::vector<std::uint64_t> dims(t.sizes().begin(), t.sizes().end());
+      root.writeArray(name, ElementType::Float32, t.data_ptr<float>(), dims);
+    };
+    write("probabilities", r.probabilities);
+    write("scores", r.scores);
+    write("asa_masks", r.asaMasks);
+    root.writeString("config", r.configToml);
+  }
+  std::error_code ec;
+  fs::rename(tmp, out, ec);
+  if (ec) throw RunLogError(out.string(), "cannot move the inspection into place: " + ec.message());
+}
+
+}  // namespace attnlab::core

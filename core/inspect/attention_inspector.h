@@ -1,0 +1,56 @@
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attnlab::core {
+
+/// Attention of one input text under a checkpoint, as `attnlab-cli inspect` writes it.
+struct Inspection {
+  std::filesystem::path checkpoint;
+  std::int64_t step = 0;
+  std::string text;
+  std::vector<std::string> pieces;  ///< including <s> and </s> (and padding for 1-D conv)
+  std::vector<std::int64_t> ids;
+  std::int64_t realTokens = 0;  ///< pieces that are not padding
+  bool truncated = false;       ///< the text was longer than the model's positions
+  at::Tensor probabilities;     ///< [L, H, T, T] float32
+  at::Tensor scores;            ///< [L, H, T, T] float32: pre-softmax (raw or residual)
+  at::Tensor asaMasks;          ///< [L, T, T] keep-masks, ASA runs only (else undefined)
+  std::string configToml;
+};
+
+/// Loads a checkpoint (its configuration, parameters and the run's tokenizer) once and
+/// runs texts through the model in evaluation mode, capturing every layer's attention in
+/// the same forward pass.
+class AttentionInspector {
+ public:
+  /// `tokenizerModel` empty: the checkpoint's recorded tokenizer, else
+  /// <run dir>/tokenizer.model (the checkpoint lives in <run dir>/checkpoints/).
+  /// Throws CheckpointError / TokenizerError naming the file.
+  explicit AttentionInspector(const std::filesystem::path& checkpoint,
+                              const std::filesystem::path& tokenizerModel = {});
+  ~AttentionInspector();
+  AttentionInspector(AttentionInspector&&) noexcept;
+  AttentionInspector& operator=(AttentionInspector&&) noexcept;
+
+  /// Encodes `text` as <s> pieces </s> (truncated to the model's length) and captures the
+  /// attention. Throws DataError for an empty text.
+  Inspection inspect(const std::string& text);
+
+ private:
+  struct State;
+  std::unique_ptr<State> m_state;
+};
+
+/// Writes an inspection as HDF5 (layout in docs/run-log.md, "Inspection files"):
+/// /tokens, /token_ids, /probabilities, /scores, /asa_masks, /config; root attributes
+/// format = "attnlab-inspect", format_version, checkpoint, step, text. Atomic (tmp + rename).
+void writeInspection(const Inspection& inspection, const std::filesystem::path& out);
+
+}  // namespace attnlab::core

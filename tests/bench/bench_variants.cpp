@@ -1,0 +1,283 @@
+// The cost of the five papers' attention mechanisms: one full training step (objective,
+// backward, gradient clipping, AdamW) per mechanism on the engine benchmark's model
+// (4 layers, hidden 256, 4 heads, FFN 1024, vocabulary 8,000, batch 32 x 128, dropout 0.1),
+// against the plain encoder. A benchmark, not a test: it prints figures.
+//
+// The step is the trainer's: ObjectiveComposer::compute, backward on the total loss,
+// clipGradNorm, the finiteness read, AdamW::step. Every mechanism trains on the same fixed
+// synthetic batch. The mechanisms run interleaved, one step each per round, with the
+// baseline at the start and at the end of every round, so a noisy shared machine slows
+// them alike; a mechanism's ratio is the median over rounds of its step time divided by
+// the mean of that round's two baseline steps.
+// Last line: worst_overhead=<name>:<ratio>, the mechanism with the highest ratio / target.
+#include "core/config/config_loader.h"
+#include "core/config/run_config.h"
+#include "core/model/masked_lm.h"
+#include "core/runtime/compute_environment.h"
+#include "core/train/adamw.h"
+#include "core/train/grad_clip.h"
+#include "core/train/objective_composer.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace attnlab::core;
+
+namespace {
+
+struct Args {
+  int steps = 5, warmup = 2, threads = 0;
+  bool breakdown = false;
+  std::string only;  // comma-separated mechanism names (baseline always runs)
+};
+
+constexpr int kVocab = 8000;
+constexpr int kBatch = 32;
+constexpr int kSequence = 128;
+constexpr std::int64_t kPeriodId = 5;  // stands in for "." in [Period] guidance
+
+RunConfig benchConfig() {
+  RunConfig c;
+  c.model.layers = 4;
+  c.model.hiddenSize = 256;
+  c.model.heads = 4;
+  c.model.ffnSize = 1024;
+  c.model.dropout = 0.1;
+  c.model.attentionDropout = 0.1;
+  c.data.sequenceLength = kSequence;
+  c.tokenizer.vocabSize = kVocab;
+  c.train.batchSize = kBatch;
+  c.optimizer.clipNorm = 1.0;
+  c.schedule.steps = 100000;  // guidance's alpha(t) stays near alpha_0
+  c.schedule.warmupSteps = 0;
+  return c;
+}
+
+struct Mechanism {
+  std::string name;
+  double target = 0.0;  // ratio to baseline; 0 = none
+  std::function<void(RunConfig&)> configure;
+};
+
+std::vector<Mechanism> mechanisms() {
+  return {
+      {"baseline", 0.0, [](RunConfig&) {}},
+      {"realformer", 1.05, [](RunConfig& c) { c.attention.residual = "sum"; }},
+      {"temperature", 1.03, [](RunConfig& c) { c.attention.temperature = true; }},
+      {"guidance", 1.10,
+       [](RunConfig& c) {
+         c.attention.guidance.enabled = true;  // lambda 0.5, frobenius (defaults)
+       }},
+      {"blur+se", 1.10,
+       [](RunConfig& c) {
+         c.attention.blur.target = "context";
+         c.attention.blur.window = 3;
+         c.attention.blur.sigma = 0.3;
+         c.attention.squeeze.enabled = true;
+       }},
+      {"conv2d", 1.20, [](RunConfig& c) { c.attention.conv = "2d"; }},
+      {"conv1d", 0.0, [](RunConfig& c) { c.attention.conv = "1d"; }},
+      {"position", 0.0,
+       [](RunConfig& c) {
+         c.attention.position.mode = "relative";
+         c.model.positionEmbeddings = false;
+       }},
+      {"asa", 2.2, [](RunConfig& c) { c.attention.asa.enabled = true; }},
+  };
+}
+
+// One mechanism's model, objective and optimiser, built as the trainer builds them.
+struct Runner {
+  Mechanism mechanism;
+  RunConfig config;
+  MaskedLanguageModel model{nullptr};
+  std::unique_ptr<ObjectiveComposer> composer;
+  std::unique_ptr<AdamW> optimizer;
+  std::vector<at::Tensor> params;
+  std::int64_t step = 0;
+  std::vector<double> total, objective, backward, update;  // seconds per measured step
+  double lastLoss = 0.0;
+};
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// One trainer step; returns its wall time and records the phases when `record`.
+double runStep(Runner& r, const at::Tensor& ids, const at::Tensor& mask, const at::Tensor& labels,
+               bool record) {
+  const auto t0 = std::chrono::steady_clock::now();
+  r.optimizer->zeroGrad();
+  const StepOutcome out = r.composer->compute(*r.model, ids, mask, labels, r.step);
+  const double tObjective = secondsSince(t0);
+  out.total.backward();
+  const double tBackward = secondsSince(t0);
+  const auto gradNorm = clipGradNorm(r.params, r.config.optimizer.clipNorm);
+  const auto finite = torch::stack({torch::isfinite(out.total.detach()), torch::isfinite(gradNorm)})
+                          .to(torch::kCPU);
+  if (!finite[0].item<bool>() || !finite[1].item<bool>()) {
+    std::fprintf(stderr, "bench: %s: non-finite loss or gradient at step %lld\n",
+                 r.mechanism.name.c_str(), static_cast<long long>(r.step + 1));
+    std::exit(1);
+  }
+  r.optimizer->step(1e-4);
+  ++r.step;
+  const double tTotal = secondsSince(t0);
+  if (record) {
+    r.total.push_back(tTotal);
+    r.objective.push_back(tObjective);
+    r.backward.push_back(tBackward - tObjective);
+    r.update.push_back(tTotal - tBackward);
+    r.lastLoss = out.mlm.item<double>();
+  }
+  return tTotal;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+bool selected(const Args& a, const std::string& name) {
+  if (a.only.empty() || name == "baseline") return true;
+  const std::string list = "," + a.only + ",";
+  return list.find("," + name + ",") != std::string::npos;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&] { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
+    if (arg == "--steps")
+      a.steps = value();
+    else if (arg == "--warmup")
+      a.warmup = value();
+    else if (arg == "--threads")
+      a.threads = value();
+    else if (arg == "--breakdown")
+      a.breakdown = true;
+    else if (arg == "--only" && i + 1 < argc)
+      a.only = argv[++i];
+    else {
+      std::fprintf(stderr,
+                   "usage: %s [--steps N] [--warmup N] [--threads N] [--breakdown] "
+                   "[--only name,name,...]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  if (a.steps < 1) a.steps = 1;
+  if (a.warmup < 0) a.warmup = 0;
+  const int threads = configureIntraOpThreads(a.threads);
+  const double peak = measureMatmulGflops(1024, 10);
+  std::printf(
+      "config: 4 layers, hidden 256, 4 heads, ffn 1024, vocab %d, batch %d x %d tokens, AdamW, "
+      "clip 1.0, dropout 0.1, %d threads; %d warm-up + %d measured steps per mechanism, "
+      "interleaved\n",
+      kVocab, kBatch, kSequence, threads, a.warmup, a.steps);
+  std::printf("matmul_peak_gflops=%.1f (float32 1024x1024, best of 10)\n", peak);
+  std::printf("engine BLAS: %s\n", loadedBlasLibrary().c_str());
+  std::fflush(stdout);
+
+  // The fixed batch: random ids 5..V-1, <s> first and </s> last, a few inner </s> and
+  // period ids so [Delim] and [Period] have targets, 15% of the positions selected.
+  torch::manual_seed(1234);
+  auto ids = torch::randint(5, kVocab, {kBatch, kSequence}, torch::kLong);
+  ids.select(1, 0).fill_(1);
+  ids.select(1, kSequence - 1).fill_(2);
+  for (const std::int64_t t : {17, 45, 80, 111}) ids.select(1, t).fill_(kPeriodId);
+  for (const std::int64_t t : {46, 81}) ids.select(1, t).fill_(2);
+  const auto mask = torch::ones({kBatch, kSequence}, torch::kBool);
+  const auto labels =
+      torch::where(torch::rand({kBatch, kSequence}) < 0.15, ids, torch::full_like(ids, -100));
+  GuidanceTokens tokens;
+  tokens.delimiterIds = {1, 2};
+  tokens.periodIds = {kPeriodId};
+
+  std::vector<Runner> runners;
+  for (const auto& m : mechanisms()) {
+    if (!selected(a, m.name)) continue;
+    Runner r;
+    r.mechanism = m;
+    r.config = benchConfig();
+    m.configure(r.config);
+    validateRunConfig(r.config);  // the combination must be one a run would accept
+    torch::manual_seed(0);
+    r.model = MaskedLanguageModel(r.config.model, r.config.attention, kSequence, kVocab, 0);
+    r.model->train();
+    r.composer = std::make_unique<ObjectiveComposer>(r.config, r.config.model.layers,
+                                                     r.config.model.heads, tokens);
+    std::vector<std::pair<std::string, at::Tensor>> named;
+    for (const auto& p : r.model->named_parameters()) {
+      named.emplace_back(p.key(), p.value());
+      r.params.push_back(p.value());
+    }
+    const auto& o = r.config.optimizer;
+    r.optimizer =
+        std::make_unique<AdamW>(named, AdamWOptions{o.beta1, o.beta2, o.eps, o.weightDecay});
+    runners.push_back(std::move(r));
+  }
+
+  // Rounds: baseline, every mechanism once, baseline again.
+  std::vector<std::vector<double>> ratios(runners.size());
+  for (int round = 0; round < a.warmup + a.steps; ++round) {
+    const bool record = round >= a.warmup;
+    const double before = runStep(runners[0], ids, mask, labels, record);
+    std::vector<double> times(runners.size(), 0.0);
+    for (size_t i = 1; i < runners.size(); ++i)
+      times[i] = runStep(runners[i], ids, mask, labels, record);
+    const double after = runStep(runners[0], ids, mask, labels, record);
+    if (record) {
+      const double reference = 0.5 * (before + after);
+      for (size_t i = 1; i < runners.size(); ++i) ratios[i].push_back(times[i] / reference);
+    }
+  }
+
+  const double baseMs = median(runners[0].total) * 1000.0;
+  std::string worstName;
+  double worstRatio = 0.0, worstScore = -1.0;
+  for (size_t i = 0; i < runners.size(); ++i) {
+    const auto& r = runners[i];
+    const double ms = median(r.total) * 1000.0;
+    const double ratio = i == 0 ? 1.0 : median(ratios[i]);
+    char target[64] = "target=-";
+    if (r.mechanism.target > 0.0) {
+      std::snprintf(target, sizeof target, "target<=%.2f %s", r.mechanism.target,
+                    ratio <= r.mechanism.target ? "ok" : "MISSED");
+      const double score = ratio / r.mechanism.target;
+      if (score > worstScore) {
+        worstScore = score;
+        worstRatio = ratio;
+        worstName = r.mechanism.name;
+      }
+    }
+    std::printf("%-12s ms_per_step=%.1f ratio=%.3f %s loss=%.4f\n", r.mechanism.name.c_str(), ms,
+                ratio, target, r.lastLoss);
+    if (a.breakdown) {
+      std::printf("  %-10s objective_ms=%.1f backward_ms=%.1f clip_adamw_ms=%.1f\n", "",
+                  median(r.objective) * 1000.0, median(r.backward) * 1000.0,
+                  median(r.update) * 1000.0);
+    }
+  }
+  std::printf("baseline_ms_per_step=%.1f (median of %zu baseline steps)\n", baseMs,
+              runners[0].total.size());
+  if (worstName.empty()) {
+    std::printf("worst_overhead=none:0.000\n");
+  } else {
+    std::printf("worst_overhead=%s:%.3f\n", worstName.c_str(), worstRatio);
+  }
+  return 0;
+}

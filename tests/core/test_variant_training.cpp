@@ -1,0 +1,258 @@
+// Every attention variant trains end to end on a tiny model and logs what it should;
+// composed variants resume exactly; impossible combinations are refused with a reason;
+// `inspect` writes the same quantities for any text.
+#include "core/checkpoint/checkpoint_store.h"
+#include "core/config/config_loader.h"
+#include "core/errors/error.h"
+#include "core/inspect/attention_inspector.h"
+#include "core/runlog/run_log_reader.h"
+#include "core/tokenizer/sentencepiece_tokenizer.h"
+#include "core/train/trainer.h"
+
+#include <torch/torch.h>
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+
+using namespace attnlab::core;
+namespace fs = std::filesystem;
+
+class TestVariantTraining : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    m_corpus = fs::path(m_dir.path().toStdString()) / "corpus.txt";
+    std::ofstream out(m_corpus);
+    const char* s[] = {"the cat", "a dog", "the old teacher", "our prince", "a young girl"};
+    const char* v[] = {"watched", "admired", "followed", "painted", "remembered"};
+    const char* o[] = {"the river", "a bright star", "the quiet village", "an empty house"};
+    for (int i = 0; i < 300; ++i) {
+      out << s[i % 5] << ' ' << v[(i / 5) % 5] << ' ' << o[(i / 25) % 4] << " near the "
+          << (i % 3 ? "harbour" : "mountains") << " .\n";
+    }
+    out.close();
+    TokenizerTrainOptions t;
+    t.inputs = {m_corpus};
+    t.modelPrefix = fs::path(m_dir.path().toStdString()) / "tok";
+    t.vocabSize = 50;
+    SentencePieceTokenizer::train(t);
+  }
+
+  void eachVariantTrainsAndLogs_data() {
+    QTest::addColumn<QStringList>("sets");
+    QTest::addColumn<QStringList>("scalars");  // must be in the log
+    QTest::addColumn<QStringList>("series");
+    QTest::newRow("guidance") << QStringList{"attention.guidance.enabled=true",
+                                             "attention.guidance.head_fraction=1.0"}
+                              << QStringList{"guidance/loss", "guidance/weight", "guidance/next",
+                                             "guidance/prev", "train/total_loss"}
+                              << QStringList{};
+    QTest::newRow("guidance (code choices)")
+        << QStringList{"attention.guidance.enabled=true", "attention.guidance.loss=\"mean\"",
+                       "attention.guidance.schedule=\"hold\"",
+                       "attention.guidance.edge_rows=\"zero\"",
+                       "attention.guidance.heads=[\"delim\",\"period\"]"}
+        << QStringList{"guidance/delim", "guidance/period"} << QStringList{};
+    QTest::newRow("dufter relative + temperature + conv2d")
+        << QStringList{"model.position_embeddings=false", "attention.position.mode=\"both\"",
+                       "attention.temperature=true", "attention.conv=\"2d\""}
+        << QStringList{} << QStringList{"temperature/q", "temperature/k", "temperature/v"};
+    QTest::newRow("conv1d") << QStringList{"attention.conv=\"1d\""} << QStringList{}
+                            << QStringList{};
+    QTest::newRow("realformer mean, pre-LN")
+        << QStringList{"attention.residual=\"mean\"", "model.norm=\"pre\""} << QStringList{}
+        << QStringList{};
+    QTest::newRow("asa") << QStringList{"attention.asa.enabled=true"}
+                         << QStringList{"asa/token_kl", "asa/sentence_kl", "asa/penalty"}
+                         << QStringList{"asa/mask_proportion", "snapshots/asa_masks"};
+    QTest::newRow("sesame") << QStringList{"attention.blur.target=\"context\"",
+                                           "attention.squeeze.enabled=true"}
+                            << QStringList{} << QStringList{"squeeze/weights"};
+    QTest::newRow("realformer + guidance + asa")
+        << QStringList{"attention.residual=\"sum\"", "attention.guidance.enabled=true",
+                       "attention.asa.enabled=true"}
+        << QStringList{"guidance/loss", "asa/token_kl"} << QStringList{"asa/mask_proportion"};
+  }
+  void eachVariantTrainsAndLogs() {
+    QFETCH(QStringList, sets);
+    QFETCH(QStringList, scalars);
+    QFETCH(QStringList, series);
+    RunConfig c = tinyConfig();
+    for (const QString& s : sets) applyOverride(c, s.toStdString());
+    validateRunConfig(c);
+    const fs::path dir = runDir(QTest::currentDataTag());
+    std::atomic<bool> never{false};
+    const auto summary = Trainer(c, dir).run(never);
+    QCOMPARE(summary.finalStep, std::int64_t(6));
+    QVERIFY(summary.lastEvalLoss && std::isfinite(*summary.lastEvalLoss));
+
+    RunLogReader log(runLogPath(dir).string());
+    const auto names = log.scalarNames();
+    for (const QString& s : scalars) {
+      QVERIFY2(std::find(names.begin(), names.end(), s.toStdString()) != names.end(),
+               qPrintable(s));
+      const auto values = log.scalar(s.toStdString());
+      QCOMPARE(values.steps.size(), std::size_t(6));
+      for (double v : values.values) QVERIFY2(std::isfinite(v), qPrintable(s));
+    }
+    for (const QString& s : series) {
+      const auto data = log.series(s.toStdString());
+      QVERIFY2(!data.steps.empty(), qPrintable(s));
+      for (float v : data.values) QVERIFY2(std::isfinite(v), qPrintable(s));
+    }
+    if (series.contains("asa/mask_proportion")) {
+      const auto p = log.series("asa/mask_proportion");
+      QCOMPARE(p.innerShape, std::vector<std::int64_t>({2}));
+      for (float v : p.values) QVERIFY(v >= 0.0f && v <= 1.0f);
+    }
+    if (series.contains("squeeze/weights")) {
+      for (float v : log.series("squeeze/weights").values) QVERIFY(v > 0.0f && v < 1.0f);
+    }
+    // Snapshots of the probe batch: probabilities [L, B, H, T, T] whose rows sum to 1.
+    const auto snap = log.series("snapshots/probabilities");
+    QVERIFY(!snap.steps.empty());
+    QCOMPARE(snap.steps.front(), std::int64_t(0));
+    QCOMPARE(snap.innerShape.size(), std::size_t(5));
+    QCOMPARE(snap.innerShape[0], std::int64_t(2));
+    QCOMPARE(snap.innerShape[2], std::int64_t(2));
+    const auto tokens = log.probeTokens();
+    QCOMPARE(std::int64_t(tokens.size()), snap.innerShape[1]);
+    QCOMPARE(tokens.front().front(), std::string("<s>"));
+    // The choice a run made is recorded.
+    bool sawVariants = false;
+    for (const auto& ev : log.events()) sawVariants |= ev.kind == "variants";
+    QVERIFY(sawVariants);
+  }
+
+  // RealFormer + guidance + ASA (two passes, adversaries, gradient reversal) resumes exactly.
+  void composedVariantsResumeExactly() {
+    RunConfig c = tinyConfig();
+    c.attention.residual = "sum";
+    c.attention.guidance.enabled = true;
+    c.attention.asa.enabled = true;
+    c.attention.temperature = true;
+    c.train.checkpointEvery = 3;
+    const fs::path a = runDir("composed-a"), b = runDir("composed-b");
+    std::atomic<bool> never{false};
+    Trainer(c, a).run(never);
+    RunConfig first = c;
+    first.schedule.steps = 6;
+    std::atomic<bool> stop{false};
+    struct StopAt3 : TrainingObserver {
+      std::atomic<bool>* flag;
+      void onProgress(const TrainingProgress& p) override {
+        if (p.step >= 3) *flag = true;
+      }
+      void onMessage(const std::string&) override {}
+    } observer;
+    observer.flag = &stop;
+    QVERIFY(Trainer(c, b, &observer).run(stop).stopped);
+    Trainer(c, b).run(never);
+    const auto ca = CheckpointStore::load(CheckpointStore(a, 2, true).latest()->path);
+    const auto cb = CheckpointStore::load(CheckpointStore(b, 2, true).latest()->path);
+    QCOMPARE(ca.step, std::int64_t(6));
+    QCOMPARE(cb.step, std::int64_t(6));
+    bool sawAdversary = false;
+    for (const auto& [key, t] : ca.tensors) {
+      sawAdversary |= key.find("adversaries.") != std::string::npos;
+      QVERIFY2(torch::equal(t, cb.tensors.at(key)), ("differs: " + key).c_str());
+    }
+    QVERIFY(sawAdversary);
+  }
+
+  void impossibleCombinationsAreRefused() {
+    auto expect = [](RunConfig c, const char* key, const char* words) {
+      try {
+        validateRunConfig(c);
+        QFAIL(qPrintable(QString("accepted: ") + key));
+      } catch (const attnlab::ConfigError& e) {
+        QVERIFY2(QString(e.what()).contains(key) && QString(e.what()).contains(words), e.what());
+      }
+    };
+    RunConfig c = tinyConfig();
+    c.attention.position.mode = "relative";  // with position embeddings still on
+    expect(c, "attention.position.mode", "position_embeddings");
+    c = tinyConfig();
+    c.attention.guidance.enabled = true;
+    c.attention.guidance.heads = {"next"};  // 2 heads in the model
+    expect(c, "attention.guidance.heads", "model.heads");
+    c = tinyConfig();
+    c.attention.guidance.layers = "0,7";
+    expect(c, "attention.guidance.layers", "does not exist");
+    c = tinyConfig();
+    c.attention.blur.target = "context";
+    c.attention.blur.window = 4;
+    expect(c, "attention.blur.window", "odd");
+  }
+
+  void inspectWritesAttentionForAnyText() {
+    RunConfig c = tinyConfig();
+    c.attention.asa.enabled = true;
+    c.attention.residual = "sum";
+    const fs::path dir = runDir("inspect");
+    std::atomic<bool> never{false};
+    Trainer(c, dir).run(never);
+    AttentionInspector inspector(CheckpointStore(dir, 2, true).latest()->path);
+    const auto r = inspector.inspect("the cat watched the river .");
+    QCOMPARE(r.pieces.front(), std::string("<s>"));
+    QCOMPARE(r.pieces.back(), std::string("</s>"));
+    QCOMPARE(r.probabilities.sizes().vec(),
+             std::vector<std::int64_t>({2, 2, r.realTokens, r.realTokens}));
+    QVERIFY((r.probabilities.sum(-1) - 1).abs().max().item<double>() < 1e-5);
+    QCOMPARE(r.asaMasks.sizes().vec(), std::vector<std::int64_t>({2, r.realTokens, r.realTokens}));
+    const fs::path out = dir / "inspect.h5";
+    writeInspection(r, out);
+    QProcess py;
+    py.start(ATTNLAB_PYTHON,
+             {"-c",
+              "import h5py,sys\nf=h5py.File(sys.argv[1],'r')\n"
+              "print(f.attrs['format'], f['probabilities'].shape, f['asa_masks'].shape, "
+              "f['tokens'][0].decode())",
+              QString::fromStdString(out.string())});
+    QVERIFY(py.waitForFinished(60000));
+    const QString printed = QString::fromUtf8(py.readAllStandardOutput()).trimmed();
+    QVERIFY2(printed.startsWith("attnlab-inspect (2, 2,") && printed.endsWith("<s>"),
+             qPrintable(printed + py.readAllStandardError()));
+    QVERIFY_THROWS_EXCEPTION(attnlab::DataError, inspector.inspect("   "));
+  }
+
+ private:
+  RunConfig tinyConfig() const {
+    RunConfig c;
+    c.run.seed = 5;
+    c.corpus.source = "text";
+    c.corpus.paths = {m_corpus.string()};
+    c.tokenizer.model = (fs::path(m_dir.path().toStdString()) / "tok.model").string();
+    c.data.sequenceLength = 20;
+    c.data.validationFraction = 0.1;
+    c.model.layers = 2;
+    c.model.hiddenSize = 16;
+    c.model.heads = 2;
+    c.model.ffnSize = 32;
+    c.model.maxPositions = 24;
+    c.schedule.steps = 6;
+    c.schedule.warmupSteps = 2;
+    c.train.batchSize = 4;
+    c.train.evalEvery = 3;
+    c.train.evalBatches = 2;
+    c.train.checkpointEvery = 0;
+    c.train.logEvery = 1;
+    c.train.threads = 1;
+    c.train.device = "cpu";
+    c.log.flushSeconds = 0.2;
+    c.log.snapshotSequences = 2;
+    return c;
+  }
+  fs::path runDir(const char* name) const { return fs::path(m_dir.path().toStdString()) / name; }
+
+  QTemporaryDir m_dir;
+  fs::path m_corpus;
+};
+
+QTEST_APPLESS_MAIN(TestVariantTraining)
+#include "test_variant_training.moc"
