@@ -20,6 +20,8 @@ struct ForwardOptions {
   bool adversarial = false;                ///< ASA: mask attention with the adversaries
   AdversaryOptions adversary;
   bool wantLogits = false;  ///< selected-position and first-position logits (ASA's KL terms)
+  /// The MLM loss and accuracy; ASA's adversarial pass only needs its logits.
+  bool computeLoss = true;
 };
 
 /// The result of one MLM forward pass. Loss and counts stay on the device: the trainer

@@ -89,6 +89,7 @@ StepOutcome ObjectiveComposer::compute(MaskedLanguageModelImpl& model, const at:
     ForwardOptions adversarial;
     adversarial.adversarial = true;
     adversarial.wantLogits = true;
+    adversarial.computeLoss = false;  // only its logits enter the KL terms
     adversarial.adversary.gumbel = a.binarize == "gumbel";
     adversarial.adversary.temperature = a.gumbelTemperature;
     // A second pass with its own dropout; the adversaries mask its attention.
