@@ -1,5 +1,7 @@
 // `attnlab-cli train` as a user runs it: bad input gives a clear message and a non-zero
 // exit without losing what was written; Ctrl-C stops cleanly; h5py reads a live log.
+#include "tests/support/tiny_corpus.h"
+
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -40,15 +42,7 @@ void writeFile(const QString& path, const QByteArray& bytes) {
 }
 
 QByteArray regularCorpus() {
-  QByteArray text;
-  const char* s[] = {"the cat", "a dog", "the old teacher", "our prince", "a young girl"};
-  const char* v[] = {"watched", "admired", "followed", "painted", "remembered"};
-  const char* o[] = {"the river", "a bright star", "the quiet village", "an empty house"};
-  for (int i = 0; i < 400; ++i) {
-    text += QByteArray(s[i % 5]) + ' ' + v[(i / 5) % 5] + ' ' + o[(i / 25) % 4] + " near the " +
-            (i % 3 ? "harbour" : "mountains") + " .\n";
-  }
-  return text;
+  return QByteArray::fromStdString(attnlab::tests::regularCorpusText(400));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "core/runlog/run_log_reader.h"
 #include "core/tokenizer/sentencepiece_tokenizer.h"
 #include "core/train/trainer.h"
+#include "tests/support/tiny_corpus.h"
 
 #include <torch/torch.h>
 
@@ -27,15 +28,7 @@ class TestVariantTraining : public QObject {
   void initTestCase() {
     QVERIFY(m_dir.isValid());
     m_corpus = fs::path(m_dir.path().toStdString()) / "corpus.txt";
-    std::ofstream out(m_corpus);
-    const char* s[] = {"the cat", "a dog", "the old teacher", "our prince", "a young girl"};
-    const char* v[] = {"watched", "admired", "followed", "painted", "remembered"};
-    const char* o[] = {"the river", "a bright star", "the quiet village", "an empty house"};
-    for (int i = 0; i < 300; ++i) {
-      out << s[i % 5] << ' ' << v[(i / 5) % 5] << ' ' << o[(i / 25) % 4] << " near the "
-          << (i % 3 ? "harbour" : "mountains") << " .\n";
-    }
-    out.close();
+    attnlab::tests::writeRegularCorpus(m_corpus, 300);
     TokenizerTrainOptions t;
     t.inputs = {m_corpus};
     t.modelPrefix = fs::path(m_dir.path().toStdString()) / "tok";
