@@ -1,11 +1,11 @@
 #include "core/data/wordnet_corpus.h"
 
+#include "core/data/data_files.h"
 #include "core/data/text_encoding.h"
 #include "core/errors/error.h"
 
 #include <fstream>
 #include <string>
-#include <system_error>
 
 namespace attnlab::core {
 
@@ -28,7 +28,7 @@ std::vector<fs::path> wordnetDataFiles(const fs::path& dir) {
 
 WordNetCorpusStats writeWordNetGlosses(const fs::path& dir, const fs::path& out) {
   const auto files = wordnetDataFiles(dir);
-  const fs::path tmp = out.string() + ".tmp";
+  const fs::path tmp = temporaryPathFor(out);
   std::ofstream sink(tmp, std::ios::binary | std::ios::trunc);
   if (!sink) throw DataError(tmp.string(), "cannot open for writing");
 
@@ -58,9 +58,7 @@ WordNetCorpusStats writeWordNetGlosses(const fs::path& dir, const fs::path& out)
   }
   sink.close();
   if (!sink) throw DataError(tmp.string(), "write failed (disk full?)");
-  std::error_code ec;
-  fs::rename(tmp, out, ec);
-  if (ec) throw DataError(out.string(), "cannot move finished corpus into place: " + ec.message());
+  replaceFile(tmp, out);
   return stats;
 }
 

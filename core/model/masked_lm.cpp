@@ -61,7 +61,6 @@ void MaskedLanguageModelImpl::build(const ModelConfig& config, const AttentionCo
 
 void MaskedLanguageModelImpl::resetParameters(double initStd) {
   torch::NoGradGuard noGrad;
-  m_initStd = initStd;
   for (auto& module : modules(/*include_self=*/false)) {
     if (auto* linear = module->as<torch::nn::Linear>()) {
       linear->weight.normal_(0.0, initStd);

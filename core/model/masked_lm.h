@@ -98,7 +98,6 @@ class MaskedLanguageModelImpl : public torch::nn::Module {
   torch::nn::Linear m_headTransform{nullptr};
   torch::nn::LayerNorm m_headNorm{nullptr};
   torch::Tensor m_decoderBias;
-  double m_initStd = 0.02;
 };
 TORCH_MODULE(MaskedLanguageModel);
 

@@ -1,7 +1,6 @@
 #include "core/train/attention_snapshots.h"
 
 #include "core/data/blocks.h"
-#include "core/data/hashing.h"
 #include "core/errors/error.h"
 #include "core/model/masked_lm.h"
 #include "core/runlog/run_log_schema.h"

@@ -3,6 +3,7 @@
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/config/config_loader.h"
 #include "core/config/config_schema.h"
+#include "core/data/data_files.h"
 #include "core/data/mlm_data.h"
 #include "core/errors/error.h"
 #include "core/model/masked_lm.h"
@@ -55,18 +56,6 @@ void ensureWritableDirectory(const fs::path& dir) {
   fs::remove(probe, ec);
 }
 
-void writeTextAtomically(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) throw RunLogError(tmp.string(), "write failed (disk full?)");
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) throw RunLogError(path.string(), "cannot move into place: " + ec.message());
-}
-
 std::vector<std::uint8_t> cpuRngState() {
   auto gen = at::detail::getDefaultCPUGenerator();
   std::lock_guard<std::mutex> lock(gen.mutex());
@@ -81,6 +70,13 @@ void restoreCpuRngState(const std::vector<std::uint8_t>& bytes) {
   auto state = torch::empty({static_cast<int64_t>(bytes.size())}, torch::kUInt8);
   std::memcpy(state.data_ptr<std::uint8_t>(), bytes.data(), bytes.size());
   gen.set_state(state);
+}
+
+/// sum += value on the device; an undefined sum starts at value, an undefined value is
+/// skipped (the mechanism is off).
+void accumulate(at::Tensor& sum, const at::Tensor& value) {
+  if (!value.defined()) return;
+  sum = sum.defined() ? sum + value : value;
 }
 
 std::string shapeText(const at::Tensor& t) {
@@ -239,7 +235,7 @@ TrainingSummary Trainer::run(const std::atomic<bool>& stop) {
 
   // Run log: everything it will ever hold is declared before SWMR writing starts.
   const std::string configToml = toToml(c);
-  writeTextAtomically(m_runDir / "config.toml", configToml);
+  writeFileAtomically(m_runDir / "config.toml", configToml);
   RunLogSchema schema;
   schema.runName = c.run.name;
   schema.configToml = configToml;
@@ -368,18 +364,10 @@ TrainingSummary Trainer::run(const std::atomic<bool>& stop) {
       intervalTokens += batch.realTokens;
       ++intervalMicroBatches;
       lastGuidanceWeight = out.guidanceWeight;
-      for (const auto& [name, value] : out.scalars) {
-        auto& sum = variantSums[name];
-        sum = sum.defined() ? sum + value.to(torch::kDouble) : value.to(torch::kDouble);
-      }
-      if (out.maskProportion.defined()) {
-        maskProportionSum = maskProportionSum.defined() ? maskProportionSum + out.maskProportion
-                                                        : out.maskProportion.clone();
-      }
-      if (out.squeezeWeights.defined()) {
-        squeezeSum =
-            squeezeSum.defined() ? squeezeSum + out.squeezeWeights : out.squeezeWeights.clone();
-      }
+      for (const auto& [name, value] : out.scalars)
+        accumulate(variantSums[name], value.to(torch::kDouble));
+      accumulate(maskProportionSum, out.maskProportion);
+      accumulate(squeezeSum, out.squeezeWeights);
     }
     const auto gradNorm = clipGradNorm(params, c.optimizer.clipNorm);
     // One host read per step: a non-finite value must stop the run before the update

@@ -133,8 +133,6 @@ class TestVariantTraining : public QObject {
     const fs::path a = runDir("composed-a"), b = runDir("composed-b");
     std::atomic<bool> never{false};
     Trainer(c, a).run(never);
-    RunConfig first = c;
-    first.schedule.steps = 6;
     std::atomic<bool> stop{false};
     struct StopAt3 : TrainingObserver {
       std::atomic<bool>* flag;

@@ -34,7 +34,10 @@ QByteArray readAll(const QString& path) {
 class TestPlotExport : public QObject {
   Q_OBJECT
  private slots:
-  void init() { fillPlot(m_plot = new QCustomPlot, true); }
+  void init() {
+    m_plot = new QCustomPlot;
+    fillPlot(*m_plot);
+  }
   void cleanup() { delete m_plot; }
 
   void pngHasSignatureSizeAndContent() {
@@ -123,7 +126,6 @@ class TestPlotExport : public QObject {
   }
 
  private:
-  static void fillPlot(QCustomPlot* p, bool) { ::fillPlot(*p); }
   QCustomPlot* m_plot = nullptr;
   QTemporaryDir m_dir;
 };
