@@ -17,4 +17,15 @@ double entropy(std::span<const float> p, LogBase base = LogBase::Nats);
 double jensenShannon(std::span<const float> p, std::span<const float> q,
                      LogBase base = LogBase::Bits);
 
+/// Clark et al.'s smoothing before JSD: p' = eps/n + (1-eps) p, eps = 0.001. Their
+/// head_distances.py applies it so that rows with exact zeros (one-hot heads) still give a
+/// finite, comparable divergence; kept as a constant so every JSD that uses it agrees.
+inline constexpr double kClarkSmoothing = 0.001;
+
+/// jensenShannon() of the two rows after Clark et al.'s smoothing (n = the rows' length), for
+/// reproducing their head-distance figures. Throws std::invalid_argument on a length
+/// mismatch or empty rows.
+double jensenShannonSmoothed(std::span<const float> p, std::span<const float> q,
+                             LogBase base = LogBase::Bits);
+
 }  // namespace attnlab::analysis

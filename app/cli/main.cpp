@@ -1,6 +1,8 @@
 // attnlab-cli: the headless twin of the GUI. Each subcommand lives in its own file;
 // this one only parses arguments and dispatches.
+#include "app/cli/analyze_command.h"
 #include "app/cli/inspect_command.h"
+#include "app/cli/probe_command.h"
 #include "app/cli/smoke_command.h"
 #include "app/cli/train_command.h"
 
@@ -56,6 +58,74 @@ int main(int argc, char** argv) {
   inspectCmd->add_option("--tokenizer", inspect.tokenizer,
                          "SentencePiece model (default: the run's tokenizer.model)");
 
+  attnlab::app::AnalyzeCommandOptions analyze;
+  auto* analyzeCmd = cli.add_subcommand(
+      "analyze",
+      "Attention statistics of a checkpoint over an evaluation set: entropy, layer-wise JSD, "
+      "head summaries, guidance conformity, the variants' series; JSON, CSV and Markdown");
+  analyzeCmd->add_option("run", analyze.run, "Run directory, or one of its checkpoint files")
+      ->required()
+      ->check(CLI::ExistingPath);
+  analyzeCmd->add_option("--step", analyze.step, "Checkpoint step (default: the latest)");
+  analyzeCmd
+      ->add_option("--examples", analyze.examples,
+                   "Sequences of the evaluation set to use (0 = all)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  analyzeCmd
+      ->add_option("--text", analyze.text,
+                   "Evaluate on this text file (one sequence a line) instead of the run's "
+                   "validation split")
+      ->check(CLI::ExistingFile);
+  analyzeCmd->add_option("--out", analyze.out, "Report folder (default: <run>/analysis/step-<S>)");
+  analyzeCmd->add_option("--jsd-unit", analyze.jsdUnit, "Unit of the JSD: bits or nats")
+      ->check(CLI::IsMember({"bits", "nats"}))
+      ->capture_default_str();
+  analyzeCmd->add_flag("--jsd-smoothing", analyze.clarkSmoothing,
+                       "Smooth rows before the JSD as Clark et al. (0.001/n + 0.999 p)");
+  analyzeCmd
+      ->add_option("--pairwise", analyze.pairwise,
+                   "Sequences for the all-pairs head JSD matrix (0 = skip it)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  analyzeCmd->add_flag("--over-checkpoints", analyze.overCheckpoints,
+                       "Also compute the statistics under every checkpoint, as series over steps");
+  analyzeCmd->add_flag("--no-snapshots", analyze.noSnapshots,
+                       "Skip the statistics of the log's attention snapshots over training");
+  analyzeCmd->add_option("--batch-size", analyze.batchSize, "Sequences per forward pass")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  analyzeCmd->add_flag("--plain", analyze.plain, "Plain progress lines even on a terminal");
+
+  auto* probeCmd = cli.add_subcommand("probe", "Probing tasks on a run's attention");
+  probeCmd->require_subcommand(1);
+  attnlab::app::ProbeCorefCommandOptions coref;
+  auto* corefCmd = probeCmd->add_subcommand(
+      "coref", "Coreference: antecedent selection per head (Clark et al.) with baselines beside");
+  corefCmd->add_option("run", coref.run, "Run directory, or one of its checkpoint files")
+      ->required()
+      ->check(CLI::ExistingPath);
+  corefCmd
+      ->add_option("--dataset", coref.dataset,
+                   "synthetic (reflexives, Lin et al.'s grammar) or conll:PATH (CoNLL-2012)")
+      ->capture_default_str();
+  corefCmd->add_option("--step", coref.step, "Checkpoint step (default: the latest)");
+  corefCmd->add_option("--size", coref.size, "Synthetic sentences to generate")
+      ->check(CLI::Range(1, 10000000))
+      ->capture_default_str();
+  corefCmd->add_option("--seed", coref.seed, "Seed of the synthetic data")->capture_default_str();
+  corefCmd->add_flag("--distractor", coref.distractor,
+                     "Synthetic: put a distractor phrase before each sentence");
+  corefCmd
+      ->add_option("--argmax", coref.argmax,
+                   "Words a head's argmax ranges over: all (the official scorer) or "
+                   "exclude-self-special")
+      ->check(CLI::IsMember({"all", "exclude-self-special"}))
+      ->capture_default_str();
+  corefCmd->add_option("--out", coref.out,
+                       "Report folder (default: <run>/analysis/coref-step-<S>)");
+  corefCmd->add_flag("--plain", coref.plain, "Plain progress lines even on a terminal");
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -64,5 +134,7 @@ int main(int argc, char** argv) {
   if (smokeCmd->parsed()) return attnlab::app::runSmoke(smoke, std::cout, std::cerr);
   if (trainCmd->parsed()) return attnlab::app::runTrain(train);
   if (inspectCmd->parsed()) return attnlab::app::runInspect(inspect);
+  if (analyzeCmd->parsed()) return attnlab::app::runAnalyze(analyze);
+  if (corefCmd->parsed()) return attnlab::app::runProbeCoref(coref);
   return 0;
 }

@@ -120,6 +120,60 @@ Inspection AttentionInspector::inspect(const std::string& text) {
   return result;
 }
 
+at::Tensor AttentionInspector::probabilitiesOf(const at::Tensor& ids) {
+  auto& s = *m_state;
+  if (ids.dim() != 2 || ids.scalar_type() != torch::kLong) {
+    throw DataError("attention batch", "expected [batch, length] int64 token ids, got " +
+                                           c10::str(ids.sizes()) + " " +
+                                           std::string(c10::toString(ids.scalar_type())));
+  }
+  const std::int64_t length = ids.size(1);
+  if (length > maxLength()) {
+    throw DataError("attention batch", "sequences of " + std::to_string(length) +
+                                           " tokens are longer than the model's " +
+                                           std::to_string(maxLength()));
+  }
+  torch::NoGradGuard noGrad;
+  auto input = ids;
+  const bool fixedLength = s.config.attention.conv == "1d";
+  if (fixedLength && length < s.config.data.sequenceLength) {
+    input = torch::constant_pad_nd(ids, {0, s.config.data.sequenceLength - length},
+                                   s.tokenizer->specialIds().pad);
+  }
+  const auto mask = input.ne(s.tokenizer->specialIds().pad);
+  AttentionCapture capture;
+  capture.wantProbabilities = true;
+  ForwardOptions options;
+  options.capture = &capture;
+  MlmOutput unused;
+  s.model->encodeWith(input, mask, options, unused);
+  auto probabilities = torch::stack(capture.probabilities).to(torch::kFloat);
+  if (probabilities.size(-1) != length) {
+    probabilities = probabilities.narrow(-1, 0, length).narrow(-2, 0, length);
+  }
+  return probabilities.contiguous();
+}
+
+std::int64_t AttentionInspector::step() const {
+  return m_state->step;
+}
+const fs::path& AttentionInspector::checkpoint() const {
+  return m_state->checkpoint;
+}
+const RunConfig& AttentionInspector::config() const {
+  return m_state->config;
+}
+const std::string& AttentionInspector::configToml() const {
+  return m_state->configToml;
+}
+const SentencePieceTokenizer& AttentionInspector::tokenizer() const {
+  return *m_state->tokenizer;
+}
+int AttentionInspector::maxLength() const {
+  const auto& c = m_state->config;
+  return c.attention.conv == "1d" ? c.data.sequenceLength : c.model.maxPositions;
+}
+
 void writeInspection(const Inspection& r, const fs::path& out) {
   using hdf5::ElementType;
   const fs::path tmp = out.string() + ".tmp";

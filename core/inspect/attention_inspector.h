@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/config/run_config.h"
+
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
@@ -9,6 +11,8 @@
 #include <vector>
 
 namespace attnlab::core {
+
+class SentencePieceTokenizer;
 
 /// Attention of one input text under a checkpoint, as `attnlab-cli inspect` writes it.
 struct Inspection {
@@ -42,6 +46,21 @@ class AttentionInspector {
   /// Encodes `text` as <s> pieces </s> (truncated to the model's length) and captures the
   /// attention. Throws DataError for an empty text.
   Inspection inspect(const std::string& text);
+
+  /// Attention probabilities of a batch in one forward pass, for analyses that stream an
+  /// evaluation set: `ids` is [B, T] int64 padded with <pad> (T <= the model's positions),
+  /// the result [L, B, H, T, T] float32, contiguous. A 1-D convolved model is run at its
+  /// fixed length and the result cut back to T.
+  at::Tensor probabilitiesOf(const at::Tensor& ids);
+
+  std::int64_t step() const;
+  const std::filesystem::path& checkpoint() const;
+  /// The configuration stored in the checkpoint.
+  const RunConfig& config() const;
+  const std::string& configToml() const;
+  const SentencePieceTokenizer& tokenizer() const;
+  /// The longest input the model takes (<s> and </s> included).
+  int maxLength() const;
 
  private:
   struct State;

@@ -1,42 +1,25 @@
 // attnlab-cli as a user runs it: a separate process, exit codes, stdout and stderr.
+#include "tests/support/cli_process.h"
+
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
-namespace {
-
-const QString kCli = QStringLiteral(ATTNLAB_BINARY_DIR "/bin/attnlab-cli");
-
-struct Run {
-  int exitCode;
-  QString out;
-  QString err;
-};
-
-Run runCli(const QString& program, const QStringList& args, int timeoutMs = 300000) {
-  QProcess p;
-  p.start(program, args);
-  if (!p.waitForFinished(timeoutMs)) {
-    p.kill();
-    return {-1, {}, QStringLiteral("timed out")};
-  }
-  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
-
-}  // namespace
+using attnlab::tests::kCli;
+using Run = attnlab::tests::ProcessResult;
+using attnlab::tests::runProcess;
 
 class TestCli : public QObject {
   Q_OBJECT
  private slots:
   void versionFlag() {
-    const Run r = runCli(kCli, {"--version"});
+    const Run r = runProcess(kCli, {"--version"});
     QCOMPARE(r.exitCode, 0);
     QVERIFY2(r.out.contains("attnlab-cli"), qPrintable(r.out));
   }
 
   void unknownSubcommandFails() {
-    const Run r = runCli(kCli, {"frobnicate"});
+    const Run r = runProcess(kCli, {"frobnicate"});
     QVERIFY(r.exitCode != 0);
     QVERIFY2(!r.err.isEmpty(), "an error message belongs on stderr");
   }
@@ -44,7 +27,7 @@ class TestCli : public QObject {
   // The smoke path on the real WordNet corpus: LibTorch, tokenizer, LibTorch again.
   void smokeRunsEndToEnd() {
     QTemporaryDir dir;
-    const Run r = runCli(kCli, {"smoke", "--work-dir", dir.path(), "--vocab-size", "2000"});
+    const Run r = runProcess(kCli, {"smoke", "--work-dir", dir.path(), "--vocab-size", "2000"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
     QVERIFY(r.out.contains("GFLOP/s"));
     QVERIFY(r.out.contains("117659 glosses"));

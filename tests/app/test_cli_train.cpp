@@ -1,5 +1,6 @@
 // `attnlab-cli train` as a user runs it: bad input gives a clear message and a non-zero
 // exit without losing what was written; Ctrl-C stops cleanly; h5py reads a live log.
+#include "tests/support/cli_process.h"
 #include "tests/support/tiny_corpus.h"
 
 #include <QProcess>
@@ -11,28 +12,12 @@
 
 namespace {
 
-const QString kCli = QStringLiteral(ATTNLAB_BINARY_DIR "/bin/attnlab-cli");
-const QString kPython = QStringLiteral(ATTNLAB_PYTHON);
-
-struct Run {
-  int exitCode = -1;
-  QString out, err;
-};
+using attnlab::tests::kCli;
+using attnlab::tests::kPython;
+using Run = attnlab::tests::ProcessResult;
 
 Run run(const QStringList& args, int timeoutMs = 300000) {
-  QProcess p;
-  p.start(kCli, args);
-  Run r;
-  if (!p.waitForFinished(timeoutMs)) {
-    p.kill();
-    p.waitForFinished();
-    r.err = "timed out";
-    return r;
-  }
-  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-  r.out = QString::fromUtf8(p.readAllStandardOutput());
-  r.err = QString::fromUtf8(p.readAllStandardError());
-  return r;
+  return attnlab::tests::runCli(args, timeoutMs);
 }
 
 void writeFile(const QString& path, const QByteArray& bytes) {

@@ -1,0 +1,247 @@
+#include "analysis/attention/streaming_distribution.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+
+namespace attnlab::analysis {
+
+StreamingDistribution::StreamingDistribution(double lo, double hi, int fineBins)
+    : m_lo(lo), m_hi(hi) {
+  if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi)) {
+    throw std::invalid_argument("StreamingDistribution: range [" + std::to_string(lo) + ", " +
+                                std::to_string(hi) + "] is empty or not finite");
+  }
+  if (fineBins < 1) {
+    throw std::invalid_argument("StreamingDistribution: fineBins must be >= 1, got " +
+                                std::to_string(fineBins));
+  }
+  m_counts.assign(static_cast<std::size_t>(fineBins), 0);
+  m_binsPerUnit = fineBins / (hi - lo);
+}
+
+void StreamingDistribution::requireRange(const char* where) const {
+  if (m_counts.empty()) {
+    throw std::invalid_argument(std::string("StreamingDistribution::") + where +
+                                ": the distribution has no range (default-constructed)");
+  }
+}
+
+void StreamingDistribution::add(double x) {
+  if (!std::isfinite(x)) {
+    ++m_nonFinite;
+    return;
+  }
+  requireRange("add");
+  const int last = static_cast<int>(m_counts.size()) - 1;
+  int bin;
+  if (x < m_lo) {
+    bin = 0;
+    ++m_clamped;
+  } else if (x > m_hi) {
+    bin = last;
+    ++m_clamped;
+  } else {
+    bin = std::min(static_cast<int>((x - m_lo) * m_binsPerUnit), last);
+  }
+  ++m_counts[static_cast<std::size_t>(bin)];
+  if (m_count == 0) {
+    m_min = m_max = x;
+  } else {
+    m_min = std::min(m_min, x);
+    m_max = std::max(m_max, x);
+  }
+  ++m_count;
+  const double shifted = x - m_lo;
+  m_sum += shifted;
+  m_sumSq += shifted * shifted;
+}
+
+void StreamingDistribution::addMany(std::span<const float> xs) {
+  for (const float x : xs) add(x);
+}
+
+void StreamingDistribution::addMany(std::span<const double> xs) {
+  for (const double x : xs) add(x);
+}
+
+void StreamingDistribution::merge(const StreamingDistribution& other) {
+  if (other.m_counts.empty()) {
+    m_nonFinite += other.m_nonFinite;
+    return;
+  }
+  if (m_counts.empty()) {
+    const std::int64_t nonFinite = m_nonFinite;
+    *this = other;
+    m_nonFinite += nonFinite;
+    return;
+  }
+  if (other.m_lo != m_lo || other.m_hi != m_hi || other.m_counts.size() != m_counts.size()) {
+    throw std::invalid_argument(
+        "StreamingDistribution::merge: ranges differ ([" + std::to_string(m_lo) + ", " +
+        std::to_string(m_hi) + "] x " + std::to_string(m_counts.size()) + " bins vs [" +
+        std::to_string(other.m_lo) + ", " + std::to_string(other.m_hi) + "] x " +
+        std::to_string(other.m_counts.size()) + ")");
+  }
+  for (std::size_t b = 0; b < m_counts.size(); ++b) m_counts[b] += other.m_counts[b];
+  if (other.m_count > 0) {
+    m_min = m_count > 0 ? std::min(m_min, other.m_min) : other.m_min;
+    m_max = m_count > 0 ? std::max(m_max, other.m_max) : other.m_max;
+  }
+  m_count += other.m_count;
+  m_clamped += other.m_clamped;
+  m_nonFinite += other.m_nonFinite;
+  m_sum += other.m_sum;
+  m_sumSq += other.m_sumSq;
+}
+
+double StreamingDistribution::resolution() const {
+  return m_counts.empty() ? 0.0 : (m_hi - m_lo) / static_cast<double>(m_counts.size());
+}
+
+double StreamingDistribution::mean() const {
+  return m_count == 0 ? 0.0 : m_lo + m_sum / static_cast<double>(m_count);
+}
+
+double StreamingDistribution::quantile(double q) const {
+  if (m_count == 0) return 0.0;
+  if (!(q >= 0.0 && q <= 1.0)) {
+    throw std::invalid_argument("StreamingDistribution::quantile: q must be in [0, 1], got " +
+                                std::to_string(q));
+  }
+  // numpy's linear quantile sits at rank k = q (n - 1) among the sorted values; the value of
+  // rank floor(k + 0.5) lies in the bin where the cumulative count first exceeds k + 0.5.
+  const double target = q * static_cast<double>(m_count - 1) + 0.5;
+  double before = 0.0;
+  const double width = resolution();
+  for (std::size_t b = 0; b < m_counts.size(); ++b) {
+    const double c = static_cast<double>(m_counts[b]);
+    if (c > 0.0 && target < before + c) {
+      const double x = m_lo + (static_cast<double>(b) + (target - before) / c) * width;
+      return std::clamp(x, m_min, m_max);
+    }
+    before += c;
+  }
+  return m_max;
+}
+
+std::size_t StreamingDistribution::memoryBytes() const {
+  return m_counts.capacity() * sizeof(std::int64_t);
+}
+
+DistributionSummary StreamingDistribution::summarise(int histogramBins, int kdePoints) const {
+  if (histogramBins < 1) {
+    throw std::invalid_argument("StreamingDistribution::summarise: histogramBins must be >= 1, "
+                                "got " +
+                                std::to_string(histogramBins));
+  }
+  if (kdePoints < 0 || kdePoints == 1) {
+    throw std::invalid_argument("StreamingDistribution::summarise: kdePoints must be 0 or >= 2, "
+                                "got " +
+                                std::to_string(kdePoints));
+  }
+  DistributionSummary s;
+  s.count = m_count;
+  s.clamped = m_clamped;
+  s.resolution = resolution();
+  if (m_counts.empty()) return s;
+
+  // Coarse histogram: each fine bin goes to the coarse bin holding its centre (exact when
+  // the fine bins divide evenly, as 4096 does for 8, 16, 32, 64...).
+  const auto fine = static_cast<double>(m_counts.size());
+  s.histogramEdges.resize(static_cast<std::size_t>(histogramBins) + 1);
+  for (int k = 0; k <= histogramBins; ++k) {
+    s.histogramEdges[static_cast<std::size_t>(k)] =
+        k == histogramBins ? m_hi : m_lo + (m_hi - m_lo) * k / histogramBins;
+  }
+  s.histogramCounts.assign(static_cast<std::size_t>(histogramBins), 0);
+  for (std::size_t b = 0; b < m_counts.size(); ++b) {
+    const auto coarse = std::min(
+        static_cast<std::size_t>((static_cast<double>(b) + 0.5) * histogramBins / fine),
+        static_cast<std::size_t>(histogramBins) - 1);
+    s.histogramCounts[coarse] += m_counts[b];
+  }
+  if (m_count == 0) return s;
+
+  const double n = static_cast<double>(m_count);
+  s.mean = mean();
+  s.min = m_min;
+  s.max = m_max;
+  s.q1 = quantile(0.25);
+  s.median = quantile(0.5);
+  s.q3 = quantile(0.75);
+  if (kdePoints == 0) return s;
+
+  // Silverman's rule of thumb on the streamed moments and quartiles.
+  const double meanShifted = m_sum / n;
+  const double variance =
+      m_count > 1 ? std::max(0.0, (m_sumSq - n * meanShifted * meanShifted) / (n - 1.0)) : 0.0;
+  const double sd = std::sqrt(variance);
+  const double iqr = s.q3 - s.q1;
+  const double spread = iqr > 0.0 ? std::min(sd, iqr / 1.34) : sd;
+  double h = 0.9 * spread * std::pow(n, -0.2);
+  const double range = m_max - m_min;
+  const double width = s.resolution;
+  const auto points = static_cast<std::size_t>(kdePoints);
+  s.kdeX.resize(points);
+  s.kdeDensity.assign(points, 0.0);
+  const double invSqrt2Pi = 1.0 / std::sqrt(2.0 * std::numbers::pi);
+
+  if (range < width) {
+    // (Nearly) one repeated value: a Gaussian around it, wide enough to draw.
+    h = std::max(h, width);
+    const double centre = 0.5 * (m_min + m_max);
+    for (std::size_t k = 0; k < points; ++k) {
+      const double x = centre - 4.0 * h + 8.0 * h * static_cast<double>(k) / (kdePoints - 1);
+      const double z = (x - centre) / h;
+      s.kdeX[k] = x;
+      s.kdeDensity[k] = invSqrt2Pi * std::exp(-0.5 * z * z) / h;
+    }
+    s.kdeBandwidth = h;
+    return s;
+  }
+
+  const double step = range / (kdePoints - 1);
+  h = std::max({h, width, 0.5 * step});
+  s.kdeBandwidth = h;
+
+  // Binned KDE: fine bins grouped to at most h/4 wide, each group a point mass at the mean
+  // of its bins' centres (clipped to [min, max], where the values are).
+  struct Mass {
+    double at, weight;
+  };
+  std::vector<Mass> masses;
+  const auto group = static_cast<std::size_t>(std::max(1.0, std::floor(0.25 * h / width)));
+  for (std::size_t g0 = 0; g0 < m_counts.size(); g0 += group) {
+    double weight = 0.0, moment = 0.0;
+    for (std::size_t b = g0; b < std::min(g0 + group, m_counts.size()); ++b) {
+      if (m_counts[b] == 0) continue;
+      const double binLo = std::max(m_lo + static_cast<double>(b) * width, m_min);
+      const double binHi = std::min(m_lo + static_cast<double>(b + 1) * width, m_max);
+      const double c = static_cast<double>(m_counts[b]);
+      weight += c;
+      moment += c * std::clamp(0.5 * (binLo + binHi), m_min, m_max);
+    }
+    if (weight > 0.0) masses.push_back({moment / weight, weight / n});
+  }
+
+  const double cutoff = 8.0;  // kernel mass beyond 8 sd is < 1e-15
+  for (std::size_t k = 0; k < points; ++k) {
+    const double x = k + 1 == points ? m_max : m_min + step * static_cast<double>(k);
+    double density = 0.0;
+    for (const Mass& m : masses) {
+      // The kernel, and its mirror images about min and max (boundary reflection).
+      for (const double centre : {m.at, 2.0 * m_min - m.at, 2.0 * m_max - m.at}) {
+        const double z = (x - centre) / h;
+        if (std::abs(z) < cutoff) density += m.weight * std::exp(-0.5 * z * z);
+      }
+    }
+    s.kdeX[k] = x;
+    s.kdeDensity[k] = density * invSqrt2Pi / h;
+  }
+  return s;
+}
+
+}  // namespace attnlab::analysis

@@ -1,0 +1,16 @@
+#pragma once
+
+#include <map>
+#include <string>
+
+namespace attnlab::analysis {
+
+struct AnalysisReport;
+struct CorefProbeReport;
+
+/// Per-head tables as CSV, by file name ("entropy_heads.csv" -> content). Column names
+/// carry their unit (median_nats, median_bits); layers and heads count from 0.
+std::map<std::string, std::string> analysisCsvTables(const AnalysisReport& report);
+std::map<std::string, std::string> corefCsvTables(const CorefProbeReport& report);
+
+}  // namespace attnlab::analysis

@@ -1,0 +1,164 @@
+#include "analysis/report/json_report.h"
+
+#include "analysis/report/report_units.h"
+#include "analysis/runs/attention_analysis.h"
+#include "analysis/runs/coref_probe_run.h"
+
+#include <nlohmann/json.hpp>
+
+namespace attnlab::analysis {
+
+using nlohmann::json;
+
+namespace {
+
+json distributionJson(const DistributionSummary& d) {
+  return json{{"count", d.count},
+              {"mean", d.mean},
+              {"min", d.min},
+              {"q1", d.q1},
+              {"median", d.median},
+              {"q3", d.q3},
+              {"max", d.max},
+              {"resolution", d.resolution},
+              {"histogram", {{"edges", d.histogramEdges}, {"counts", d.histogramCounts}}},
+              {"kde", {{"x", d.kdeX}, {"density", d.kdeDensity}, {"bandwidth", d.kdeBandwidth}}}};
+}
+
+json runJson(const std::string& runDir, const std::string& runName, const std::string& checkpoint,
+             std::int64_t step) {
+  return json{{"directory", runDir}, {"name", runName}, {"checkpoint", checkpoint}, {"step", step}};
+}
+
+}  // namespace
+
+std::string analysisJson(const AnalysisReport& r) {
+  const auto& s = r.statistics;
+  const std::string jsdUnit = unitName(s.jsdBase);
+  json heads = json::array();
+  for (int l = 0; l < s.layers; ++l) {
+    for (int h = 0; h < s.heads; ++h) {
+      const auto i = static_cast<std::size_t>(l * s.heads + h);
+      json head{{"layer", l}, {"head", h}};
+      head["entropy"] = distributionJson(s.entropy[i]);
+      head["entropy"]["colour"] = colourName(s.entropyColours[i]);
+      const auto& sum = s.headSummaries[i];
+      head["attention_to"] = {{"first", sum.first},   {"separator", sum.separator},
+                              {"period", sum.period}, {"previous", sum.previous},
+                              {"next", sum.next},     {"self", sum.self}};
+      json conformity = json::object();
+      for (std::size_t p = 0; p < kGuidancePatterns.size(); ++p) {
+        const auto k = i * kGuidancePatterns.size() + p;
+        conformity[kGuidancePatterns[p]] = {{"total_variation", s.guidanceDistance[k]},
+                                            {"mse", s.guidanceMse[k]}};
+      }
+      head["guidance_conformity"] = conformity;
+      if (l > 0) {
+        const auto j = static_cast<std::size_t>((l - 1) * s.heads + h);
+        head["jsd_to_layer_below"] = distributionJson(s.adjacentJsd[j]);
+        head["jsd_to_layer_below"]["colour"] = colourName(s.jsdColours[j]);
+      }
+      heads.push_back(std::move(head));
+    }
+  }
+  json variants = json::array();
+  for (const auto& v : r.variantSeries) {
+    variants.push_back({{"name", v.name},
+                        {"description", v.description},
+                        {"unit", v.unit},
+                        {"steps", v.steps},
+                        {"inner_shape", v.innerShape},
+                        {"values", v.values}});
+  }
+  json training = json::array();
+  for (const auto& p : r.overTraining) {
+    training.push_back({{"source", p.source},
+                        {"step", p.step},
+                        {"sequences", p.sequences},
+                        {"median_entropy", p.medianEntropy},
+                        {"median_jsd_to_layer_below", p.medianAdjacentJsd}});
+  }
+  json skipped = json::array();
+  for (const auto& k : r.skipped) skipped.push_back({{"where", k.where}, {"reason", k.reason}});
+
+  json doc{
+      {"format", "attnlab-analysis"},
+      {"format_version", 1},
+      {"run", runJson(r.runDir, r.runName, r.checkpoint, r.step)},
+      {"available_checkpoint_steps", r.availableSteps},
+      {"evaluation",
+       {{"kind", r.evaluationKind},
+        {"description", r.evaluationDescription},
+        {"sequences", r.evaluationSequences},
+        {"max_length", r.maxLength},
+        {"real_query_rows_per_head", s.rows},
+        {"skipped", skipped}}},
+      {"units",
+       {{"entropy", "nats"},
+        {"jsd", jsdUnit},
+        {"attention_to", "mean attention mass over real query rows"},
+        {"guidance_conformity",
+         "total_variation: mean over rows of 0.5 * L1 to the normalised pattern row (0 = "
+         "follows it); mse: mean over real cells of (A - P)^2 against the 0/1 pattern"}}},
+      {"options", {{"jsd_smoothing", s.clarkSmoothing ? "clark (0.001/n + 0.999 p)" : "none"}}},
+      {"layers", s.layers},
+      {"heads", s.heads},
+      {"colour_thresholds",
+       {{"entropy_nats", {{"blue_below", 1.5}, {"red_above", 4.5}}},
+        {"jsd_bits", {{"blue_below", 0.25}, {"red_above", 0.75}}}}},
+      {"head_order_by_median_entropy", s.headOrder},
+      {"per_head", heads},
+      {"pairwise_jsd",
+       {{"sequences", s.pairwiseSequencesUsed},
+        {"size", s.layers * s.heads},
+        {"index", "layer * heads + head"},
+        {"values", s.pairwiseJsd}}},
+      {"variant_series", variants},
+      {"over_training", training},
+      {"seconds", r.seconds},
+      {"config_toml", r.configToml}};
+  return doc.dump(1) + "\n";
+}
+
+std::string corefJson(const CorefProbeReport& r) {
+  const auto& p = r.result;
+  json baselines = json::array();
+  for (const auto& b : p.baselines) {
+    baselines.push_back({{"name", b.name},
+                         {"description", b.description},
+                         {"correct", b.correct},
+                         {"items", b.items},
+                         {"accuracy", b.accuracy}});
+  }
+  json skipped = json::array();
+  for (const auto& k : r.skipped) skipped.push_back({{"where", k.where}, {"reason", k.reason}});
+  json doc{
+      {"format", "attnlab-coref-probe"},
+      {"format_version", 1},
+      {"run", runJson(r.runDir, r.runName, r.checkpoint, r.step)},
+      {"dataset",
+       {{"name", r.dataset},
+        {"description", r.datasetDescription},
+        {"examples", r.examples},
+        {"items", p.items},
+        {"skipped_count", r.skipped.size()},
+        {"skipped", skipped}}},
+      {"scoring",
+       {{"rule",
+         "a head is right when the mention's head word attends most to a head word of one "
+         "of its antecedents (word-level attention: sum over pieces as keys, mean over "
+         "pieces as queries)"},
+        {"argmax_over", r.scope}}},
+      {"units", {{"accuracy", "fraction of items, 0..1"}}},
+      {"layers", p.layers},
+      {"heads", p.heads},
+      {"accuracy", {{"index", "layer * heads + head"}, {"values", p.accuracy}}},
+      {"correct", p.correct},
+      {"best_head", {{"layer", p.bestLayer}, {"head", p.bestHead}, {"accuracy", p.bestAccuracy}}},
+      {"mean_over_heads", p.meanAccuracy},
+      {"baselines", baselines},
+      {"seconds", r.seconds}};
+  return doc.dump(1) + "\n";
+}
+
+}  // namespace attnlab::analysis

@@ -1,0 +1,240 @@
+#include "analysis/report/markdown_report.h"
+
+#include "analysis/report/report_units.h"
+#include "analysis/runs/attention_analysis.h"
+#include "analysis/runs/coref_probe_run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <sstream>
+
+namespace attnlab::analysis {
+
+namespace {
+
+std::string fixed(double v, int digits = 3) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
+  return buffer;
+}
+
+std::string percent(double fraction) {
+  return fixed(100.0 * fraction, 1) + "%";
+}
+
+/// Lists of skipped data stay readable: the first few, then a count.
+void skippedSection(std::ostringstream& out,
+                    const std::vector<std::pair<std::string, std::string>>& skipped) {
+  if (skipped.empty()) return;
+  out << "\n## Skipped data (" << skipped.size() << ")\n\n";
+  constexpr std::size_t kShown = 20;
+  for (std::size_t i = 0; i < std::min(kShown, skipped.size()); ++i) {
+    out << "- `" << skipped[i].first << "`: " << skipped[i].second << "\n";
+  }
+  if (skipped.size() > kShown) {
+    out << "- ... and " << skipped.size() - kShown << " more (all listed in the JSON report)\n";
+  }
+}
+
+}  // namespace
+
+std::string analysisMarkdown(const AnalysisReport& r) {
+  const auto& s = r.statistics;
+  const std::string jsdUnit = unitName(s.jsdBase);
+  std::ostringstream out;
+  out << "# Attention analysis of run `" << r.runName << "` at step " << r.step << "\n\n"
+      << "| | |\n|---|---|\n"
+      << "| run | `" << r.runDir << "` |\n"
+      << "| checkpoint | `" << r.checkpoint << "` (step " << r.step << ") |\n"
+      << "| model | " << s.layers << " layers x " << s.heads << " heads |\n"
+      << "| evaluation data | " << r.evaluationDescription << " |\n"
+      << "| sequences | " << r.evaluationSequences << " (" << s.rows
+      << " real query rows per head) |\n"
+      << "| units | entropy in nats (uniform over n keys = ln n); JSD in " << jsdUnit
+      << (s.clarkSmoothing ? ", rows smoothed as Clark et al." : "") << " |\n"
+      << "| took | " << fixed(r.seconds, 1) << " s |\n\n";
+
+  out << "## Entropy per head (nats)\n\n"
+      << "Heads of each layer ordered by median entropy; median [quartiles] and RealFormer's "
+         "colour class (red > 4.5, yellow 1.5 to 4.5, blue < 1.5).\n\n"
+      << "| layer | heads, lowest median first |\n|---|---|\n";
+  for (int l = 0; l < s.layers; ++l) {
+    out << "| " << l << " |";
+    for (const int h : s.headOrder[static_cast<std::size_t>(l)]) {
+      const auto i = static_cast<std::size_t>(l * s.heads + h);
+      const auto& d = s.entropy[i];
+      out << " h" << h << " " << fixed(d.median, 2) << " [" << fixed(d.q1, 2) << ", "
+          << fixed(d.q3, 2) << "] " << colourName(s.entropyColours[i]) << ";";
+    }
+    out << " |\n";
+  }
+
+  if (s.layers > 1) {
+    out << "\n## Jensen-Shannon divergence to the same head one layer below (" << jsdUnit << ")\n\n"
+        << "Per token; median [quartiles] and colour class (blue < 0.25, yellow 0.25 to 0.75, "
+           "red > 0.75 bits).\n\n| layers | per head |\n|---|---|\n";
+    for (int l = 1; l < s.layers; ++l) {
+      out << "| " << l << " vs " << l - 1 << " |";
+      for (int h = 0; h < s.heads; ++h) {
+        const auto j = static_cast<std::size_t>((l - 1) * s.heads + h);
+        const auto& d = s.adjacentJsd[j];
+        out << " h" << h << " " << fixed(d.median) << " [" << fixed(d.q1) << ", " << fixed(d.q3)
+            << "] " << colourName(s.jsdColours[j]) << ";";
+      }
+      out << " |\n";
+    }
+  }
+
+  out << "\n## What the heads attend to\n\n"
+      << "Mean attention mass over real query rows (Clark et al., \"What does BERT look "
+         "at?\"); the head with the most of each kind.\n\n"
+      << "| target | strongest head | mass | mean over heads |\n|---|---|---|---|\n";
+  const std::vector<std::pair<const char*, double HeadSummary::*>> kinds = {
+      {"first token", &HeadSummary::first}, {"separator", &HeadSummary::separator},
+      {"period", &HeadSummary::period},     {"previous token", &HeadSummary::previous},
+      {"next token", &HeadSummary::next},   {"itself", &HeadSummary::self}};
+  for (const auto& [name, member] : kinds) {
+    std::size_t best = 0;
+    double mean = 0;
+    for (std::size_t i = 0; i < s.headSummaries.size(); ++i) {
+      mean += s.headSummaries[i].*member;
+      if (s.headSummaries[i].*member > s.headSummaries[best].*member) best = i;
+    }
+    mean /= std::max<std::size_t>(1, s.headSummaries.size());
+    out << "| " << name << " | L" << best / static_cast<std::size_t>(s.heads) << "H"
+        << best % static_cast<std::size_t>(s.heads) << " | "
+        << fixed(s.headSummaries.empty() ? 0.0 : s.headSummaries[best].*member) << " | "
+        << fixed(mean) << " |\n";
+  }
+
+  out << "\n## Guidance conformity\n\n"
+      << "Mean total-variation distance between a head's rows and each guidance pattern "
+         "(0 = follows it exactly, 1 = disjoint); the closest head per pattern.\n\n"
+      << "| pattern | closest head | distance | mean over heads |\n|---|---|---|---|\n";
+  const auto P = kGuidancePatterns.size();
+  for (std::size_t p = 0; p < P; ++p) {
+    // NaN: the pattern has no row in the data (e.g. no period token at all).
+    std::optional<std::size_t> best;
+    double mean = 0;
+    std::size_t defined = 0;
+    const auto n = s.guidanceDistance.size() / P;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double d = s.guidanceDistance[i * P + p];
+      if (std::isnan(d)) continue;
+      mean += d;
+      ++defined;
+      if (!best || d < s.guidanceDistance[*best * P + p]) best = i;
+    }
+    out << "| " << kGuidancePatterns[p] << " | ";
+    if (!best) {
+      out << "none: the data has no such position | | |\n";
+      continue;
+    }
+    out << "L" << *best / static_cast<std::size_t>(s.heads) << "H"
+        << *best % static_cast<std::size_t>(s.heads) << " | "
+        << fixed(s.guidanceDistance[*best * P + p]) << " | " << fixed(mean / double(defined))
+        << " |\n";
+  }
+
+  if (!r.variantSeries.empty()) {
+    out << "\n## The variants' own quantities over training\n\n"
+        << "| series | unit | steps | first step | last step | values at the last step |\n"
+        << "|---|---|---|---|---|---|\n";
+    for (const auto& v : r.variantSeries) {
+      std::size_t width = 1;
+      for (const auto d : v.innerShape) width *= static_cast<std::size_t>(d);
+      out << "| `" << v.name << "` | " << v.unit << " | " << v.steps.size() << " | "
+          << v.steps.front() << " | " << v.steps.back() << " |";
+      const std::size_t shown = std::min<std::size_t>(width, 16);
+      for (std::size_t c = 0; c < shown; ++c) {
+        out << " " << fixed(v.values[(v.steps.size() - 1) * width + c]);
+      }
+      if (shown < width) out << " ...";
+      out << " |\n";
+    }
+  }
+
+  if (!r.overTraining.empty()) {
+    out << "\n## Over training\n\n"
+        << "Median entropy (nats) averaged over each layer's heads, per step (\"snapshot\": "
+           "the log's probe batch; \"checkpoint\": the evaluation set).\n\n| source | step |";
+    for (int l = 0; l < s.layers; ++l) out << " layer " << l << " |";
+    out << "\n|---|---|";
+    for (int l = 0; l < s.layers; ++l) out << "---|";
+    out << "\n";
+    for (const auto& p : r.overTraining) {
+      out << "| " << p.source << " | " << p.step << " |";
+      for (int l = 0; l < s.layers; ++l) {
+        double sum = 0;
+        for (int h = 0; h < s.heads; ++h)
+          sum += p.medianEntropy[static_cast<std::size_t>(l * s.heads + h)];
+        out << " " << fixed(sum / s.heads) << " |";
+      }
+      out << "\n";
+    }
+  }
+
+  std::vector<std::pair<std::string, std::string>> skipped;
+  for (const auto& k : r.skipped) skipped.emplace_back(k.where, k.reason);
+  skippedSection(out, skipped);
+  out << "\nTables: `entropy_heads.csv`, `jsd_adjacent_layers.csv`, `head_summaries.csv`, "
+         "`guidance_conformity.csv`"
+      << (s.pairwiseSequencesUsed > 0 ? ", `jsd_pairwise_heads.csv` (mean JSD of every pair of "
+                                        "heads over the first " +
+                                            std::to_string(s.pairwiseSequencesUsed) + " sequences)"
+                                      : std::string())
+      << "; everything, with histograms and densities, in `analysis.json`.\n";
+  return out.str();
+}
+
+std::string corefMarkdown(const CorefProbeReport& r) {
+  const auto& p = r.result;
+  std::ostringstream out;
+  out << "# Coreference probe of run `" << r.runName << "` at step " << r.step << "\n\n"
+      << "| | |\n|---|---|\n"
+      << "| run | `" << r.runDir << "` |\n"
+      << "| checkpoint | `" << r.checkpoint << "` (step " << r.step << ") |\n"
+      << "| data | " << r.datasetDescription << " |\n"
+      << "| scored | " << p.items << " mentions in " << r.examples << " examples ("
+      << r.skipped.size() << " skipped) |\n"
+      << "| rule | antecedent selection (Clark et al.): right when the mention's head word "
+         "attends most to a head word of one of its antecedents |\n"
+      << "| argmax over | " << r.scope << " |\n"
+      << "| units | accuracy, percent of scored mentions |\n\n";
+
+  out << "## Heads against the baselines\n\n| predictor | accuracy | correct |\n|---|---|---|\n"
+      << "| best head L" << p.bestLayer << "H" << p.bestHead << " | " << percent(p.bestAccuracy)
+      << " | "
+      << (p.correct.empty()
+              ? 0
+              : p.correct[static_cast<std::size_t>(p.bestLayer * p.heads + p.bestHead)])
+      << " |\n"
+      << "| mean over heads | " << percent(p.meanAccuracy) << " | |\n";
+  for (const auto& b : p.baselines) {
+    out << "| " << b.name << ": " << b.description << " | " << percent(b.accuracy) << " | "
+        << b.correct << " |\n";
+  }
+
+  out << "\n## Accuracy per head (%)\n\n| layer |";
+  for (int h = 0; h < p.heads; ++h) out << " h" << h << " |";
+  out << "\n|---|";
+  for (int h = 0; h < p.heads; ++h) out << "---|";
+  out << "\n";
+  for (int l = 0; l < p.layers; ++l) {
+    out << "| " << l << " |";
+    for (int h = 0; h < p.heads; ++h) {
+      out << " " << fixed(100.0 * p.accuracy[static_cast<std::size_t>(l * p.heads + h)], 1) << " |";
+    }
+    out << "\n";
+  }
+  std::vector<std::pair<std::string, std::string>> skipped;
+  for (const auto& k : r.skipped) skipped.emplace_back(k.where, k.reason);
+  skippedSection(out, skipped);
+  out << "\nTables: `coref_accuracy.csv` (layers x heads), `coref_baselines.csv`; everything in "
+         "`coref.json`.\n";
+  return out.str();
+}
+
+}  // namespace attnlab::analysis

@@ -1,0 +1,148 @@
+#include "analysis/runs/attention_analysis.h"
+
+#include "analysis/runs/run_selection.h"
+#include "core/errors/error.h"
+#include "core/inspect/attention_inspector.h"
+#include "core/runlog/run_log_reader.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <system_error>
+
+namespace attnlab::analysis {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+TrainingStatisticsPoint pointOf(const std::string& source, std::int64_t step,
+                                const AttentionStatisticsResult& r) {
+  TrainingStatisticsPoint p;
+  p.source = source;
+  p.step = step;
+  p.sequences = r.sequences;
+  for (const auto& d : r.entropy) p.medianEntropy.push_back(d.median);
+  for (const auto& d : r.adjacentJsd) p.medianAdjacentJsd.push_back(d.median);
+  return p;
+}
+
+/// Streams the evaluation set through one checkpoint's model into `stats`.
+void accumulate(core::AttentionInspector& inspector, EvaluationSet& set, AttentionStatistics& stats,
+                const std::string& phase, const AnalysisProgress& progress) {
+  set.rewind();
+  EvaluationBatch batch;
+  std::int64_t done = 0;
+  if (progress) progress(phase, 0, set.size());
+  while (set.next(batch)) {
+    const auto probabilities = inspector.probabilitiesOf(batch.ids);  // [L, B, H, T, T]
+    const auto B = static_cast<int>(batch.ids.size(0));
+    const auto T = static_cast<int>(batch.ids.size(1));
+    stats.addBatch(probabilities.data_ptr<float>(), B, T, batch.roles, /*layerMajor=*/true);
+    done += B;
+    if (progress) progress(phase, done, set.size());
+  }
+}
+
+/// The log's attention snapshots of the probe batch: statistics per snapshot step.
+std::vector<TrainingStatisticsPoint> snapshotStatistics(const fs::path& log, int layers, int heads,
+                                                        const StatisticsOptions& base,
+                                                        const AnalysisProgress& progress) {
+  std::vector<TrainingStatisticsPoint> points;
+  std::error_code ec;
+  if (!fs::exists(log, ec)) return points;
+  core::RunLogReader reader(log.string());
+  const auto names = reader.seriesNames();
+  if (std::find(names.begin(), names.end(), "snapshots/probabilities") == names.end()) {
+    return points;
+  }
+  const auto tokens = reader.probeTokens();
+  const auto rows = reader.seriesRows("snapshots/probabilities");
+  StatisticsOptions options = base;
+  options.pairwiseSequences = 0;
+  for (std::uint64_t row = 0; row < rows; ++row) {
+    if (progress)
+      progress("snapshots", static_cast<std::int64_t>(row), static_cast<std::int64_t>(rows));
+    const auto snapshot = reader.series("snapshots/probabilities", row, 1);
+    const auto& shape = snapshot.innerShape;  // [L, B, H, T, T]
+    if (shape.size() != 5 || shape[0] != layers || shape[2] != heads ||
+        static_cast<std::size_t>(shape[1]) != tokens.size()) {
+      throw RunLogError(log.string(), "snapshots/probabilities row " + std::to_string(row) +
+                                          " does not match the model (" + std::to_string(layers) +
+                                          " layers, " + std::to_string(heads) +
+                                          " heads) and its probe batch");
+    }
+    const int B = static_cast<int>(shape[1]);
+    const int T = static_cast<int>(shape[3]);
+    std::vector<SequenceRoles> roles;
+    for (const auto& pieces : tokens) {
+      SequenceRoles r;
+      for (const auto& piece : pieces) {
+        if (piece == "<pad>") break;
+        ++r.length;
+        r.separator.push_back(piece == "</s>" ? 1 : 0);
+        r.period.push_back(piece == "." || piece == "\xE2\x96\x81." ? 1 : 0);
+      }
+      roles.push_back(std::move(r));
+    }
+    AttentionStatistics stats(layers, heads, T, options);
+    stats.addBatch(snapshot.values.data(), B, T, roles, /*layerMajor=*/true);
+    points.push_back(pointOf("snapshot", snapshot.steps.front(), stats.result()));
+  }
+  if (progress && rows > 0)
+    progress("snapshots", static_cast<std::int64_t>(rows), static_cast<std::int64_t>(rows));
+  return points;
+}
+
+}  // namespace
+
+AnalysisReport analyzeRun(const AnalyzeOptions& options, const AnalysisProgress& progress) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto selected = selectCheckpoint(options.run, options.step);
+  core::AttentionInspector inspector(selected.checkpoint);
+  EvaluationSet set(inspector, selected.runDir, options.evaluation);
+  const auto& model = inspector.config().model;
+
+  AnalysisReport report;
+  report.runDir = selected.runDir.string();
+  report.runName = inspector.config().run.name;
+  report.checkpoint = selected.checkpoint.string();
+  report.step = selected.step;
+  report.availableSteps = selected.availableSteps;
+  report.evaluationKind = set.kind();
+  report.evaluationDescription = set.description();
+  report.evaluationSequences = set.size();
+  report.maxLength = set.maxLength();
+  report.configToml = inspector.configToml();
+  report.skipped = set.skipped();
+
+  AttentionStatistics stats(model.layers, model.heads, set.maxLength(), options.statistics);
+  accumulate(inspector, set, stats, "evaluation set", progress);
+  report.statistics = stats.result();
+
+  const fs::path log = selected.runDir / "run.h5";
+  std::error_code ec;
+  if (fs::exists(log, ec)) {
+    report.variantSeries = readVariantSeries(log);
+    if (options.overSnapshots) {
+      report.overTraining =
+          snapshotStatistics(log, model.layers, model.heads, options.statistics, progress);
+    }
+  }
+  if (options.overCheckpoints) {
+    StatisticsOptions light = options.statistics;
+    light.pairwiseSequences = 0;
+    for (const auto step : selected.availableSteps) {
+      const auto other = selectCheckpoint(selected.runDir, step);
+      core::AttentionInspector at(other.checkpoint);
+      AttentionStatistics s(model.layers, model.heads, set.maxLength(), light);
+      accumulate(at, set, s, "checkpoint " + std::to_string(step), progress);
+      report.overTraining.push_back(pointOf("checkpoint", step, s.result()));
+    }
+  }
+  report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return report;
+}
+
+}  // namespace attnlab::analysis

@@ -1,0 +1,141 @@
+#include "analysis/runs/coref_probe_run.h"
+
+#include "analysis/coref/conll_reader.h"
+#include "analysis/coref/reflexive_generator.h"
+#include "analysis/runs/run_selection.h"
+#include "core/errors/error.h"
+#include "core/inspect/attention_inspector.h"
+#include "core/tokenizer/sentencepiece_tokenizer.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+
+namespace attnlab::analysis {
+
+namespace {
+
+constexpr std::string_view kConllPrefix = "conll:";
+
+/// One example as the model sees it.
+struct EncodedExample {
+  std::size_t index = 0;  ///< into the dataset
+  std::vector<std::int64_t> ids;
+  coref::WordLayout layout;
+};
+
+coref::CorefDataset loadDataset(const CorefProbeOptions& options, int maxWords,
+                                std::string& description) {
+  if (options.dataset == "synthetic") {
+    coref::ReflexiveOptions r;
+    r.seed = options.seed;
+    r.size = options.syntheticSize;
+    r.distractor = options.distractor;
+    auto data = coref::generateReflexives(r);
+    description = "synthetic reflexives (Lin et al.'s grammar), " +
+                  std::to_string(data.examples.size()) + " sentences, seed " +
+                  std::to_string(options.seed) +
+                  (options.distractor ? ", with a distractor phrase before each" : "");
+    return data;
+  }
+  if (options.dataset.rfind(kConllPrefix, 0) == 0) {
+    const std::string path = options.dataset.substr(kConllPrefix.size());
+    if (path.empty())
+      throw DataError("--dataset", "conll: needs a path, e.g. conll:dev.v4_gold_conll");
+    coref::ConllOptions c;
+    c.maxWords = maxWords;
+    auto data = coref::readConll2012(path, c);
+    description = "CoNLL-2012 file " + path + ", " + std::to_string(data.examples.size()) +
+                  " windows of at most " + std::to_string(maxWords) + " words";
+    return data;
+  }
+  throw DataError("--dataset",
+                  "'" + options.dataset + "' is not a dataset; use synthetic or conll:PATH");
+}
+
+}  // namespace
+
+CorefProbeReport probeCoreference(const CorefProbeOptions& options, const CorefProgress& progress) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto selected = selectCheckpoint(options.run, options.step);
+  core::AttentionInspector inspector(selected.checkpoint);
+  const auto& tokenizer = inspector.tokenizer();
+  const auto& specials = tokenizer.specialIds();
+  const int maxLength = inspector.maxLength();
+  const auto& model = inspector.config().model;
+
+  CorefProbeReport report;
+  report.runDir = selected.runDir.string();
+  report.runName = inspector.config().run.name;
+  report.checkpoint = selected.checkpoint.string();
+  report.step = selected.step;
+  report.dataset = options.dataset;
+  report.scope = options.scope == coref::ArgmaxScope::AllWords
+                     ? "all words, <s> and </s> included (the official synthetic scorer)"
+                     : "all words but the mention itself, <s> and </s>";
+
+  auto dataset = loadDataset(options, maxLength - 2, report.datasetDescription);
+  report.skipped = dataset.skipped;
+
+  // Encode word by word so every piece belongs to exactly one word.
+  std::vector<EncodedExample> encoded;
+  for (std::size_t i = 0; i < dataset.examples.size(); ++i) {
+    const auto& example = dataset.examples[i];
+    if (example.items.empty()) continue;
+    EncodedExample e;
+    e.index = i;
+    e.ids.push_back(specials.bos);
+    std::vector<int> piecesPerWord;
+    for (const auto& word : example.words) {
+      auto ids = tokenizer.encode(word);
+      if (ids.empty()) ids.push_back(specials.unk);
+      piecesPerWord.push_back(static_cast<int>(ids.size()));
+      e.ids.insert(e.ids.end(), ids.begin(), ids.end());
+    }
+    e.ids.push_back(specials.eos);
+    if (static_cast<int>(e.ids.size()) > maxLength) {
+      report.skipped.push_back(
+          {example.source, std::to_string(e.ids.size()) +
+                               " pieces is longer than the model's maximum of " +
+                               std::to_string(maxLength)});
+      continue;
+    }
+    e.layout = coref::layoutWords(piecesPerWord, /*withSpecials=*/true);
+    encoded.push_back(std::move(e));
+  }
+  if (encoded.empty()) {
+    throw DataError(options.dataset, "no example with a mention to score fits the model");
+  }
+
+  coref::AntecedentProbe probe(model.layers, model.heads, options.scope);
+  const auto batchSize = static_cast<std::size_t>(std::max(1, options.batchSize));
+  for (std::size_t start = 0; start < encoded.size(); start += batchSize) {
+    const auto count = std::min(batchSize, encoded.size() - start);
+    std::size_t longest = 0;
+    for (std::size_t b = 0; b < count; ++b)
+      longest = std::max(longest, encoded[start + b].ids.size());
+    const auto T = static_cast<std::int64_t>(longest);
+    auto ids = torch::full({static_cast<std::int64_t>(count), T}, specials.pad, torch::kLong);
+    for (std::size_t b = 0; b < count; ++b) {
+      const auto& e = encoded[start + b];
+      std::copy(e.ids.begin(), e.ids.end(), ids.data_ptr<std::int64_t>() + b * T);
+    }
+    const auto probabilities = inspector.probabilitiesOf(ids);  // [L, B, H, T, T]
+    for (std::size_t b = 0; b < count; ++b) {
+      const auto one = probabilities.select(1, static_cast<std::int64_t>(b)).contiguous();
+      const auto& e = encoded[start + b];
+      probe.addExample(dataset.examples[e.index], e.layout, one.data_ptr<float>(),
+                       static_cast<int>(T));
+    }
+    if (progress) {
+      progress(static_cast<std::int64_t>(start + count), static_cast<std::int64_t>(encoded.size()));
+    }
+  }
+  report.result = probe.result();
+  report.examples = static_cast<std::int64_t>(encoded.size());
+  report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return report;
+}
+
+}  // namespace attnlab::analysis

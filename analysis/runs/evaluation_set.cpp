@@ -1,0 +1,183 @@
+#include "analysis/runs/evaluation_set.h"
+
+#include "core/data/mlm_data.h"
+#include "core/data/text_encoding.h"
+#include "core/errors/error.h"
+#include "core/inspect/attention_inspector.h"
+#include "core/tokenizer/sentencepiece_tokenizer.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <fstream>
+#include <optional>
+
+namespace attnlab::analysis {
+
+namespace fs = std::filesystem;
+
+struct EvaluationSet::State {
+  EvaluationSpec spec;
+  core::SpecialTokenIds specials;
+  std::vector<int> periodIds;
+  int maxLength = 0;
+  std::int64_t size = 0;
+  std::int64_t cursor = 0;
+  std::string description;
+  std::string kind;
+  std::vector<SkippedLine> skipped;
+  // Validation split.
+  std::optional<core::MlmData> data;
+  // Text file: the encoded lines (ids incl. <s> and </s>). Texts given by hand are small;
+  // the validation split, which can be large, is read block by block.
+  std::vector<std::vector<std::int64_t>> lines;
+};
+
+SequenceRoles rolesOf(const std::int64_t* ids, int length, int eosId,
+                      const std::vector<int>& periodIds) {
+  SequenceRoles roles;
+  roles.length = length;
+  roles.separator.assign(static_cast<size_t>(length), 0);
+  roles.period.assign(static_cast<size_t>(length), 0);
+  for (int i = 0; i < length; ++i) {
+    roles.separator[static_cast<size_t>(i)] = ids[i] == eosId ? 1 : 0;
+    roles.period[static_cast<size_t>(i)] =
+        std::find(periodIds.begin(), periodIds.end(), static_cast<int>(ids[i])) != periodIds.end()
+            ? 1
+            : 0;
+  }
+  return roles;
+}
+
+EvaluationSet::EvaluationSet(const core::AttentionInspector& inspector, const fs::path& runDir,
+                             const EvaluationSpec& spec)
+    : m_state(std::make_unique<State>()) {
+  auto& s = *m_state;
+  s.spec = spec;
+  s.spec.batchSize = std::max(1, spec.batchSize);
+  const auto& tokenizer = inspector.tokenizer();
+  s.specials = tokenizer.specialIds();
+  for (const char* piece : {".", "\xE2\x96\x81."}) {
+    const int id = tokenizer.pieceToId(piece);
+    if (id != s.specials.unk) s.periodIds.push_back(id);
+  }
+  const auto limitTo = [&spec](std::int64_t available) {
+    return spec.maxSequences > 0 ? std::min(available, spec.maxSequences) : available;
+  };
+
+  if (spec.textFile.empty()) {
+    s.kind = "validation";
+    s.data.emplace(core::prepareMlmData(inspector.config(), runDir));
+    const auto blocks = s.data->validation.blocksPerEpoch();
+    if (blocks == 0) {
+      throw DataError(runDir.string(),
+                      "the run has no validation split (data.validation_fraction and "
+                      "data.validation_lines are 0); give a text file with --text");
+    }
+    s.maxLength = s.data->validation.sequenceLength();
+    s.size = limitTo(blocks);
+    s.description = "validation split, " + std::to_string(s.size) + " of " +
+                    std::to_string(blocks) + " blocks of " + std::to_string(s.maxLength) +
+                    " tokens";
+    return;
+  }
+
+  s.kind = "text";
+  std::ifstream in(spec.textFile, std::ios::binary);
+  if (!in) throw DataError(spec.textFile.string(), "cannot open the evaluation text file");
+  const int limit = inspector.maxLength();
+  std::string line;
+  std::int64_t lineNumber = 0;
+  std::int64_t truncated = 0;
+  while (std::getline(in, line)) {
+    ++lineNumber;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    const std::string where = spec.textFile.string() + ":" + std::to_string(lineNumber);
+    if (!core::isValidUtf8(line)) {
+      s.skipped.push_back({where, "not valid UTF-8 (byte " +
+                                      std::to_string(core::firstInvalidUtf8Offset(line)) + ")"});
+      continue;
+    }
+    std::vector<std::int64_t> ids = {s.specials.bos};
+    const auto pieces = tokenizer.encode(line);
+    for (const int id : pieces) {
+      if (static_cast<int>(ids.size()) >= limit - 1) break;
+      ids.push_back(id);
+    }
+    if (static_cast<int>(pieces.size()) > limit - 2) ++truncated;
+    ids.push_back(s.specials.eos);
+    s.maxLength = std::max(s.maxLength, static_cast<int>(ids.size()));
+    s.lines.push_back(std::move(ids));
+    if (spec.maxSequences > 0 && static_cast<std::int64_t>(s.lines.size()) >= spec.maxSequences) {
+      break;
+    }
+  }
+  if (s.lines.empty()) {
+    throw DataError(spec.textFile.string(), "has no usable line of text to evaluate on");
+  }
+  s.size = static_cast<std::int64_t>(s.lines.size());
+  s.description = "text file " + spec.textFile.string() + ", " + std::to_string(s.size) + " lines" +
+                  (truncated > 0 ? " (" + std::to_string(truncated) + " cut to " +
+                                       std::to_string(limit) + " tokens)"
+                                 : std::string());
+}
+
+EvaluationSet::~EvaluationSet() = default;
+EvaluationSet::EvaluationSet(EvaluationSet&&) noexcept = default;
+EvaluationSet& EvaluationSet::operator=(EvaluationSet&&) noexcept = default;
+
+std::string EvaluationSet::description() const {
+  return m_state->description;
+}
+std::string EvaluationSet::kind() const {
+  return m_state->kind;
+}
+std::int64_t EvaluationSet::size() const {
+  return m_state->size;
+}
+int EvaluationSet::maxLength() const {
+  return m_state->maxLength;
+}
+const std::vector<SkippedLine>& EvaluationSet::skipped() const {
+  return m_state->skipped;
+}
+void EvaluationSet::rewind() {
+  m_state->cursor = 0;
+}
+
+bool EvaluationSet::next(EvaluationBatch& batch) {
+  auto& s = *m_state;
+  if (s.cursor >= s.size) return false;
+  const auto count = std::min<std::int64_t>(s.spec.batchSize, s.size - s.cursor);
+  batch.roles.clear();
+  if (s.data) {
+    const auto& blocks = s.data->validation.blocks();
+    const int T = blocks.sequenceLength();
+    batch.ids = torch::empty({count, T}, torch::kLong);
+    auto* out = batch.ids.data_ptr<std::int64_t>();
+    for (std::int64_t b = 0; b < count; ++b) {
+      std::span<std::int64_t> row(out + b * T, static_cast<size_t>(T));
+      const int real = blocks.fill(s.cursor + b, row);
+      batch.roles.push_back(rolesOf(row.data(), real, s.specials.eos, s.periodIds));
+    }
+  } else {
+    std::size_t longest = 0;
+    for (std::int64_t b = 0; b < count; ++b) {
+      longest = std::max(longest, s.lines[static_cast<size_t>(s.cursor + b)].size());
+    }
+    const auto T = static_cast<std::int64_t>(longest);
+    batch.ids = torch::full({count, T}, s.specials.pad, torch::kLong);
+    auto* out = batch.ids.data_ptr<std::int64_t>();
+    for (std::int64_t b = 0; b < count; ++b) {
+      const auto& ids = s.lines[static_cast<size_t>(s.cursor + b)];
+      std::copy(ids.begin(), ids.end(), out + b * T);
+      batch.roles.push_back(
+          rolesOf(ids.data(), static_cast<int>(ids.size()), s.specials.eos, s.periodIds));
+    }
+  }
+  s.cursor += count;
+  return true;
+}
+
+}  // namespace attnlab::analysis

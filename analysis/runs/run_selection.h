@@ -1,0 +1,24 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+namespace attnlab::analysis {
+
+/// The checkpoint an analysis reads, and the run it belongs to.
+struct SelectedCheckpoint {
+  std::filesystem::path runDir;      ///< holds run.h5, tokenizer.model, checkpoints/
+  std::filesystem::path checkpoint;  ///< the file
+  std::int64_t step = 0;
+  std::vector<std::int64_t> availableSteps;  ///< every readable checkpoint of the run
+};
+
+/// `run` is a run directory or one of its checkpoint files. Without `step` the latest
+/// checkpoint is taken. Throws CheckpointError when there is none, or when `step` has no
+/// checkpoint (naming the steps that have one).
+SelectedCheckpoint selectCheckpoint(const std::filesystem::path& run,
+                                    std::optional<std::int64_t> step = std::nullopt);
+
+}  // namespace attnlab::analysis

@@ -1,0 +1,72 @@
+#include "app/cli/analyze_command.h"
+
+#include "analysis/report/report_files.h"
+#include "analysis/runs/attention_analysis.h"
+#include "app/cli/progress_printer.h"
+#include "app/cli/task_progress.h"
+#include "core/errors/error.h"
+
+#include <cstdio>
+
+namespace attnlab::app {
+
+int runAnalyze(const AnalyzeCommandOptions& o) {
+  try {
+    analysis::AnalyzeOptions options;
+    options.run = o.run;
+    options.step = o.step;
+    options.evaluation.textFile = o.text;
+    options.evaluation.maxSequences = o.examples;
+    options.evaluation.batchSize = o.batchSize;
+    options.statistics.jsdBase =
+        o.jsdUnit == "nats" ? analysis::LogBase::Nats : analysis::LogBase::Bits;
+    options.statistics.clarkSmoothing = o.clarkSmoothing;
+    options.statistics.pairwiseSequences = o.pairwise;
+    options.overCheckpoints = o.overCheckpoints;
+    options.overSnapshots = !o.noSnapshots;
+
+    TaskProgress progress(stderr, !o.plain && ProgressPrinter::isTerminal(stderr));
+    const auto report = analysis::analyzeRun(
+        options, [&progress](const std::string& phase, std::int64_t done, std::int64_t total) {
+          progress.update(phase, done, total);
+        });
+    progress.finish();
+    const auto out = o.out.empty() ? std::filesystem::path(report.runDir) / "analysis" /
+                                         ("step-" + std::to_string(report.step))
+                                   : o.out;
+    const auto files = analysis::writeAnalysisReport(report, out);
+    const auto& s = report.statistics;
+    std::printf("analysed %s at step %lld: %lld sequences (%s), %d layers x %d heads, %.1f s\n",
+                report.runDir.c_str(), static_cast<long long>(report.step),
+                static_cast<long long>(report.evaluationSequences),
+                report.evaluationDescription.c_str(), s.layers, s.heads, report.seconds);
+    for (int l = 0; l < s.layers; ++l) {
+      double entropy = 0;
+      for (int h = 0; h < s.heads; ++h)
+        entropy += s.entropy[static_cast<size_t>(l * s.heads + h)].median;
+      std::printf("  layer %d: median entropy %.3f nats (mean over heads)", l, entropy / s.heads);
+      if (l > 0) {
+        double jsd = 0;
+        for (int h = 0; h < s.heads; ++h)
+          jsd += s.adjacentJsd[static_cast<size_t>((l - 1) * s.heads + h)].median;
+        std::printf(", JSD to layer %d %.3f %s", l - 1, jsd / s.heads,
+                    s.jsdBase == analysis::LogBase::Bits ? "bits" : "nats");
+      }
+      std::printf("\n");
+    }
+    if (!report.skipped.empty()) {
+      std::printf("  skipped %zu lines of the evaluation text (listed in the report)\n",
+                  report.skipped.size());
+    }
+    std::printf("wrote %zu files to %s\n", files.size(), out.string().c_str());
+    return 0;
+  } catch (const attnlab::Error& e) {
+    std::fprintf(stderr, "attnlab-cli analyze: error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnlab-cli analyze: unexpected error: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace attnlab::app

@@ -1,0 +1,29 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace attnlab::app {
+
+struct AnalyzeCommandOptions {
+  std::filesystem::path run;
+  std::optional<std::int64_t> step;
+  std::int64_t examples = 0;   ///< 0: the whole evaluation set
+  std::filesystem::path text;  ///< evaluate on this text file instead of the validation split
+  std::filesystem::path out;   ///< default <run>/analysis/step-<S>
+  std::string jsdUnit = "bits";
+  bool clarkSmoothing = false;
+  std::int64_t pairwise = 64;
+  bool overCheckpoints = false;
+  bool noSnapshots = false;
+  int batchSize = 16;
+  bool plain = false;
+};
+
+/// `attnlab-cli analyze`: attention statistics of a run's checkpoint over an evaluation set,
+/// written as JSON, CSV and Markdown. Returns the exit status.
+int runAnalyze(const AnalyzeCommandOptions& options);
+
+}  // namespace attnlab::app

@@ -1,0 +1,57 @@
+#include "app/cli/probe_command.h"
+
+#include "analysis/report/report_files.h"
+#include "analysis/runs/coref_probe_run.h"
+#include "app/cli/progress_printer.h"
+#include "app/cli/task_progress.h"
+#include "core/errors/error.h"
+
+#include <cstdio>
+
+namespace attnlab::app {
+
+int runProbeCoref(const ProbeCorefCommandOptions& o) {
+  try {
+    analysis::CorefProbeOptions options;
+    options.run = o.run;
+    options.step = o.step;
+    options.dataset = o.dataset;
+    options.syntheticSize = o.size;
+    options.seed = o.seed;
+    options.distractor = o.distractor;
+    options.scope = o.argmax == "exclude-self-special"
+                        ? analysis::coref::ArgmaxScope::ExcludeSelfAndSpecials
+                        : analysis::coref::ArgmaxScope::AllWords;
+
+    TaskProgress progress(stderr, !o.plain && ProgressPrinter::isTerminal(stderr));
+    const auto report =
+        analysis::probeCoreference(options, [&progress](std::int64_t done, std::int64_t total) {
+          progress.update("examples", done, total);
+        });
+    progress.finish();
+    const auto out = o.out.empty() ? std::filesystem::path(report.runDir) / "analysis" /
+                                         ("coref-step-" + std::to_string(report.step))
+                                   : o.out;
+    const auto files = analysis::writeCorefReport(report, out);
+    const auto& p = report.result;
+    std::printf("probed %s at step %lld on %s: %lld mentions in %lld examples (%zu skipped)\n",
+                report.runDir.c_str(), static_cast<long long>(report.step),
+                report.datasetDescription.c_str(), static_cast<long long>(p.items),
+                static_cast<long long>(report.examples), report.skipped.size());
+    std::printf("  best head L%dH%d %.1f%%, mean over heads %.1f%%\n", p.bestLayer, p.bestHead,
+                100.0 * p.bestAccuracy, 100.0 * p.meanAccuracy);
+    for (const auto& b : p.baselines) {
+      std::printf("  baseline %s %.1f%%\n", b.name.c_str(), 100.0 * b.accuracy);
+    }
+    std::printf("wrote %zu files to %s\n", files.size(), out.string().c_str());
+    return 0;
+  } catch (const attnlab::Error& e) {
+    std::fprintf(stderr, "attnlab-cli probe coref: error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnlab-cli probe coref: unexpected error: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace attnlab::app

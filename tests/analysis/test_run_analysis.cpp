@@ -1,0 +1,281 @@
+// Analyses of a real (tiny) trained run end to end: the evaluation set streamed through a
+// checkpoint's model, the statistics checked against an independent recomputation in double
+// precision, the variants' logged series, snapshots over training, the coreference probe on
+// the model, and the reports read back.
+#include "analysis/report/report_files.h"
+#include "analysis/runs/attention_analysis.h"
+#include "analysis/runs/coref_probe_run.h"
+#include "analysis/runs/evaluation_set.h"
+#include "core/errors/error.h"
+#include "core/inspect/attention_inspector.h"
+#include "core/tokenizer/sentencepiece_tokenizer.h"
+#include "core/train/trainer.h"
+#include "tests/support/tiny_corpus.h"
+
+#include <torch/torch.h>
+#include <nlohmann/json.hpp>
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+using namespace attnlab;
+using namespace attnlab::analysis;
+namespace fs = std::filesystem;
+
+namespace {
+
+double sortedMedian(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const auto n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string readText(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+class TestRunAnalysis : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    const fs::path root = m_dir.path().toStdString();
+    m_corpus = root / "corpus.txt";
+    tests::writeRegularCorpus(m_corpus, 400);
+    core::TokenizerTrainOptions t;
+    t.inputs = {m_corpus};
+    t.modelPrefix = root / "tok";
+    t.vocabSize = 50;
+    core::SentencePieceTokenizer::train(t);
+    m_run = root / "run";
+    std::atomic<bool> never{false};
+    core::Trainer(config(), m_run).run(never);
+  }
+
+  // The pipeline's medians equal medians of entropies and JSDs recomputed here from the
+  // model's attention with the formulas, in double precision, padding excluded.
+  void statisticsMatchAnIndependentRecomputation() {
+    AnalyzeOptions options;
+    options.run = m_run;
+    options.evaluation.batchSize = 3;  // batches that do not divide the set
+    const auto report = analyzeRun(options);
+    const auto& s = report.statistics;
+    QCOMPARE(s.layers, 3);
+    QCOMPARE(s.heads, 2);
+    QCOMPARE(report.step, std::int64_t{8});
+    QCOMPARE(report.evaluationKind, std::string("validation"));
+    QVERIFY(report.evaluationSequences > 2);
+    QCOMPARE(s.sequences, report.evaluationSequences);
+
+    // Independent: the same blocks through the same checkpoint, statistics by formula.
+    core::AttentionInspector inspector(report.checkpoint);
+    EvaluationSet set(inspector, m_run, {});
+    EvaluationBatch batch;
+    std::vector<std::vector<double>> entropies(6), jsds(4);
+    std::int64_t rows = 0;
+    while (set.next(batch)) {
+      const auto p = inspector.probabilitiesOf(batch.ids).to(torch::kDouble);  // [L,B,H,T,T]
+      for (std::size_t b = 0; b < batch.roles.size(); ++b) {
+        const int n = batch.roles[b].length;
+        rows += n;
+        auto seq = p.select(1, static_cast<std::int64_t>(b)).narrow(-1, 0, n).narrow(-2, 0, n);
+        seq = seq / seq.sum(-1, true);
+        const auto h = -(seq * seq.clamp_min(1e-300).log()).sum(-1);  // [L,H,n]
+        for (int l = 0; l < 3; ++l) {
+          for (int hd = 0; hd < 2; ++hd) {
+            for (int i = 0; i < n; ++i)
+              entropies[static_cast<size_t>(l * 2 + hd)].push_back(h[l][hd][i].item<double>());
+            if (l == 0) continue;
+            const auto a = seq[l][hd];
+            const auto c = seq[l - 1][hd];
+            const auto m = 0.5 * (a + c);
+            const auto kl = [&m](const torch::Tensor& x) {
+              return (x * (x.clamp_min(1e-300) / m.clamp_min(1e-300)).log()).sum(-1);
+            };
+            const auto jsd = (0.5 * kl(a) + 0.5 * kl(c)) / std::log(2.0);
+            for (int i = 0; i < n; ++i)
+              jsds[static_cast<size_t>((l - 1) * 2 + hd)].push_back(jsd[i].item<double>());
+          }
+        }
+      }
+    }
+    QCOMPARE(s.rows, rows);
+    for (std::size_t i = 0; i < entropies.size(); ++i) {
+      const double expected = sortedMedian(entropies[i]);
+      QVERIFY2(
+          std::abs(s.entropy[i].median - expected) <= s.entropy[i].resolution + 1e-6,
+          qPrintable(
+              QString("entropy head %1: %2 vs %3").arg(i).arg(s.entropy[i].median).arg(expected)));
+      QCOMPARE(s.entropy[i].count, static_cast<std::int64_t>(entropies[i].size()));
+    }
+    for (std::size_t i = 0; i < jsds.size(); ++i) {
+      const double expected = sortedMedian(jsds[i]);
+      QVERIFY2(std::abs(s.adjacentJsd[i].median - expected) <= s.adjacentJsd[i].resolution + 1e-6,
+               qPrintable(
+                   QString("jsd %1: %2 vs %3").arg(i).arg(s.adjacentJsd[i].median).arg(expected)));
+    }
+  }
+
+  // The temperature variant's series come from the log; snapshots give points over steps;
+  // --over-checkpoints adds one point per checkpoint; --examples caps the set.
+  void variantSeriesAndTrainingSeries() {
+    AnalyzeOptions options;
+    options.run = m_run;
+    options.step = 4;
+    options.evaluation.maxSequences = 2;
+    options.overCheckpoints = true;
+    const auto report = analyzeRun(options);
+    QCOMPARE(report.step, std::int64_t{4});
+    QCOMPARE(report.evaluationSequences, std::int64_t{2});
+    std::vector<std::string> names;
+    for (const auto& v : report.variantSeries) names.push_back(v.name);
+    QVERIFY(std::find(names.begin(), names.end(), "temperature/q") != names.end());
+    for (const auto& v : report.variantSeries) {
+      QCOMPARE(v.innerShape, (std::vector<std::int64_t>{3, 2}));
+      QCOMPARE(v.values.size(), v.steps.size() * 6);
+    }
+    int snapshots = 0, checkpoints = 0;
+    for (const auto& p : report.overTraining) {
+      (p.source == "snapshot" ? snapshots : checkpoints)++;
+      QCOMPARE(p.medianEntropy.size(), std::size_t{6});
+      QCOMPARE(p.medianAdjacentJsd.size(), std::size_t{4});
+    }
+    QVERIFY(snapshots >= 3);  // steps 0, 1, 2, 4, 8
+    QCOMPARE(checkpoints, static_cast<int>(report.availableSteps.size()));
+  }
+
+  void missingStepNamesTheStepsThatExist() {
+    AnalyzeOptions options;
+    options.run = m_run;
+    options.step = 5;
+    try {
+      analyzeRun(options);
+      QFAIL("no error");
+    } catch (const Error& e) {
+      QVERIFY2(QString(e.what()).contains("step 5") && QString(e.what()).contains("4, 8"),
+               e.what());
+    }
+  }
+
+  // A text file: each line a sequence; a line that is not UTF-8 is reported with file:line.
+  void textFileEvaluationReportsBadLines() {
+    const fs::path text = fs::path(m_dir.path().toStdString()) / "eval.txt";
+    std::ofstream(text, std::ios::binary) << "the cat watched the river .\n\n"
+                                          << "bad \xff\xfe line\n"
+                                          << "a dog admired an empty house near the harbour .\n";
+    AnalyzeOptions options;
+    options.run = m_run;
+    options.evaluation.textFile = text;
+    options.overSnapshots = false;
+    const auto report = analyzeRun(options);
+    QCOMPARE(report.evaluationSequences, std::int64_t{2});
+    QCOMPARE(report.skipped.size(), std::size_t{1});
+    QCOMPARE(report.skipped[0].where, text.string() + ":3");
+  }
+
+  // The synthetic probe on the model: every sentence scored or skipped with a reason, the
+  // previous-word baseline 0.
+  void corefProbeOnTheModel() {
+    CorefProbeOptions options;
+    options.run = m_run;
+    options.syntheticSize = 40;
+    const auto report = probeCoreference(options);
+    // A 50-piece vocabulary splits words into many pieces: some sentences do not fit the
+    // 32 positions and are skipped, each counted with its reason.
+    QCOMPARE(report.result.items + static_cast<std::int64_t>(report.skipped.size()),
+             std::int64_t{40});
+    QVERIFY(report.result.items > 0);
+    for (const auto& k : report.skipped) {
+      QVERIFY2(k.reason.find("longer than the model's maximum of 32") != std::string::npos,
+               k.reason.c_str());
+      QVERIFY2(k.where.rfind("synthetic:", 0) == 0, k.where.c_str());
+    }
+    QCOMPARE(report.result.accuracy.size(), std::size_t{6});
+    double mean = 0;
+    for (const auto a : report.result.accuracy) {
+      QVERIFY(a >= 0 && a <= 1);
+      mean += a / 6;
+    }
+    QVERIFY(std::abs(mean - report.result.meanAccuracy) < 1e-12);
+    const auto best =
+        *std::max_element(report.result.accuracy.begin(), report.result.accuracy.end());
+    QCOMPARE(report.result.bestAccuracy, best);
+    bool sawPrevious = false;
+    for (const auto& b : report.result.baselines) {
+      if (b.name == "previous_word") {
+        sawPrevious = true;
+        QCOMPARE(b.accuracy, 0.0);
+      }
+    }
+    QVERIFY(sawPrevious);
+  }
+
+  // The reports name the run, step, data and units; JSON parses; CSVs have a row per head.
+  void reportsAreCompleteAndConsistent() {
+    AnalyzeOptions options;
+    options.run = m_run;
+    const auto report = analyzeRun(options);
+    const fs::path out = fs::path(m_dir.path().toStdString()) / "report";
+    const auto files = writeAnalysisReport(report, out);
+    QVERIFY(files.size() >= 6);
+    const auto doc = nlohmann::json::parse(readText(out / "analysis.json"));
+    QCOMPARE(doc["run"]["step"].get<int>(), 8);
+    QCOMPARE(doc["units"]["entropy"].get<std::string>(), std::string("nats"));
+    QCOMPARE(doc["units"]["jsd"].get<std::string>(), std::string("bits"));
+    QCOMPARE(doc["evaluation"]["sequences"].get<std::int64_t>(), report.evaluationSequences);
+    QCOMPARE(doc["per_head"].size(), std::size_t{6});
+    QCOMPARE(doc["per_head"][3]["entropy"]["median"].get<double>(),
+             report.statistics.entropy[3].median);
+    const auto csv = readText(out / "entropy_heads.csv");
+    QCOMPARE(static_cast<int>(std::count(csv.begin(), csv.end(), '\n')), 7);  // header + 6 heads
+    QVERIFY(csv.rfind("layer,head,rank_in_layer,count,mean_nats", 0) == 0);
+    const auto md = readText(out / "analysis.md");
+    QVERIFY(md.find("step 8") != std::string::npos);
+    QVERIFY(md.find("nats") != std::string::npos);
+    QVERIFY(md.find(report.evaluationDescription) != std::string::npos);
+  }
+
+ private:
+  core::RunConfig config() const {
+    core::RunConfig c;
+    c.run.name = "analysed";
+    c.run.seed = 5;
+    c.corpus.source = "text";
+    c.corpus.paths = {m_corpus.string()};
+    c.tokenizer.model = (fs::path(m_dir.path().toStdString()) / "tok.model").string();
+    c.data.sequenceLength = 24;
+    c.data.validationFraction = 0.1;
+    c.model.layers = 3;
+    c.model.hiddenSize = 32;
+    c.model.heads = 2;
+    c.model.ffnSize = 64;
+    c.model.maxPositions = 32;
+    c.attention.temperature = true;
+    c.schedule.steps = 8;
+    c.schedule.warmupSteps = 2;
+    c.train.batchSize = 4;
+    c.train.evalEvery = 4;
+    c.train.evalBatches = 2;
+    c.train.checkpointEvery = 4;
+    c.train.keepLast = 5;
+    c.train.logEvery = 1;
+    c.train.threads = 1;
+    c.train.device = "cpu";
+    c.log.flushSeconds = 0.2;
+    return c;
+  }
+
+  QTemporaryDir m_dir;
+  fs::path m_corpus;
+  fs::path m_run;
+};
+
+QTEST_APPLESS_MAIN(TestRunAnalysis)
+#include "test_run_analysis.moc"

@@ -1,0 +1,3 @@
+# Analyses of a real tiny run end to end (trains a tokenizer and a model: 'deepbind').
+attnlab_add_qtest(analysis test_run_analysis
+  LIBS attnlab_analysis attnlab_core nlohmann_json::nlohmann_json LABELS deepbind TIMEOUT 600)
