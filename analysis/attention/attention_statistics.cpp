@@ -101,7 +101,9 @@ ATTNLAB_INLINE I8 firstLanes(int count) {
   return lane < count;
 }
 
-ATTNLAB_INLINE F8 select(I8 mask, F8 v) { return (F8)((I8)v & mask); }
+ATTNLAB_INLINE F8 select(I8 mask, F8 v) {
+  return (F8)((I8)v & mask);
+}
 
 // Natural log of x > 0 (Cephes' logf): x = 2^e m with m in [sqrt(1/2), sqrt(2)), then a
 // degree-9 polynomial in m - 1. Relative error < 1e-7 for normal floats. Any other input
@@ -129,7 +131,9 @@ ATTNLAB_INLINE F8 logPositive(F8 x) {
 }
 
 // x ln x, 0 where x <= 0 (a NaN or infinite x leaves the row's mass not finite: skipped).
-ATTNLAB_INLINE F8 xLogX(F8 x) { return select(x > 0.0f, x * logPositive(x)); }
+ATTNLAB_INLINE F8 xLogX(F8 x) {
+  return select(x > 0.0f, x * logPositive(x));
+}
 
 ATTNLAB_INLINE double sumLanes(F8 v) {
   double s = 0.0;
@@ -205,8 +209,8 @@ struct HeadTask {
 };
 
 struct IndexSet {
-  double mass = 0.0;     // attention on the set
-  double distance = 0.0; // sum over the set of |p_j - 1/|set||
+  double mass = 0.0;      // attention on the set
+  double distance = 0.0;  // sum over the set of |p_j - 1/|set||
 };
 
 ATTNLAB_INLINE IndexSet onSet(const float* a, double inv, const int* idx, int count) {
@@ -398,14 +402,14 @@ AttentionStatistics::AttentionStatistics(int layers, int heads, int maxLength,
                                          StatisticsOptions options)
     : m_layers(layers), m_heads(heads), m_maxLength(maxLength), m_options(options) {
   if (layers < 1 || heads < 1 || maxLength < 1) {
-    throw std::invalid_argument("AttentionStatistics: layers, heads and maxLength must be >= 1 "
-                                "(got " +
-                                std::to_string(layers) + ", " + std::to_string(heads) + ", " +
-                                std::to_string(maxLength) + ")");
+    throw std::invalid_argument(
+        "AttentionStatistics: layers, heads and maxLength must be >= 1 "
+        "(got " +
+        std::to_string(layers) + ", " + std::to_string(heads) + ", " + std::to_string(maxLength) +
+        ")");
   }
   if (options.pairwiseSequences < 0 || options.threads < 0) {
-    throw std::invalid_argument(
-        "AttentionStatistics: pairwiseSequences and threads must be >= 0");
+    throw std::invalid_argument("AttentionStatistics: pairwiseSequences and threads must be >= 0");
   }
   const int lh = layers * heads;
   // Entropy of a row over n <= maxLength keys lies in [0, ln maxLength].
@@ -486,7 +490,8 @@ void AttentionStatistics::processChunk(const float* const* bases, std::int64_t l
     const SequenceRoles& r = roles[b];
     for (int j = 0; j < r.length; ++j) {
       const auto uj = static_cast<std::size_t>(j);
-      if (!r.separator.empty() && r.separator[uj]) separators[static_cast<std::size_t>(b)].push_back(j);
+      if (!r.separator.empty() && r.separator[uj])
+        separators[static_cast<std::size_t>(b)].push_back(j);
       if (!r.period.empty() && r.period[uj]) periods[static_cast<std::size_t>(b)].push_back(j);
     }
   }
@@ -527,15 +532,15 @@ void AttentionStatistics::processChunk(const float* const* bases, std::int64_t l
     for (int b = 0; b < count; ++b) {
       const auto slot = static_cast<std::size_t>(b);
       const int n = roles[b].length;
-      const double* entropy = m_rowEntropy.data() + slot * perSlot +
-                              static_cast<std::size_t>(k) * m_maxLength;
+      const double* entropy =
+          m_rowEntropy.data() + slot * perSlot + static_cast<std::size_t>(k) * m_maxLength;
       StreamingDistribution& entropyDist = m_entropy[static_cast<std::size_t>(k)];
       for (int i = 0; i < n; ++i) {
         if (!std::isnan(entropy[i])) entropyDist.add(entropy[i]);
       }
       if (k >= H) {
-        const double* jsd = m_rowJsd.data() + slot * jsdPerSlot +
-                            static_cast<std::size_t>(k - H) * m_maxLength;
+        const double* jsd =
+            m_rowJsd.data() + slot * jsdPerSlot + static_cast<std::size_t>(k - H) * m_maxLength;
         StreamingDistribution& jsdDist = m_adjacentJsd[static_cast<std::size_t>(k - H)];
         for (int i = 0; i < n; ++i) {
           if (!std::isnan(jsd[i])) jsdDist.add(jsd[i]);
@@ -551,9 +556,7 @@ void AttentionStatistics::processChunk(const float* const* bases, std::int64_t l
     const auto slot = static_cast<std::size_t>(b);
     const int n = roles[b].length;
     const std::int64_t square = static_cast<std::int64_t>(T) * T;
-    auto headRows = [&](int k) {
-      return bases[b] + (k / H) * layerStride + (k % H) * square;
-    };
+    auto headRows = [&](int k) { return bases[b] + (k / H) * layerStride + (k % H) * square; };
     parallelFor(lh - 1, threads, [&](int a) {
       PairTask t;
       t.T = T;
@@ -584,8 +587,7 @@ void AttentionStatistics::processChunk(const float* const* bases, std::int64_t l
 }
 
 void AttentionStatistics::merge(const AttentionStatistics& other) {
-  if (other.m_layers != m_layers || other.m_heads != m_heads ||
-      other.m_maxLength != m_maxLength) {
+  if (other.m_layers != m_layers || other.m_heads != m_heads || other.m_maxLength != m_maxLength) {
     throw std::invalid_argument(
         "AttentionStatistics::merge: shapes differ (" + std::to_string(m_layers) + " layers x " +
         std::to_string(m_heads) + " heads, max length " + std::to_string(m_maxLength) + " vs " +

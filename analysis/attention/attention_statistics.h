@@ -25,7 +25,7 @@ const char* colourName(ColourClass colour);
 
 /// Per position of one sequence: what the head summaries and guidance patterns need.
 struct SequenceRoles {
-  int length = 0;                       ///< real tokens (positions [0, length)); the rest is padding
+  int length = 0;  ///< real tokens (positions [0, length)); the rest is padding
   std::vector<std::uint8_t> separator;  ///< 1 where the token is a separator (</s>), size >= length
   std::vector<std::uint8_t> period;     ///< 1 where the token is a period piece
   // Either vector may also be empty, meaning "no such token in this sequence".
@@ -33,7 +33,7 @@ struct SequenceRoles {
 
 struct StatisticsOptions {
   LogBase jsdBase = LogBase::Bits;
-  bool clarkSmoothing = false;  ///< smooth rows before every JSD (adjacent and pairwise)
+  bool clarkSmoothing = false;          ///< smooth rows before every JSD (adjacent and pairwise)
   std::int64_t pairwiseSequences = 64;  ///< all-pairs head JSD over the first N sequences (cost
                                         ///< grows with (L*H)^2); 0 = off
   int threads = 0;                      ///< 0 = all cores

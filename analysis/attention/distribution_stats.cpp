@@ -43,8 +43,7 @@ double jensenShannon(std::span<const float> p, std::span<const float> q, LogBase
 double jensenShannonSmoothed(std::span<const float> p, std::span<const float> q, LogBase base) {
   if (p.size() != q.size()) {
     throw std::invalid_argument("jensenShannonSmoothed: distributions differ in length (" +
-                                std::to_string(p.size()) + " vs " + std::to_string(q.size()) +
-                                ")");
+                                std::to_string(p.size()) + " vs " + std::to_string(q.size()) + ")");
   }
   if (p.empty()) throw std::invalid_argument("jensenShannonSmoothed: empty distributions");
   // In double throughout: this is the reference the streaming statistics are checked against.

@@ -79,11 +79,11 @@ void StreamingDistribution::merge(const StreamingDistribution& other) {
     return;
   }
   if (other.m_lo != m_lo || other.m_hi != m_hi || other.m_counts.size() != m_counts.size()) {
-    throw std::invalid_argument(
-        "StreamingDistribution::merge: ranges differ ([" + std::to_string(m_lo) + ", " +
-        std::to_string(m_hi) + "] x " + std::to_string(m_counts.size()) + " bins vs [" +
-        std::to_string(other.m_lo) + ", " + std::to_string(other.m_hi) + "] x " +
-        std::to_string(other.m_counts.size()) + ")");
+    throw std::invalid_argument("StreamingDistribution::merge: ranges differ ([" +
+                                std::to_string(m_lo) + ", " + std::to_string(m_hi) + "] x " +
+                                std::to_string(m_counts.size()) + " bins vs [" +
+                                std::to_string(other.m_lo) + ", " + std::to_string(other.m_hi) +
+                                "] x " + std::to_string(other.m_counts.size()) + ")");
   }
   for (std::size_t b = 0; b < m_counts.size(); ++b) m_counts[b] += other.m_counts[b];
   if (other.m_count > 0) {
@@ -133,14 +133,16 @@ std::size_t StreamingDistribution::memoryBytes() const {
 
 DistributionSummary StreamingDistribution::summarise(int histogramBins, int kdePoints) const {
   if (histogramBins < 1) {
-    throw std::invalid_argument("StreamingDistribution::summarise: histogramBins must be >= 1, "
-                                "got " +
-                                std::to_string(histogramBins));
+    throw std::invalid_argument(
+        "StreamingDistribution::summarise: histogramBins must be >= 1, "
+        "got " +
+        std::to_string(histogramBins));
   }
   if (kdePoints < 0 || kdePoints == 1) {
-    throw std::invalid_argument("StreamingDistribution::summarise: kdePoints must be 0 or >= 2, "
-                                "got " +
-                                std::to_string(kdePoints));
+    throw std::invalid_argument(
+        "StreamingDistribution::summarise: kdePoints must be 0 or >= 2, "
+        "got " +
+        std::to_string(kdePoints));
   }
   DistributionSummary s;
   s.count = m_count;
@@ -158,9 +160,9 @@ DistributionSummary StreamingDistribution::summarise(int histogramBins, int kdeP
   }
   s.histogramCounts.assign(static_cast<std::size_t>(histogramBins), 0);
   for (std::size_t b = 0; b < m_counts.size(); ++b) {
-    const auto coarse = std::min(
-        static_cast<std::size_t>((static_cast<double>(b) + 0.5) * histogramBins / fine),
-        static_cast<std::size_t>(histogramBins) - 1);
+    const auto coarse =
+        std::min(static_cast<std::size_t>((static_cast<double>(b) + 0.5) * histogramBins / fine),
+                 static_cast<std::size_t>(histogramBins) - 1);
     s.histogramCounts[coarse] += m_counts[b];
   }
   if (m_count == 0) return s;

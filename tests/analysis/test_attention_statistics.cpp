@@ -30,9 +30,7 @@ struct Sequence {
     roles.separator.assign(std::size_t(T), 0);
     roles.period.assign(std::size_t(T), 0);
   }
-  float& at(int l, int h, int i, int j) {
-    return data[((std::size_t(l) * H + h) * T + i) * T + j];
-  }
+  float& at(int l, int h, int i, int j) { return data[((std::size_t(l) * H + h) * T + i) * T + j]; }
   float at(int l, int h, int i, int j) const {
     return data[((std::size_t(l) * H + h) * T + i) * T + j];
   }
@@ -136,7 +134,9 @@ void compareSummaries(const DistributionSummary& a, const DistributionSummary& b
   QCOMPARE(a.kdeDensity, b.kdeDensity);
 }
 
-bool sameOrBothNan(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+bool sameOrBothNan(double a, double b) {
+  return (std::isnan(a) && std::isnan(b)) || a == b;
+}
 
 void compareResults(const AttentionStatisticsResult& a, const AttentionStatisticsResult& b) {
   QCOMPARE(a.sequences, b.sequences);
@@ -250,7 +250,7 @@ class TestAttentionStatistics : public QObject {
       const auto r = stats.result();
       const double bit = base == LogBase::Bits ? 1.0 : kLn2;
       for (int h = 0; h < 2; ++h) {
-        QVERIFY(r.adjacentJsd[std::size_t(h)].max < 1e-6);  // layers 1 vs 0
+        QVERIFY(r.adjacentJsd[std::size_t(h)].max < 1e-6);         // layers 1 vs 0
         const auto& disjoint = r.adjacentJsd[std::size_t(2 + h)];  // layers 2 vs 1
         QVERIFY2(std::abs(disjoint.min - bit) < 1e-6, qPrintable(QString::number(disjoint.min)));
         QVERIFY(std::abs(disjoint.max - bit) < 1e-6);
@@ -377,17 +377,21 @@ class TestAttentionStatistics : public QObject {
     stats.addSequence(s.data.data(), 4, s.roles);
     const auto r = stats.result();
     const double eps = 1e-12;
-    auto tvd = [&](int head, int pattern) { return r.guidanceDistance[std::size_t(head * 5 + pattern)]; };
-    auto mse = [&](int head, int pattern) { return r.guidanceMse[std::size_t(head * 5 + pattern)]; };
+    auto tvd = [&](int head, int pattern) {
+      return r.guidanceDistance[std::size_t(head * 5 + pattern)];
+    };
+    auto mse = [&](int head, int pattern) {
+      return r.guidanceMse[std::size_t(head * 5 + pattern)];
+    };
     enum { Next, Prev, First, Separator, Period };
 
     const HeadSummary& prev = r.headSummaries[0];
-    QVERIFY(std::abs(prev.previous - 1.0) < eps);   // rows 1..3
-    QVERIFY(std::abs(prev.next - 0.0) < eps);       // rows 0..2
-    QVERIFY(std::abs(prev.first - 0.5) < eps);      // rows 0 and 1 look at 0
-    QVERIFY(std::abs(prev.self - 0.25) < eps);      // row 0
+    QVERIFY(std::abs(prev.previous - 1.0) < eps);  // rows 1..3
+    QVERIFY(std::abs(prev.next - 0.0) < eps);      // rows 0..2
+    QVERIFY(std::abs(prev.first - 0.5) < eps);     // rows 0 and 1 look at 0
+    QVERIFY(std::abs(prev.self - 0.25) < eps);     // row 0
     QVERIFY(std::abs(prev.separator - 0.0) < eps);
-    QVERIFY(std::abs(prev.period - 0.25) < eps);    // row 3 looks at 2
+    QVERIFY(std::abs(prev.period - 0.25) < eps);  // row 3 looks at 2
     QVERIFY(std::abs(tvd(0, Prev) - 0.0) < eps);
     QVERIFY(std::abs(tvd(0, Next) - 1.0) < eps);
     QVERIFY(std::abs(tvd(0, First) - 0.5) < eps);
@@ -437,7 +441,7 @@ class TestAttentionStatistics : public QObject {
     std::mt19937 rng(2);
     auto s = randomSequence(rng, 2, 2, 6, 6);
     for (int j = 0; j < 6; ++j) s.at(1, 0, 2, j) = 0.0f;  // row 2 of layer 1, head 0
-    s.at(0, 1, 4, 0) = NAN;                                 // not finite: skipped too
+    s.at(0, 1, 4, 0) = NAN;                               // not finite: skipped too
     s.at(1, 1, 5, 6 - 1) = 0.0f;
     AttentionStatistics stats(2, 2, 6, options(LogBase::Bits, false, 1));
     stats.addSequence(s.data.data(), 6, s.roles);
@@ -591,7 +595,8 @@ class TestAttentionStatistics : public QObject {
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, stats.addSequence(data.data(), 8, tooLong));
     SequenceRoles beyondStride;
     beyondStride.length = 4;
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, stats.addSequence(data.data(), 3, beyondStride));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                             stats.addSequence(data.data(), 3, beyondStride));
     SequenceRoles shortFlags;
     shortFlags.length = 4;
     shortFlags.separator = {0, 1};
@@ -599,8 +604,7 @@ class TestAttentionStatistics : public QObject {
     SequenceRoles ok;
     ok.length = 4;
     std::vector<SequenceRoles> one(1, ok);
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                             stats.addBatch(data.data(), 2, 4, one, false));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, stats.addBatch(data.data(), 2, 4, one, false));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, stats.addSequence(nullptr, 4, ok));
     QCOMPARE(stats.sequences(), std::int64_t(0));  // nothing was half-added
     stats.addSequence(data.data(), 4, ok);

@@ -79,7 +79,8 @@ void writeNpy(const std::string& path, const char* dtype, const std::vector<std:
 }
 
 template <class T>
-std::vector<T> readNpy(const std::string& path, const char* dtype, std::vector<std::int64_t>& shape) {
+std::vector<T> readNpy(const std::string& path, const char* dtype,
+                       std::vector<std::int64_t>& shape) {
   std::ifstream in(path, std::ios::binary);
   char magic[10];
   if (!in.read(magic, 10) || std::memcmp(magic, "\x93NUMPY\x01\x00", 8) != 0) {
@@ -134,8 +135,8 @@ void writePool(const std::string& dir, const Shape& s) {
         const double keep = 0.97 * std::abs(std::sin(0.7 * (l + 1) + 1.3 * h));  // share kept
         const double fresh = std::sqrt(1.0 - keep * keep);
         const int bias = (h + l) % 4;  // 0: none, 1: previous token, 2: first token, 3: none
-        float* block = pool.data() +
-                       ((static_cast<std::size_t>(k) * s.layers + l) * s.heads + h) * square;
+        float* block =
+            pool.data() + ((static_cast<std::size_t>(k) * s.layers + l) * s.heads + h) * square;
         for (int i = 0; i < s.T; ++i) {
           double* row = x.data() + static_cast<std::size_t>(i) * s.T;
           double max = -1e300;
@@ -156,14 +157,15 @@ void writePool(const std::string& dir, const Shape& s) {
       }
     }
   }
-  writeNpy(dir + "/attention_pool.npy", "<f4",
-           {s.pool, s.layers, s.heads, s.T, s.T}, pool.data(), pool.size() * sizeof(float));
+  writeNpy(dir + "/attention_pool.npy", "<f4", {s.pool, s.layers, s.heads, s.T, s.T}, pool.data(),
+           pool.size() * sizeof(float));
   writeNpy(dir + "/lengths.npy", "<i4", {s.pool}, lengths.data(),
            lengths.size() * sizeof(std::int32_t));
-  std::printf("wrote %s/attention_pool.npy: %d sequences x %d layers x %d heads x %d x %d float32 "
-              "(%.0f MiB), lengths %d or %d\n",
-              dir.c_str(), s.pool, s.layers, s.heads, s.T, s.T,
-              pool.size() * sizeof(float) / 1048576.0, s.T, s.paddedLength);
+  std::printf(
+      "wrote %s/attention_pool.npy: %d sequences x %d layers x %d heads x %d x %d float32 "
+      "(%.0f MiB), lengths %d or %d\n",
+      dir.c_str(), s.pool, s.layers, s.heads, s.T, s.T, pool.size() * sizeof(float) / 1048576.0,
+      s.T, s.paddedLength);
 }
 
 // Roles the benchmark uses: a separator at the last real token, a period every 16 tokens.
@@ -247,14 +249,16 @@ int main(int argc, char** argv) {
     const double resultSeconds = std::chrono::duration<double>(end - streamed).count();
     const double seconds = streamSeconds + resultSeconds;
 
-    std::printf("config: %d layers x %d heads, T=%d, pool of %d sequences cycled, %s JSD, "
-                "pairwise %s, threads=%d\n",
-                L, H, T, K, options.jsdBase == LogBase::Bits ? "bits" : "nats",
-                options.pairwiseSequences > 0 ? "on" : "off", stats.threads());
-    std::printf("sequences=%lld rows=%lld seconds=%.3f stream_seconds=%.3f result_seconds=%.3f "
-                "sequences_per_second=%.1f\n",
-                static_cast<long long>(result.sequences), static_cast<long long>(result.rows),
-                seconds, streamSeconds, resultSeconds, result.sequences / seconds);
+    std::printf(
+        "config: %d layers x %d heads, T=%d, pool of %d sequences cycled, %s JSD, "
+        "pairwise %s, threads=%d\n",
+        L, H, T, K, options.jsdBase == LogBase::Bits ? "bits" : "nats",
+        options.pairwiseSequences > 0 ? "on" : "off", stats.threads());
+    std::printf(
+        "sequences=%lld rows=%lld seconds=%.3f stream_seconds=%.3f result_seconds=%.3f "
+        "sequences_per_second=%.1f\n",
+        static_cast<long long>(result.sequences), static_cast<long long>(result.rows), seconds,
+        streamSeconds, resultSeconds, result.sequences / seconds);
     std::printf("peak_mb=%.1f pool_mb=%.1f accumulator_mb=%.2f\n", peakRssMb(),
                 pool.size() * sizeof(float) / 1048576.0, stats.memoryBytes() / 1048576.0);
     std::printf("resolution_entropy=%.9g resolution_jsd=%.9g\n", result.entropy[0].resolution,
