@@ -35,12 +35,14 @@
 namespace attnlab::analysis {
 
 ColourClass entropyColour(double medianNats) {
+  if (std::isnan(medianNats)) return ColourClass::None;
   if (medianNats > 4.5) return ColourClass::Red;
   if (medianNats >= 1.5) return ColourClass::Yellow;
   return ColourClass::Blue;
 }
 
 ColourClass jsdColour(double medianBits) {
+  if (std::isnan(medianBits)) return ColourClass::None;
   if (medianBits < 0.25) return ColourClass::Blue;
   if (medianBits <= 0.75) return ColourClass::Yellow;
   return ColourClass::Red;
@@ -54,6 +56,8 @@ const char* colourName(ColourClass colour) {
       return "yellow";
     case ColourClass::Red:
       return "red";
+    case ColourClass::None:
+      return "none";
   }
   return "?";
 }
@@ -640,10 +644,12 @@ AttentionStatisticsResult AttentionStatistics::result() const {
     std::vector<int>& order = r.headOrder[static_cast<std::size_t>(l)];
     order.resize(static_cast<std::size_t>(H));
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
-      return r.entropy[static_cast<std::size_t>(l * H + x)].median <
-             r.entropy[static_cast<std::size_t>(l * H + y)].median;
-    });
+    // Empty heads (NaN median) go last; NaN would break the sort's ordering.
+    const auto key = [&](int head) {
+      const double m = r.entropy[static_cast<std::size_t>(l * H + head)].median;
+      return std::isnan(m) ? std::numeric_limits<double>::infinity() : m;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return key(x) < key(y); });
   }
   const double toBits = m_options.jsdBase == LogBase::Bits ? 1.0 : 1.0 / kLn2;
   r.adjacentJsd.reserve(m_adjacentJsd.size());

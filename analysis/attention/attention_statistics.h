@@ -13,14 +13,15 @@ namespace attnlab::analysis {
 
 /// RealFormer's violin colours (seed-facts section 6), so that our figures can be read
 /// against theirs.
-enum class ColourClass { Blue, Yellow, Red };
+/// None: the distribution is empty (no row was usable), so it has no median to classify.
+enum class ColourClass { Blue, Yellow, Red, None };
 /// Entropy violins: red when the median is above 4.5 nats, yellow from 1.5 to 4.5
 /// (inclusive), blue below 1.5.
 ColourClass entropyColour(double medianNats);
 /// JSD violins: blue when the median is below 0.25 bits, yellow from 0.25 to 0.75
 /// (inclusive), red above 0.75. Pass bits: convert a median in nats first (divide by ln 2).
 ColourClass jsdColour(double medianBits);
-/// "blue", "yellow" or "red": the names reports and plots use.
+/// "blue", "yellow", "red" or "none": the names reports and plots use.
 const char* colourName(ColourClass colour);
 
 /// Per position of one sequence: what the head summaries and guidance patterns need.

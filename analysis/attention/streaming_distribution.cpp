@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <stdexcept>
 #include <string>
@@ -165,7 +166,12 @@ DistributionSummary StreamingDistribution::summarise(int histogramBins, int kdeP
                  static_cast<std::size_t>(histogramBins) - 1);
     s.histogramCounts[coarse] += m_counts[b];
   }
-  if (m_count == 0) return s;
+  if (m_count == 0) {
+    // Nothing to summarise: NaN (JSON null) rather than zeros that read as a real, peaked head.
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    s.mean = s.min = s.max = s.q1 = s.median = s.q3 = nan;
+    return s;
+  }
 
   const double n = static_cast<double>(m_count);
   s.mean = mean();

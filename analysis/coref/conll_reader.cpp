@@ -267,12 +267,18 @@ class ConllParser {
         continue;
       }
       const Sentence& s = *entry.sentence;
-      const int n = static_cast<int>(s.words.size());
+      const int words = static_cast<int>(s.words.size());
+      int n = words;
+      if (m_options.wordLength) {
+        n = 0;
+        for (const auto& w : s.words) n += std::max(1, m_options.wordLength(w));
+      }
       if (m_options.maxWords > 0 && n > m_options.maxWords) {
         flush(window, windowWords);
-        skip(s.firstLine, "sentence of " + std::to_string(n) +
-                              " words is longer than the model's maximum of " +
-                              std::to_string(m_options.maxWords));
+        skip(s.firstLine,
+             "sentence of " + std::to_string(words) + " words" +
+                 (m_options.wordLength ? " (" + std::to_string(n) + " pieces)" : std::string()) +
+                 " is longer than the model's maximum of " + std::to_string(m_options.maxWords));
         continue;
       }
       if (m_options.maxWords > 0 && windowWords + n > m_options.maxWords)

@@ -2,6 +2,7 @@
 
 #include "analysis/coref/coref_example.h"
 
+#include <functional>
 #include <istream>
 #include <span>
 #include <string>
@@ -10,9 +11,12 @@ namespace attnlab::analysis::coref {
 
 /// How CoNLL-2012 text becomes model inputs.
 struct ConllOptions {
-  /// Most words per example (the model's maximum, less what the caller reserves for pieces);
-  /// 0 = no limit, one example per document part.
+  /// Most length units per example (the model's positions less <s> and </s>); 0 = no limit,
+  /// one example per document part.
   int maxWords = 0;
+  /// The length of one word in the model's units, so windows fit the model: the caller's
+  /// tokenizer gives the number of pieces. Empty: one unit per word.
+  std::function<int(const std::string& word)> wordLength;
   /// Fewest whitespace-separated columns a word line may have: the 11 fixed columns of
   /// CoNLL-2012 plus the coreference column (predicate-argument columns may be absent).
   int minColumns = 12;
@@ -27,19 +31,20 @@ struct ConllOptions {
 /// Reads a CoNLL-2012 *_conll file into examples for the antecedent probe.
 ///
 /// An example is a window of consecutive sentences of one document part, packed greedily up
-/// to `maxWords` words; a window never splits a sentence and never spans a sentence that was
-/// skipped (so its text is always contiguous). Mentions are the coreference column's spans,
-/// with cluster = the file's cluster id and head word = conllHeadWord(); an item is made for
-/// each mention whose cluster has an earlier mention in the same window (earlier in textual
-/// order: begin ascending, outer span first), with correct words = the head words of all those
-/// earlier mentions (less the anaphor's own head word, which can never be an answer).
+/// to `maxWords` units (words, or pieces with `wordLength`); a window never splits a sentence and
+/// never spans a sentence that was skipped (so its text is always contiguous). Mentions are the
+/// coreference column's spans, with cluster = the file's cluster id and head word =
+/// conllHeadWord(); an item is made for each mention whose cluster has an earlier mention in the
+/// same window (earlier in textual order: begin ascending, outer span first), with correct words =
+/// the head words of all those earlier mentions (less the anaphor's own head word, which can never
+/// be an answer).
 ///
 /// Bad data is skipped and reported in `skipped` with "path:line", one entry per skipped unit:
 ///  - a sentence with a line of too few columns, a non-integer or out-of-sequence word
 ///    number, an unparsable coreference column, a cluster closed that was never opened
 ///    (reported at that line) or a mention still open at the end of the sentence (reported
 ///    at the line that opened it): the whole sentence is skipped;
-///  - a sentence longer than maxWords: skipped (at its first line);
+///  - a sentence longer than maxWords units: skipped (at its first line);
 ///  - word lines outside any document part: skipped (at the first of them);
 ///  - a part without "#end document" before the next "#begin document" or the end of the
 ///    file: the whole part is skipped (at its "#begin document" line);

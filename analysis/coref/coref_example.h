@@ -1,5 +1,7 @@
 #pragma once
 
+#include "analysis/attention/skipped_data.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,12 +38,8 @@ struct CorefExample {
   std::vector<ProbeItem> items;    ///< the decisions this example contributes
 };
 
-/// Input that was left out, so a report can say how much of the data was used and why not
-/// the rest.
-struct SkippedData {
-  std::string where;   ///< "file:line"
-  std::string reason;  ///< what was wrong
-};
+/// Shared with the other analyses (analysis/attention/skipped_data.h).
+using analysis::SkippedData;
 
 /// A named set of examples plus what was skipped while building it.
 struct CorefDataset {

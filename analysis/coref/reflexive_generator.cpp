@@ -1,5 +1,6 @@
 #include "analysis/coref/reflexive_generator.h"
 
+#include "core/data/hashing.h"
 #include "core/errors/error.h"
 
 #include <algorithm>
@@ -9,30 +10,9 @@ namespace attnlab::analysis::coref {
 
 namespace {
 
-/// splitmix64 (Steele, Lea & Flood 2014): tiny, fast and fully specified, so the data are the
-/// same everywhere.
-class SplitMix64 {
- public:
-  explicit SplitMix64(std::uint64_t seed) : m_state(seed) {}
-
-  std::uint64_t next() {
-    std::uint64_t z = (m_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-
-  /// Uniform integer in [0, n) by rejection, so that no value is favoured.
-  std::uint64_t below(std::uint64_t n) {
-    const std::uint64_t limit = ~std::uint64_t{0} - (~std::uint64_t{0} % n);
-    std::uint64_t x = next();
-    while (x >= limit) x = next();
-    return x % n;
-  }
-
- private:
-  std::uint64_t m_state;
-};
+// The project's splitmix64 (core/data/hashing.h, header-only): fully specified, so the
+// data are the same everywhere.
+using core::SplitMix64;
 
 ReflexiveGrammar buildGrammar() {
   ReflexiveGrammar g;

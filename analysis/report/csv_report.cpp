@@ -1,8 +1,8 @@
 #include "analysis/report/csv_report.h"
 
 #include "analysis/report/report_units.h"
-#include "analysis/runs/attention_analysis.h"
-#include "analysis/runs/coref_probe_run.h"
+#include "analysis/runs/analysis_report.h"
+#include "analysis/runs/coref_probe_report.h"
 
 #include <cstdio>
 #include <sstream>
@@ -11,7 +11,7 @@ namespace attnlab::analysis {
 
 namespace {
 
-/// Shortest decimal that reads back to the same double, so tables lose nothing.
+/// Nine significant digits: every value computed in float reads back exactly.
 std::string num(double v) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.9g", v);
@@ -150,15 +150,18 @@ std::map<std::string, std::string> analysisCsvTables(const AnalysisReport& r) {
   if (!r.overTraining.empty()) {
     std::ostringstream training;
     training << "source,step,sequences,layer,head,median_entropy_nats,median_jsd_to_layer_below_"
-             << jsdUnit << '\n';
+             << jsdUnit << ",to_first,to_separator,to_previous,to_next,to_self\n";
     for (const auto& p : r.overTraining) {
       for (int l = 0; l < s.layers; ++l) {
         for (int h = 0; h < s.heads; ++h) {
           training << p.source << ',' << p.step << ',' << p.sequences << ',' << l << ',' << h << ','
                    << num(p.medianEntropy[static_cast<std::size_t>(l * s.heads + h)]) << ',';
-          if (l > 0)
+          if (l > 0) {
             training << num(p.medianAdjacentJsd[static_cast<std::size_t>((l - 1) * s.heads + h)]);
-          training << '\n';
+          }
+          const auto& m = p.headSummaries[static_cast<std::size_t>(l * s.heads + h)];
+          training << ',' << num(m.first) << ',' << num(m.separator) << ',' << num(m.previous)
+                   << ',' << num(m.next) << ',' << num(m.self) << '\n';
         }
       }
     }
@@ -189,10 +192,13 @@ std::map<std::string, std::string> corefCsvTables(const CorefProbeReport& r) {
     baselines << field(b.name) << ',' << b.correct << ',' << b.items << ',' << num(b.accuracy)
               << ',' << field(b.description) << '\n';
   }
-  baselines << "best_head_L" << p.bestLayer << "H" << p.bestHead << ",," << p.items << ','
-            << num(p.bestAccuracy) << ",the best attention head\n";
-  baselines << "mean_over_heads,," << p.items << ',' << num(p.meanAccuracy)
-            << ",mean accuracy of all heads\n";
+  if (p.bestLayer >= 0) {
+    baselines << "best_head_L" << p.bestLayer << "H" << p.bestHead << ','
+              << p.correct[static_cast<std::size_t>(p.bestLayer * p.heads + p.bestHead)] << ','
+              << p.items << ',' << num(p.bestAccuracy) << ",the best attention head\n";
+    baselines << "mean_over_heads,," << p.items << ',' << num(p.meanAccuracy)
+              << ",mean accuracy of all heads\n";
+  }
   tables["coref_baselines.csv"] = baselines.str();
 
   if (!r.skipped.empty()) {

@@ -1,8 +1,8 @@
 #include "analysis/report/json_report.h"
 
 #include "analysis/report/report_units.h"
-#include "analysis/runs/attention_analysis.h"
-#include "analysis/runs/coref_probe_run.h"
+#include "analysis/runs/analysis_report.h"
+#include "analysis/runs/coref_probe_report.h"
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +23,11 @@ json distributionJson(const DistributionSummary& d) {
               {"resolution", d.resolution},
               {"histogram", {{"edges", d.histogramEdges}, {"counts", d.histogramCounts}}},
               {"kde", {{"x", d.kdeX}, {"density", d.kdeDensity}, {"bandwidth", d.kdeBandwidth}}}};
+}
+
+json headSummaryJson(const HeadSummary& sum) {
+  return json{{"first", sum.first},       {"separator", sum.separator}, {"period", sum.period},
+              {"previous", sum.previous}, {"next", sum.next},           {"self", sum.self}};
 }
 
 json runJson(const std::string& runDir, const std::string& runName, const std::string& checkpoint,
@@ -72,11 +77,15 @@ std::string analysisJson(const AnalysisReport& r) {
   }
   json training = json::array();
   for (const auto& p : r.overTraining) {
+    json summaries = json::array();
+    for (const auto& sum : p.headSummaries) summaries.push_back(headSummaryJson(sum));
     training.push_back({{"source", p.source},
                         {"step", p.step},
                         {"sequences", p.sequences},
                         {"median_entropy", p.medianEntropy},
-                        {"median_jsd_to_layer_below", p.medianAdjacentJsd}});
+                        {"median_jsd_to_layer_below", p.medianAdjacentJsd},
+                        {"attention_to", summaries},
+                        {"guidance_total_variation", p.guidanceDistance}});
   }
   json skipped = json::array();
   for (const auto& k : r.skipped) skipped.push_back({{"where", k.where}, {"reason", k.reason}});
@@ -92,6 +101,9 @@ std::string analysisJson(const AnalysisReport& r) {
         {"sequences", r.evaluationSequences},
         {"max_length", r.maxLength},
         {"real_query_rows_per_head", s.rows},
+        {"skipped_rows",
+         {{"count", s.skippedRows},
+          {"meaning", "(head, row) pairs left out because the row had no attention on real keys"}}},
         {"skipped", skipped}}},
       {"units",
        {{"entropy", "nats"},
@@ -132,32 +144,34 @@ std::string corefJson(const CorefProbeReport& r) {
   }
   json skipped = json::array();
   for (const auto& k : r.skipped) skipped.push_back({{"where", k.where}, {"reason", k.reason}});
-  json doc{
-      {"format", "attnlab-coref-probe"},
-      {"format_version", 1},
-      {"run", runJson(r.runDir, r.runName, r.checkpoint, r.step)},
-      {"dataset",
-       {{"name", r.dataset},
-        {"description", r.datasetDescription},
-        {"examples", r.examples},
-        {"items", p.items},
-        {"skipped_count", r.skipped.size()},
-        {"skipped", skipped}}},
-      {"scoring",
-       {{"rule",
-         "a head is right when the mention's head word attends most to a head word of one "
-         "of its antecedents (word-level attention: sum over pieces as keys, mean over "
-         "pieces as queries)"},
-        {"argmax_over", r.scope}}},
-      {"units", {{"accuracy", "fraction of items, 0..1"}}},
-      {"layers", p.layers},
-      {"heads", p.heads},
-      {"accuracy", {{"index", "layer * heads + head"}, {"values", p.accuracy}}},
-      {"correct", p.correct},
-      {"best_head", {{"layer", p.bestLayer}, {"head", p.bestHead}, {"accuracy", p.bestAccuracy}}},
-      {"mean_over_heads", p.meanAccuracy},
-      {"baselines", baselines},
-      {"seconds", r.seconds}};
+  json doc{{"format", "attnlab-coref-probe"},
+           {"format_version", 1},
+           {"run", runJson(r.runDir, r.runName, r.checkpoint, r.step)},
+           {"dataset",
+            {{"name", r.dataset},
+             {"description", r.datasetDescription},
+             {"examples", r.examples},
+             {"items", p.items},
+             {"skipped_count", r.skipped.size()},
+             {"skipped", skipped}}},
+           {"scoring",
+            {{"rule",
+              "a head is right when the mention's head word attends most to a head word of one "
+              "of its antecedents (word-level attention: sum over pieces as keys, mean over "
+              "pieces as queries)"},
+             {"argmax_over", r.scope}}},
+           {"units", {{"accuracy", "fraction of items, 0..1"}}},
+           {"layers", p.layers},
+           {"heads", p.heads},
+           {"accuracy", {{"index", "layer * heads + head"}, {"values", p.accuracy}}},
+           {"correct", p.correct},
+           {"best_head",
+            p.bestLayer < 0
+                ? json(nullptr)
+                : json{{"layer", p.bestLayer}, {"head", p.bestHead}, {"accuracy", p.bestAccuracy}}},
+           {"mean_over_heads", p.meanAccuracy},
+           {"baselines", baselines},
+           {"seconds", r.seconds}};
   return doc.dump(1) + "\n";
 }
 

@@ -1,8 +1,8 @@
 #include "analysis/report/markdown_report.h"
 
 #include "analysis/report/report_units.h"
-#include "analysis/runs/attention_analysis.h"
-#include "analysis/runs/coref_probe_run.h"
+#include "analysis/runs/analysis_report.h"
+#include "analysis/runs/coref_probe_report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -25,13 +25,12 @@ std::string percent(double fraction) {
 }
 
 /// Lists of skipped data stay readable: the first few, then a count.
-void skippedSection(std::ostringstream& out,
-                    const std::vector<std::pair<std::string, std::string>>& skipped) {
+void skippedSection(std::ostringstream& out, const std::vector<SkippedData>& skipped) {
   if (skipped.empty()) return;
   out << "\n## Skipped data (" << skipped.size() << ")\n\n";
   constexpr std::size_t kShown = 20;
   for (std::size_t i = 0; i < std::min(kShown, skipped.size()); ++i) {
-    out << "- `" << skipped[i].first << "`: " << skipped[i].second << "\n";
+    out << "- `" << skipped[i].where << "`: " << skipped[i].reason << "\n";
   }
   if (skipped.size() > kShown) {
     out << "- ... and " << skipped.size() - kShown << " more (all listed in the JSON report)\n";
@@ -50,8 +49,11 @@ std::string analysisMarkdown(const AnalysisReport& r) {
       << "| checkpoint | `" << r.checkpoint << "` (step " << r.step << ") |\n"
       << "| model | " << s.layers << " layers x " << s.heads << " heads |\n"
       << "| evaluation data | " << r.evaluationDescription << " |\n"
-      << "| sequences | " << r.evaluationSequences << " (" << s.rows
-      << " real query rows per head) |\n"
+      << "| sequences | " << r.evaluationSequences << " (" << s.rows << " real query rows per head"
+      << (s.skippedRows > 0 ? "; " + std::to_string(s.skippedRows) +
+                                  " (head, row) pairs left out: no attention on real keys"
+                            : std::string())
+      << ") |\n"
       << "| units | entropy in nats (uniform over n keys = ln n); JSD in " << jsdUnit
       << (s.clarkSmoothing ? ", rows smoothed as Clark et al." : "") << " |\n"
       << "| took | " << fixed(r.seconds, 1) << " s |\n\n";
@@ -96,17 +98,26 @@ std::string analysisMarkdown(const AnalysisReport& r) {
       {"period", &HeadSummary::period},     {"previous token", &HeadSummary::previous},
       {"next token", &HeadSummary::next},   {"itself", &HeadSummary::self}};
   for (const auto& [name, member] : kinds) {
-    std::size_t best = 0;
+    // NaN: a head with no usable row; it neither wins nor enters the mean.
+    std::optional<std::size_t> best;
     double mean = 0;
+    std::size_t defined = 0;
     for (std::size_t i = 0; i < s.headSummaries.size(); ++i) {
-      mean += s.headSummaries[i].*member;
-      if (s.headSummaries[i].*member > s.headSummaries[best].*member) best = i;
+      const double v = s.headSummaries[i].*member;
+      if (std::isnan(v)) continue;
+      mean += v;
+      ++defined;
+      if (!best || v > s.headSummaries[*best].*member) best = i;
     }
-    mean /= std::max<std::size_t>(1, s.headSummaries.size());
-    out << "| " << name << " | L" << best / static_cast<std::size_t>(s.heads) << "H"
-        << best % static_cast<std::size_t>(s.heads) << " | "
-        << fixed(s.headSummaries.empty() ? 0.0 : s.headSummaries[best].*member) << " | "
-        << fixed(mean) << " |\n";
+    out << "| " << name << " | ";
+    if (!best) {
+      out << "none | | |\n";
+      continue;
+    }
+    out << "L" << *best / static_cast<std::size_t>(s.heads) << "H"
+        << *best % static_cast<std::size_t>(s.heads) << " | "
+        << fixed(s.headSummaries[*best].*member) << " | " << fixed(mean / double(defined))
+        << " |\n";
   }
 
   out << "\n## Guidance conformity\n\n"
@@ -176,9 +187,7 @@ std::string analysisMarkdown(const AnalysisReport& r) {
     }
   }
 
-  std::vector<std::pair<std::string, std::string>> skipped;
-  for (const auto& k : r.skipped) skipped.emplace_back(k.where, k.reason);
-  skippedSection(out, skipped);
+  skippedSection(out, r.skipped);
   out << "\nTables: `entropy_heads.csv`, `jsd_adjacent_layers.csv`, `head_summaries.csv`, "
          "`guidance_conformity.csv`"
       << (s.pairwiseSequencesUsed > 0 ? ", `jsd_pairwise_heads.csv` (mean JSD of every pair of "
@@ -204,14 +213,15 @@ std::string corefMarkdown(const CorefProbeReport& r) {
       << "| argmax over | " << r.scope << " |\n"
       << "| units | accuracy, percent of scored mentions |\n\n";
 
-  out << "## Heads against the baselines\n\n| predictor | accuracy | correct |\n|---|---|---|\n"
-      << "| best head L" << p.bestLayer << "H" << p.bestHead << " | " << percent(p.bestAccuracy)
-      << " | "
-      << (p.correct.empty()
-              ? 0
-              : p.correct[static_cast<std::size_t>(p.bestLayer * p.heads + p.bestHead)])
-      << " |\n"
-      << "| mean over heads | " << percent(p.meanAccuracy) << " | |\n";
+  out << "## Heads against the baselines\n\n| predictor | accuracy | correct |\n|---|---|---|\n";
+  if (p.bestLayer >= 0) {
+    out << "| best head L" << p.bestLayer << "H" << p.bestHead << " | " << percent(p.bestAccuracy)
+        << " | " << p.correct[static_cast<std::size_t>(p.bestLayer * p.heads + p.bestHead)]
+        << " |\n"
+        << "| mean over heads | " << percent(p.meanAccuracy) << " | |\n";
+  } else {
+    out << "| heads | nothing scored | |\n";
+  }
   for (const auto& b : p.baselines) {
     out << "| " << b.name << ": " << b.description << " | " << percent(b.accuracy) << " | "
         << b.correct << " |\n";
@@ -229,9 +239,7 @@ std::string corefMarkdown(const CorefProbeReport& r) {
     }
     out << "\n";
   }
-  std::vector<std::pair<std::string, std::string>> skipped;
-  for (const auto& k : r.skipped) skipped.emplace_back(k.where, k.reason);
-  skippedSection(out, skipped);
+  skippedSection(out, r.skipped);
   out << "\nTables: `coref_accuracy.csv` (layers x heads), `coref_baselines.csv`; everything in "
          "`coref.json`.\n";
   return out.str();

@@ -7,6 +7,7 @@
 #include "core/errors/error.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <system_error>
 
@@ -14,17 +15,48 @@ namespace attnlab::analysis {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::vector<fs::path> writeAll(const fs::path& outDir,
-                               const std::map<std::string, std::string>& files) {
+void prepareReportFolder(const fs::path& outDir) {
   std::error_code ec;
   fs::create_directories(outDir, ec);
   if (ec) throw DataError(outDir.string(), "cannot create the report folder: " + ec.message());
+  // Written and removed at once: a folder that takes no file fails now, not after the work.
+  const fs::path probe = core::temporaryPathFor(outDir / ".attnlab-write-check");
+  core::writeFileAtomically(probe, "");
+  fs::remove(probe, ec);
+}
+
+namespace {
+
+/// Whether a file name is one a report of this kind writes (some only sometimes).
+using Owned = bool (*)(const std::string& name);
+
+bool ownedByAnalysis(const std::string& name) {
+  static const std::set<std::string> fixed = {"analysis.json",           "analysis.md",
+                                              "entropy_heads.csv",       "jsd_adjacent_layers.csv",
+                                              "jsd_pairwise_heads.csv",  "head_summaries.csv",
+                                              "guidance_conformity.csv", "over_training.csv"};
+  return fixed.count(name) > 0 || (name.starts_with("series_") && name.ends_with(".csv"));
+}
+
+bool ownedByCoref(const std::string& name) {
+  return name.starts_with("coref") &&
+         (name.ends_with(".csv") || name.ends_with(".json") || name.ends_with(".md"));
+}
+
+std::vector<fs::path> writeAll(const fs::path& outDir,
+                               const std::map<std::string, std::string>& files, Owned owned) {
+  prepareReportFolder(outDir);
   std::vector<fs::path> written;
   for (const auto& [name, content] : files) {
     core::writeFileAtomically(outDir / name, content);
     written.push_back(outDir / name);
+  }
+  // A table an earlier report wrote and this one does not (no pairwise matrix, another
+  // run's series) would contradict the new JSON: remove it. Other files are left alone.
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(outDir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (owned(name) && files.count(name) == 0) fs::remove(entry.path(), ec);
   }
   return written;
 }
@@ -35,14 +67,14 @@ std::vector<fs::path> writeAnalysisReport(const AnalysisReport& report, const fs
   auto files = analysisCsvTables(report);
   files["analysis.json"] = analysisJson(report);
   files["analysis.md"] = analysisMarkdown(report);
-  return writeAll(outDir, files);
+  return writeAll(outDir, files, ownedByAnalysis);
 }
 
 std::vector<fs::path> writeCorefReport(const CorefProbeReport& report, const fs::path& outDir) {
   auto files = corefCsvTables(report);
   files["coref.json"] = corefJson(report);
   files["coref.md"] = corefMarkdown(report);
-  return writeAll(outDir, files);
+  return writeAll(outDir, files, ownedByCoref);
 }
 
 }  // namespace attnlab::analysis

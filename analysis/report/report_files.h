@@ -8,9 +8,15 @@ namespace attnlab::analysis {
 struct AnalysisReport;
 struct CorefProbeReport;
 
+/// Creates `outDir` and checks that a file can be written there, so a bad --out fails before
+/// a long analysis rather than after it. Throws DataError naming the folder.
+void prepareReportFolder(const std::filesystem::path& outDir);
+
 /// Writes analysis.json, analysis.md and the CSV tables into `outDir` (created when
 /// missing), each file atomically, so an interrupted write never leaves a half report under
-/// its name. Returns the files written. Throws DataError naming the file that failed.
+/// its name; report files an earlier run left there that this report does not write (a
+/// pairwise matrix, another run's series) are removed. Returns the files written. Throws
+/// DataError naming the file that failed.
 std::vector<std::filesystem::path> writeAnalysisReport(const AnalysisReport& report,
                                                        const std::filesystem::path& outDir);
 /// coref.json, coref.md and the CSV tables.

@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <stdexcept>
 #include <system_error>
 
 namespace attnlab::analysis {
@@ -24,6 +25,8 @@ TrainingStatisticsPoint pointOf(const std::string& source, std::int64_t step,
   p.sequences = r.sequences;
   for (const auto& d : r.entropy) p.medianEntropy.push_back(d.median);
   for (const auto& d : r.adjacentJsd) p.medianAdjacentJsd.push_back(d.median);
+  p.headSummaries = r.headSummaries;
+  p.guidanceDistance = r.guidanceDistance;
   return p;
 }
 
@@ -78,7 +81,7 @@ std::vector<TrainingStatisticsPoint> snapshotStatistics(const fs::path& log, int
     for (const auto& pieces : tokens) {
       SequenceRoles r;
       for (const auto& piece : pieces) {
-        if (piece == "<pad>") break;
+        if (piece == "<pad>" || r.length == T) break;
         ++r.length;
         r.separator.push_back(piece == "</s>" ? 1 : 0);
         r.period.push_back(piece == "." || piece == "\xE2\x96\x81." ? 1 : 0);
@@ -86,7 +89,12 @@ std::vector<TrainingStatisticsPoint> snapshotStatistics(const fs::path& log, int
       roles.push_back(std::move(r));
     }
     AttentionStatistics stats(layers, heads, T, options);
-    stats.addBatch(snapshot.values.data(), B, T, roles, /*layerMajor=*/true);
+    try {
+      stats.addBatch(snapshot.values.data(), B, T, roles, /*layerMajor=*/true);
+    } catch (const std::invalid_argument& e) {
+      throw RunLogError(log.string(),
+                        "snapshots/probabilities row " + std::to_string(row) + ": " + e.what());
+    }
     points.push_back(pointOf("snapshot", snapshot.steps.front(), stats.result()));
   }
   if (progress && rows > 0)

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "analysis/attention/attention_statistics.h"
+#include "analysis/runs/analysis_report.h"
 #include "analysis/runs/evaluation_set.h"
-#include "analysis/runs/logged_series.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -20,34 +20,6 @@ struct AnalyzeOptions {
   StatisticsOptions statistics;
   bool overSnapshots = true;     ///< statistics of the log's attention snapshots, per step
   bool overCheckpoints = false;  ///< the evaluation set under every checkpoint (slow)
-};
-
-/// Medians per head at one point of training.
-struct TrainingStatisticsPoint {
-  std::string source;  ///< "snapshot" (the log's probe batch) or "checkpoint" (evaluation set)
-  std::int64_t step = 0;
-  std::int64_t sequences = 0;
-  std::vector<double> medianEntropy;      ///< [L*H], nats
-  std::vector<double> medianAdjacentJsd;  ///< [(L-1)*H], in the report's JSD unit
-};
-
-/// Everything `attnlab-cli analyze` reports.
-struct AnalysisReport {
-  std::string runDir;
-  std::string runName;
-  std::string checkpoint;
-  std::int64_t step = 0;
-  std::vector<std::int64_t> availableSteps;
-  std::string evaluationKind;         ///< "validation" or "text"
-  std::string evaluationDescription;  ///< what and how much
-  std::int64_t evaluationSequences = 0;
-  int maxLength = 0;
-  std::string configToml;  ///< the checkpoint's configuration
-  AttentionStatisticsResult statistics;
-  std::vector<LoggedSeries> variantSeries;
-  std::vector<TrainingStatisticsPoint> overTraining;  ///< by source, then step
-  std::vector<SkippedLine> skipped;
-  double seconds = 0;
 };
 
 /// Progress: the phase ("evaluation set", "snapshots", "checkpoint 500"), done and total.

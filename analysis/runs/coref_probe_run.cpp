@@ -9,7 +9,9 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
+#include <unordered_map>
 
 namespace attnlab::analysis {
 
@@ -24,7 +26,22 @@ struct EncodedExample {
   coref::WordLayout layout;
 };
 
-coref::CorefDataset loadDataset(const CorefProbeOptions& options, int maxWords,
+/// Pieces of one word as the probe encodes it (word by word), cached: CoNLL text repeats.
+class WordPieces {
+ public:
+  explicit WordPieces(const core::SentencePieceTokenizer& tokenizer) : m_tokenizer(tokenizer) {}
+  const std::vector<int>& operator()(const std::string& word) {
+    auto it = m_cache.find(word);
+    if (it == m_cache.end()) it = m_cache.emplace(word, m_tokenizer.encode(word)).first;
+    return it->second;
+  }
+
+ private:
+  const core::SentencePieceTokenizer& m_tokenizer;
+  std::unordered_map<std::string, std::vector<int>> m_cache;
+};
+
+coref::CorefDataset loadDataset(const CorefProbeOptions& options, int maxPieces, WordPieces& pieces,
                                 std::string& description) {
   if (options.dataset == "synthetic") {
     coref::ReflexiveOptions r;
@@ -43,10 +60,14 @@ coref::CorefDataset loadDataset(const CorefProbeOptions& options, int maxWords,
     if (path.empty())
       throw DataError("--dataset", "conll: needs a path, e.g. conll:dev.v4_gold_conll");
     coref::ConllOptions c;
-    c.maxWords = maxWords;
+    // Windows are packed by pieces, so whole sentences fit the model.
+    c.maxWords = maxPieces;
+    c.wordLength = [&pieces](const std::string& word) {
+      return std::max<int>(1, static_cast<int>(pieces(word).size()));
+    };
     auto data = coref::readConll2012(path, c);
     description = "CoNLL-2012 file " + path + ", " + std::to_string(data.examples.size()) +
-                  " windows of at most " + std::to_string(maxWords) + " words";
+                  " windows of whole sentences of at most " + std::to_string(maxPieces) + " pieces";
     return data;
   }
   throw DataError("--dataset",
@@ -72,9 +93,10 @@ CorefProbeReport probeCoreference(const CorefProbeOptions& options, const CorefP
   report.dataset = options.dataset;
   report.scope = options.scope == coref::ArgmaxScope::AllWords
                      ? "all words, <s> and </s> included (the official synthetic scorer)"
-                     : "all words but the mention itself, <s> and </s>";
+                     : "all words but the mention's head word, <s> and </s>";
 
-  auto dataset = loadDataset(options, maxLength - 2, report.datasetDescription);
+  WordPieces pieces(tokenizer);
+  auto dataset = loadDataset(options, maxLength - 2, pieces, report.datasetDescription);
   report.skipped = dataset.skipped;
 
   // Encode word by word so every piece belongs to exactly one word.
@@ -87,7 +109,7 @@ CorefProbeReport probeCoreference(const CorefProbeOptions& options, const CorefP
     e.ids.push_back(specials.bos);
     std::vector<int> piecesPerWord;
     for (const auto& word : example.words) {
-      auto ids = tokenizer.encode(word);
+      auto ids = pieces(word);
       if (ids.empty()) ids.push_back(specials.unk);
       piecesPerWord.push_back(static_cast<int>(ids.size()));
       e.ids.insert(e.ids.end(), ids.begin(), ids.end());
@@ -104,7 +126,13 @@ CorefProbeReport probeCoreference(const CorefProbeOptions& options, const CorefP
     encoded.push_back(std::move(e));
   }
   if (encoded.empty()) {
-    throw DataError(options.dataset, "no example with a mention to score fits the model");
+    std::string why = "no example with a mention to score fits the model";
+    if (!report.skipped.empty()) {
+      why += " (" + std::to_string(report.skipped.size()) +
+             " skipped; the first: " + report.skipped.front().where + ": " +
+             report.skipped.front().reason + ")";
+    }
+    throw DataError(options.dataset, why);
   }
 
   coref::AntecedentProbe probe(model.layers, model.heads, options.scope);

@@ -1,8 +1,7 @@
 #pragma once
 
-#include "analysis/coref/antecedent_probe.h"
-#include "analysis/coref/coref_example.h"
 #include "analysis/coref/word_attention.h"
+#include "analysis/runs/coref_probe_report.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -23,21 +22,6 @@ struct CorefProbeOptions {
   bool distractor = false;  ///< synthetic: prepend a distractor phrase (the official default)
   coref::ArgmaxScope scope = coref::ArgmaxScope::AllWords;
   int batchSize = 16;
-};
-
-/// Everything `attnlab-cli probe coref` reports.
-struct CorefProbeReport {
-  std::string runDir;
-  std::string runName;
-  std::string checkpoint;
-  std::int64_t step = 0;
-  std::string dataset;                      ///< as given
-  std::string datasetDescription;           ///< what and how much
-  std::int64_t examples = 0;                ///< examples probed
-  std::string scope;                        ///< which words the argmax ranges over
-  coref::ProbeResult result;                ///< per-head accuracy, best head, mean, baselines
-  std::vector<coref::SkippedData> skipped;  ///< bad data and examples too long for the model
-  double seconds = 0;
 };
 
 using CorefProgress = std::function<void(std::int64_t done, std::int64_t total)>;

@@ -25,7 +25,7 @@ struct EvaluationSet::State {
   std::int64_t cursor = 0;
   std::string description;
   std::string kind;
-  std::vector<SkippedLine> skipped;
+  std::vector<SkippedData> skipped;
   // Validation split.
   std::optional<core::MlmData> data;
   // Text file: the encoded lines (ids incl. <s> and </s>). Texts given by hand are small;
@@ -139,7 +139,7 @@ std::int64_t EvaluationSet::size() const {
 int EvaluationSet::maxLength() const {
   return m_state->maxLength;
 }
-const std::vector<SkippedLine>& EvaluationSet::skipped() const {
+const std::vector<SkippedData>& EvaluationSet::skipped() const {
   return m_state->skipped;
 }
 void EvaluationSet::rewind() {

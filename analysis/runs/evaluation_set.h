@@ -1,6 +1,7 @@
 #pragma once
 
 #include "analysis/attention/attention_statistics.h"
+#include "analysis/attention/skipped_data.h"
 
 #include <ATen/core/Tensor.h>
 
@@ -30,12 +31,6 @@ struct EvaluationBatch {
   std::vector<SequenceRoles> roles;
 };
 
-/// A line of a text file that was not used, and why.
-struct SkippedLine {
-  std::string where;  ///< "file:line"
-  std::string reason;
-};
-
 /// Streams an evaluation set in batches, so memory does not grow with its size:
 /// - the run's validation split: its fixed-length blocks as the trainer evaluates them
 ///   (data.sequence_length, packed or by line as configured, no MLM masking);
@@ -56,7 +51,7 @@ class EvaluationSet {
   std::string kind() const;   ///< "validation" or "text"
   std::int64_t size() const;  ///< sequences next() will produce
   int maxLength() const;      ///< the longest sequence (T of the statistics)
-  const std::vector<SkippedLine>& skipped() const;
+  const std::vector<SkippedData>& skipped() const;
 
   /// Fills the next batch; false when the set is exhausted.
   bool next(EvaluationBatch& batch);

@@ -2,6 +2,7 @@
 
 #include "analysis/report/report_files.h"
 #include "analysis/runs/attention_analysis.h"
+#include "analysis/runs/run_selection.h"
 #include "app/cli/progress_printer.h"
 #include "app/cli/task_progress.h"
 #include "core/errors/error.h"
@@ -25,15 +26,19 @@ int runAnalyze(const AnalyzeCommandOptions& o) {
     options.overCheckpoints = o.overCheckpoints;
     options.overSnapshots = !o.noSnapshots;
 
+    // The report folder is settled and checked before the work, which can take hours.
+    const auto selected = analysis::selectCheckpoint(o.run, o.step);
+    const auto out = o.out.empty()
+                         ? selected.runDir / "analysis" / ("step-" + std::to_string(selected.step))
+                         : o.out;
+    analysis::prepareReportFolder(out);
+
     TaskProgress progress(stderr, !o.plain && ProgressPrinter::isTerminal(stderr));
     const auto report = analysis::analyzeRun(
         options, [&progress](const std::string& phase, std::int64_t done, std::int64_t total) {
           progress.update(phase, done, total);
         });
     progress.finish();
-    const auto out = o.out.empty() ? std::filesystem::path(report.runDir) / "analysis" /
-                                         ("step-" + std::to_string(report.step))
-                                   : o.out;
     const auto files = analysis::writeAnalysisReport(report, out);
     const auto& s = report.statistics;
     std::printf("analysed %s at step %lld: %lld sequences (%s), %d layers x %d heads, %.1f s\n",
@@ -53,6 +58,10 @@ int runAnalyze(const AnalyzeCommandOptions& o) {
                     s.jsdBase == analysis::LogBase::Bits ? "bits" : "nats");
       }
       std::printf("\n");
+    }
+    if (s.skippedRows > 0) {
+      std::printf("  %lld (head, row) pairs had no attention on real keys and were left out\n",
+                  static_cast<long long>(s.skippedRows));
     }
     if (!report.skipped.empty()) {
       std::printf("  skipped %zu lines of the evaluation text (listed in the report)\n",

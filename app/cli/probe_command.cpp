@@ -2,6 +2,7 @@
 
 #include "analysis/report/report_files.h"
 #include "analysis/runs/coref_probe_run.h"
+#include "analysis/runs/run_selection.h"
 #include "app/cli/progress_printer.h"
 #include "app/cli/task_progress.h"
 #include "core/errors/error.h"
@@ -23,15 +24,19 @@ int runProbeCoref(const ProbeCorefCommandOptions& o) {
                         ? analysis::coref::ArgmaxScope::ExcludeSelfAndSpecials
                         : analysis::coref::ArgmaxScope::AllWords;
 
+    // The report folder is settled and checked before the work, which can take hours.
+    const auto selected = analysis::selectCheckpoint(o.run, o.step);
+    const auto out = o.out.empty() ? selected.runDir / "analysis" /
+                                         ("coref-step-" + std::to_string(selected.step))
+                                   : o.out;
+    analysis::prepareReportFolder(out);
+
     TaskProgress progress(stderr, !o.plain && ProgressPrinter::isTerminal(stderr));
     const auto report =
         analysis::probeCoreference(options, [&progress](std::int64_t done, std::int64_t total) {
           progress.update("examples", done, total);
         });
     progress.finish();
-    const auto out = o.out.empty() ? std::filesystem::path(report.runDir) / "analysis" /
-                                         ("coref-step-" + std::to_string(report.step))
-                                   : o.out;
     const auto files = analysis::writeCorefReport(report, out);
     const auto& p = report.result;
     std::printf("probed %s at step %lld on %s: %lld mentions in %lld examples (%zu skipped)\n",

@@ -454,6 +454,28 @@ class TestAttentionStatistics : public QObject {
     for (double v : r.pairwiseJsd) QVERIFY(std::isfinite(v));
   }
 
+  // A head with no usable row at all (NaN attention, as from a diverged model): undefined
+  // statistics, no colour, ordered last, never a fake "peaked" head with entropy 0.
+  void headWithoutUsableRowsIsUndefined() {
+    std::mt19937 rng(4);
+    auto s = randomSequence(rng, 2, 2, 5, 5);
+    for (int i = 0; i < 5; ++i) {
+      for (int j = 0; j < 5; ++j) s.at(0, 0, i, j) = NAN;
+    }
+    AttentionStatistics stats(2, 2, 5, options(LogBase::Bits, false, 1));
+    stats.addSequence(s.data.data(), 5, s.roles);
+    const auto r = stats.result();
+    QCOMPARE(r.skippedRows, std::int64_t(5));
+    QCOMPARE(r.entropy[0].count, std::int64_t(0));
+    QVERIFY(std::isnan(r.entropy[0].median));
+    QCOMPARE(r.entropyColours[0], ColourClass::None);
+    QCOMPARE(r.headOrder[0], (std::vector<int>{1, 0}));
+    QCOMPARE(r.adjacentJsd[0].count, std::int64_t(0));  // layer 1 head 0 against it
+    QCOMPARE(r.jsdColours[0], ColourClass::None);
+    QCOMPARE(r.entropy[1].count, std::int64_t(5));
+    QCOMPARE(QString(colourName(ColourClass::None)), QString("none"));
+  }
+
   void coloursFollowRealFormersThresholds() {
     QCOMPARE(entropyColour(4.5001), ColourClass::Red);
     QCOMPARE(entropyColour(4.5), ColourClass::Yellow);

@@ -146,6 +146,8 @@ class TestRunAnalysis : public QObject {
       (p.source == "snapshot" ? snapshots : checkpoints)++;
       QCOMPARE(p.medianEntropy.size(), std::size_t{6});
       QCOMPARE(p.medianAdjacentJsd.size(), std::size_t{4});
+      QCOMPARE(p.headSummaries.size(), std::size_t{6});
+      QCOMPARE(p.guidanceDistance.size(), std::size_t{6 * 5});
     }
     QVERIFY(snapshots >= 3);  // steps 0, 1, 2, 4, 8
     QCOMPARE(checkpoints, static_cast<int>(report.availableSteps.size()));
@@ -187,8 +189,8 @@ class TestRunAnalysis : public QObject {
     options.run = m_run;
     options.syntheticSize = 40;
     const auto report = probeCoreference(options);
-    // A 50-piece vocabulary splits words into many pieces: some sentences do not fit the
-    // 32 positions and are skipped, each counted with its reason.
+    // A 50-piece vocabulary splits words into many pieces: sentences that do not fit the
+    // 48 positions are skipped, each counted with its reason.
     QCOMPARE(report.result.items + static_cast<std::int64_t>(report.skipped.size()),
              std::int64_t{40});
     QVERIFY(report.result.items > 0);
@@ -217,13 +219,75 @@ class TestRunAnalysis : public QObject {
     QVERIFY(sawPrevious);
   }
 
+  // Padding through the real model: lines of different lengths share padded batches, and
+  // the entropies equal those of each line run alone (unpadded, inspect()), by formula.
+  void paddedBatchesEqualEachLineAlone() {
+    const fs::path text = fs::path(m_dir.path().toStdString()) / "lengths.txt";
+    const std::vector<std::string> lines = {
+        "the cat watched the river .", "a dog admired an empty house near the harbour .",
+        "our prince", "the old teacher followed a bright star near the mountains ."};
+    {
+      std::ofstream out(text, std::ios::binary);
+      for (const auto& l : lines) out << l << "\n";
+    }
+    AnalyzeOptions options;
+    options.run = m_run;
+    options.evaluation.textFile = text;
+    options.evaluation.batchSize = 4;
+    options.overSnapshots = false;
+    const auto report = analyzeRun(options);
+
+    core::AttentionInspector inspector(report.checkpoint);
+    std::vector<std::vector<double>> entropies(6);
+    for (const auto& line : lines) {
+      const auto p = inspector.inspect(line).probabilities.to(torch::kDouble);  // [L,H,n,n]
+      const auto h = -(p * p.clamp_min(1e-300).log()).sum(-1);
+      for (int lh = 0; lh < 6; ++lh) {
+        for (std::int64_t i = 0; i < h.size(2); ++i) {
+          entropies[static_cast<size_t>(lh)].push_back(h[lh / 2][lh % 2][i].item<double>());
+        }
+      }
+    }
+    for (std::size_t i = 0; i < entropies.size(); ++i) {
+      QCOMPARE(report.statistics.entropy[i].count, static_cast<std::int64_t>(entropies[i].size()));
+      const double expected = sortedMedian(entropies[i]);
+      QVERIFY2(std::abs(report.statistics.entropy[i].median - expected) <=
+                   report.statistics.entropy[i].resolution + 1e-6,
+               qPrintable(QString("head %1: %2 vs %3")
+                              .arg(i)
+                              .arg(report.statistics.entropy[i].median)
+                              .arg(expected)));
+    }
+  }
+
+  // CoNLL-2012 data through the model: windows packed by pieces fit the model, every
+  // mention with an antecedent is scored or its sentence reported.
+  void corefProbeOnConllData() {
+    CorefProbeOptions options;
+    options.run = m_run;
+    options.dataset =
+        std::string("conll:") + ATTNLAB_SOURCE_DIR + "/tests/fixtures/coref/sample.conll";
+    options.scope = coref::ArgmaxScope::ExcludeSelfAndSpecials;
+    const auto report = probeCoreference(options);
+    QVERIFY2(report.result.items > 0, report.datasetDescription.c_str());
+    QVERIFY(report.datasetDescription.find("pieces") != std::string::npos);
+    QCOMPARE(report.result.baselines.size(), std::size_t{4});
+    for (const auto& b : report.result.baselines) QCOMPARE(b.items, report.result.items);
+  }
+
   // The reports name the run, step, data and units; JSON parses; CSVs have a row per head.
   void reportsAreCompleteAndConsistent() {
     AnalyzeOptions options;
     options.run = m_run;
     const auto report = analyzeRun(options);
     const fs::path out = fs::path(m_dir.path().toStdString()) / "report";
+    // A table an older report left, and a file of the user's, in the same folder.
+    fs::create_directories(out);
+    std::ofstream(out / "series_asa_mask_proportion.csv") << "stale\n";
+    std::ofstream(out / "notes.txt") << "mine\n";
     const auto files = writeAnalysisReport(report, out);
+    QVERIFY(!fs::exists(out / "series_asa_mask_proportion.csv"));
+    QVERIFY(fs::exists(out / "notes.txt"));
     QVERIFY(files.size() >= 6);
     const auto doc = nlohmann::json::parse(readText(out / "analysis.json"));
     QCOMPARE(doc["run"]["step"].get<int>(), 8);
@@ -256,7 +320,7 @@ class TestRunAnalysis : public QObject {
     c.model.hiddenSize = 32;
     c.model.heads = 2;
     c.model.ffnSize = 64;
-    c.model.maxPositions = 32;
+    c.model.maxPositions = 48;
     c.attention.temperature = true;
     c.schedule.steps = 8;
     c.schedule.warmupSteps = 2;

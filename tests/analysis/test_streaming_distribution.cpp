@@ -233,10 +233,11 @@ class TestStreamingDistribution : public QObject {
     QCOMPARE(d.mean(), 1.5);
   }
 
-  void emptySummaryIsZero() {
+  // No values: NaN, not zeros that would read as a real, peaked distribution.
+  void emptySummaryIsUndefined() {
     const auto s = StreamingDistribution(0.0, 1.0).summarise();
     QCOMPARE(s.count, std::int64_t(0));
-    QCOMPARE(s.median, 0.0);
+    QVERIFY(std::isnan(s.median) && std::isnan(s.q1) && std::isnan(s.q3) && std::isnan(s.mean));
     QVERIFY(s.kdeX.empty());
     QCOMPARE(s.histogramCounts.size(), std::size_t(40));
   }

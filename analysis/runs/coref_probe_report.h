@@ -1,0 +1,30 @@
+#pragma once
+
+// What `attnlab-cli probe coref` reports, apart from how it is computed (see
+// analysis_report.h).
+
+#include "analysis/coref/antecedent_probe.h"
+#include "analysis/coref/coref_example.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attnlab::analysis {
+
+/// Everything `attnlab-cli probe coref` reports.
+struct CorefProbeReport {
+  std::string runDir;
+  std::string runName;
+  std::string checkpoint;
+  std::int64_t step = 0;
+  std::string dataset;                      ///< as given
+  std::string datasetDescription;           ///< what and how much
+  std::int64_t examples = 0;                ///< examples probed
+  std::string scope;                        ///< which words the argmax ranges over
+  coref::ProbeResult result;                ///< per-head accuracy, best head, mean, baselines
+  std::vector<coref::SkippedData> skipped;  ///< bad data and examples too long for the model
+  double seconds = 0;
+};
+
+}  // namespace attnlab::analysis
