@@ -3,16 +3,16 @@
 #include "analysis/report/report_files.h"
 #include "analysis/runs/attention_analysis.h"
 #include "analysis/runs/run_selection.h"
+#include "app/cli/command_errors.h"
 #include "app/cli/progress_printer.h"
 #include "app/cli/task_progress.h"
-#include "core/errors/error.h"
 
 #include <cstdio>
 
 namespace attnlab::app {
 
 int runAnalyze(const AnalyzeCommandOptions& o) {
-  try {
+  return runReportingErrors("analyze", [&] {
     analysis::AnalyzeOptions options;
     options.run = o.run;
     options.step = o.step;
@@ -69,13 +69,7 @@ int runAnalyze(const AnalyzeCommandOptions& o) {
     }
     std::printf("wrote %zu files to %s\n", files.size(), out.string().c_str());
     return 0;
-  } catch (const attnlab::Error& e) {
-    std::fprintf(stderr, "attnlab-cli analyze: error: %s\n", e.what());
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "attnlab-cli analyze: unexpected error: %s\n", e.what());
-    return 1;
-  }
+  });
 }
 
 }  // namespace attnlab::app

@@ -1,5 +1,6 @@
 #include "app/cli/inspect_command.h"
 
+#include "app/cli/command_errors.h"
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/errors/error.h"
 #include "core/inspect/attention_inspector.h"
@@ -11,7 +12,7 @@ namespace attnlab::app {
 
 int runInspect(const InspectOptions& options) {
   namespace fs = std::filesystem;
-  try {
+  return runReportingErrors("inspect", [&] {
     fs::path checkpoint = options.checkpoint;
     std::error_code ec;
     if (fs::is_directory(checkpoint, ec)) {
@@ -31,13 +32,7 @@ int runInspect(const InspectOptions& options) {
                 static_cast<long long>(result.probabilities.size(0)),
                 static_cast<long long>(result.probabilities.size(1)), options.out.string().c_str());
     return 0;
-  } catch (const attnlab::Error& e) {
-    std::fprintf(stderr, "attnlab-cli inspect: error: %s\n", e.what());
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "attnlab-cli inspect: unexpected error: %s\n", e.what());
-    return 1;
-  }
+  });
 }
 
 }  // namespace attnlab::app

@@ -3,16 +3,16 @@
 #include "analysis/report/report_files.h"
 #include "analysis/runs/coref_probe_run.h"
 #include "analysis/runs/run_selection.h"
+#include "app/cli/command_errors.h"
 #include "app/cli/progress_printer.h"
 #include "app/cli/task_progress.h"
-#include "core/errors/error.h"
 
 #include <cstdio>
 
 namespace attnlab::app {
 
 int runProbeCoref(const ProbeCorefCommandOptions& o) {
-  try {
+  return runReportingErrors("probe coref", [&] {
     analysis::CorefProbeOptions options;
     options.run = o.run;
     options.step = o.step;
@@ -50,13 +50,7 @@ int runProbeCoref(const ProbeCorefCommandOptions& o) {
     }
     std::printf("wrote %zu files to %s\n", files.size(), out.string().c_str());
     return 0;
-  } catch (const attnlab::Error& e) {
-    std::fprintf(stderr, "attnlab-cli probe coref: error: %s\n", e.what());
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "attnlab-cli probe coref: unexpected error: %s\n", e.what());
-    return 1;
-  }
+  });
 }
 
 }  // namespace attnlab::app

@@ -1,8 +1,8 @@
 #include "app/cli/train_command.h"
 
+#include "app/cli/command_errors.h"
 #include "app/cli/progress_printer.h"
 #include "core/config/config_loader.h"
-#include "core/errors/error.h"
 #include "core/train/trainer.h"
 
 #include <unistd.h>
@@ -29,7 +29,7 @@ extern "C" void onInterrupt(int) {
 }  // namespace
 
 int runTrain(const TrainOptions& options) {
-  try {
+  return runReportingErrors("train", [&] {
     const core::RunConfig config = core::loadRunConfig(options.config, options.overrides);
     const std::filesystem::path runDir =
         options.runDir.empty() ? std::filesystem::path("runs") / config.run.name : options.runDir;
@@ -50,13 +50,7 @@ int runTrain(const TrainOptions& options) {
                            ? ", validation loss " + std::to_string(*summary.lastEvalLoss)
                            : std::string()));
     return 0;
-  } catch (const attnlab::Error& e) {
-    std::fprintf(stderr, "attnlab-cli train: error: %s\n", e.what());
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "attnlab-cli train: unexpected error: %s\n", e.what());
-    return 1;
-  }
+  });
 }
 
 }  // namespace attnlab::app

@@ -11,6 +11,7 @@
 #include "core/tokenizer/sentencepiece_tokenizer.h"
 #include "core/train/trainer.h"
 #include "tests/support/tiny_corpus.h"
+#include "tests/support/tiny_run_config.h"
 
 #include <torch/torch.h>
 #include <nlohmann/json.hpp>
@@ -308,31 +309,13 @@ class TestRunAnalysis : public QObject {
 
  private:
   core::RunConfig config() const {
-    core::RunConfig c;
+    auto c = tests::tinyRunConfig(m_corpus, fs::path(m_dir.path().toStdString()) / "tok.model");
     c.run.name = "analysed";
     c.run.seed = 5;
-    c.corpus.source = "text";
-    c.corpus.paths = {m_corpus.string()};
-    c.tokenizer.model = (fs::path(m_dir.path().toStdString()) / "tok.model").string();
-    c.data.sequenceLength = 24;
-    c.data.validationFraction = 0.1;
     c.model.layers = 3;
-    c.model.hiddenSize = 32;
-    c.model.heads = 2;
-    c.model.ffnSize = 64;
     c.model.maxPositions = 48;
-    c.attention.temperature = true;
-    c.schedule.steps = 8;
-    c.schedule.warmupSteps = 2;
-    c.train.batchSize = 4;
-    c.train.evalEvery = 4;
-    c.train.evalBatches = 2;
-    c.train.checkpointEvery = 4;
+    c.attention.temperature = true;  // a variant whose series the log carries
     c.train.keepLast = 5;
-    c.train.logEvery = 1;
-    c.train.threads = 1;
-    c.train.device = "cpu";
-    c.log.flushSeconds = 0.2;
     return c;
   }
 

@@ -1,6 +1,7 @@
 // `attnlab-cli analyze` and `probe coref` as a user runs them: a trained run in, reports
 // out (JSON read back by Python's json module), clear errors and exit 1 on bad input.
 #include "tests/support/cli_process.h"
+#include "tests/support/small_run_toml.h"
 #include "tests/support/tiny_corpus.h"
 
 #include <QDir>
@@ -19,35 +20,9 @@ class TestCliAnalyze : public QObject {
     QVERIFY(attnlab::tests::writeBytes(
         m_dir.filePath("corpus.txt"),
         QByteArray::fromStdString(attnlab::tests::regularCorpusText(400))));
-    const QStringList lines = {"[run]",
-                               "name = \"probed\"",
-                               "[corpus]",
-                               "source = \"text\"",
-                               "paths = [\"" + m_dir.filePath("corpus.txt") + "\"]",
-                               "[tokenizer]",
-                               "vocab_size = 50",
-                               "[data]",
-                               "sequence_length = 24",
-                               "validation_fraction = 0.1",
-                               "[model]",
-                               "layers = 2",
-                               "hidden_size = 32",
-                               "heads = 2",
-                               "ffn_size = 64",
-                               "max_positions = 32",
-                               "[schedule]",
-                               "steps = 4",
-                               "warmup_steps = 1",
-                               "[train]",
-                               "batch_size = 4",
-                               "eval_every = 2",
-                               "eval_batches = 1",
-                               "checkpoint_every = 2",
-                               "threads = 1",
-                               "[log]",
-                               "flush_seconds = 0.2"};
-    QVERIFY(
-        attnlab::tests::writeBytes(m_dir.filePath("small.toml"), lines.join('\n').toUtf8() + '\n'));
+    QVERIFY(attnlab::tests::writeBytes(
+        m_dir.filePath("small.toml"),
+        attnlab::tests::smallRunToml("probed", m_dir.filePath("corpus.txt"), 4, 2)));
     m_run = m_dir.filePath("run");
     const auto r = runCli({"train", "--config", m_dir.filePath("small.toml"), "--run-dir", m_run});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));

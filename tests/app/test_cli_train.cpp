@@ -1,6 +1,7 @@
 // `attnlab-cli train` as a user runs it: bad input gives a clear message and a non-zero
 // exit without losing what was written; Ctrl-C stops cleanly; h5py reads a live log.
 #include "tests/support/cli_process.h"
+#include "tests/support/small_run_toml.h"
 #include "tests/support/tiny_corpus.h"
 
 #include <QProcess>
@@ -39,36 +40,8 @@ class TestCliTrain : public QObject {
     QVERIFY(m_dir.isValid());
     writeFile(m_dir.filePath("corpus.txt"), regularCorpus());
     // A small, fast configuration on the corpus above.
-    // (No raw string literals here: moc cannot parse them.)
-    const QStringList lines = {"[run]",
-                               "name = \"small\"",
-                               "[corpus]",
-                               "source = \"text\"",
-                               "paths = [\"" + m_dir.filePath("corpus.txt") + "\"]",
-                               "[tokenizer]",
-                               "vocab_size = 50",
-                               "[data]",
-                               "sequence_length = 24",
-                               "validation_fraction = 0.1",
-                               "[model]",
-                               "layers = 2",
-                               "hidden_size = 32",
-                               "heads = 2",
-                               "ffn_size = 64",
-                               "max_positions = 32",
-                               "[schedule]",
-                               "steps = 6",
-                               "warmup_steps = 2",
-                               "[train]",
-                               "batch_size = 4",
-                               "eval_every = 3",
-                               "eval_batches = 2",
-                               "checkpoint_every = 3",
-                               "log_every = 1",
-                               "threads = 1",
-                               "[log]",
-                               "flush_seconds = 0.2"};
-    writeFile(m_dir.filePath("small.toml"), lines.join('\n').toUtf8() + '\n');
+    writeFile(m_dir.filePath("small.toml"),
+              attnlab::tests::smallRunToml("small", m_dir.filePath("corpus.txt"), 6, 3));
   }
 
   void trainsAndWritesLogAndCheckpoints() {

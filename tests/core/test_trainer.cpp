@@ -6,6 +6,7 @@
 #include "core/tokenizer/sentencepiece_tokenizer.h"
 #include "core/train/trainer.h"
 #include "tests/support/tiny_corpus.h"
+#include "tests/support/tiny_run_config.h"
 
 #include <torch/torch.h>
 
@@ -159,30 +160,8 @@ class TestTrainer : public QObject {
 
  private:
   RunConfig tinyConfig() const {
-    RunConfig c;
-    c.run.name = "tiny";
-    c.run.seed = 11;
-    c.corpus.source = "text";
-    c.corpus.paths = {m_corpus.string()};
-    c.tokenizer.model = (fs::path(m_dir.path().toStdString()) / "tok.model").string();
-    c.data.sequenceLength = 24;
-    c.data.validationFraction = 0.1;
-    c.model.layers = 2;
-    c.model.hiddenSize = 32;
-    c.model.heads = 2;
-    c.model.ffnSize = 64;
-    c.model.maxPositions = 32;
-    c.schedule.steps = 8;
-    c.schedule.warmupSteps = 2;
-    c.train.batchSize = 4;
-    c.train.evalEvery = 4;
-    c.train.evalBatches = 2;
-    c.train.checkpointEvery = 4;
-    c.train.logEvery = 1;
-    c.train.threads = 1;
-    c.train.device = "cpu";
-    c.log.flushSeconds = 0.2;
-    return c;
+    return attnlab::tests::tinyRunConfig(m_corpus,
+                                         fs::path(m_dir.path().toStdString()) / "tok.model");
   }
   fs::path runDir(const char* name) const { return fs::path(m_dir.path().toStdString()) / name; }
 
