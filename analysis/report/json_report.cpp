@@ -30,9 +30,11 @@ json headSummaryJson(const HeadSummary& sum) {
               {"previous", sum.previous}, {"next", sum.next},           {"self", sum.self}};
 }
 
-json runJson(const std::string& runDir, const std::string& runName, const std::string& checkpoint,
-             std::int64_t step) {
-  return json{{"directory", runDir}, {"name", runName}, {"checkpoint", checkpoint}, {"step", step}};
+json runJson(const AnalysedCheckpoint& source) {
+  return json{{"directory", source.runDir},
+              {"name", source.runName},
+              {"checkpoint", source.checkpoint},
+              {"step", source.step}};
 }
 
 }  // namespace
@@ -93,7 +95,7 @@ std::string analysisJson(const AnalysisReport& r) {
   json doc{
       {"format", "attnlab-analysis"},
       {"format_version", 1},
-      {"run", runJson(r.runDir, r.runName, r.checkpoint, r.step)},
+      {"run", runJson(r.source)},
       {"available_checkpoint_steps", r.availableSteps},
       {"evaluation",
        {{"kind", r.evaluationKind},
@@ -146,7 +148,7 @@ std::string corefJson(const CorefProbeReport& r) {
   for (const auto& k : r.skipped) skipped.push_back({{"where", k.where}, {"reason", k.reason}});
   json doc{{"format", "attnlab-coref-probe"},
            {"format_version", 1},
-           {"run", runJson(r.runDir, r.runName, r.checkpoint, r.step)},
+           {"run", runJson(r.source)},
            {"dataset",
             {{"name", r.dataset},
              {"description", r.datasetDescription},

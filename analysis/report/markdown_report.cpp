@@ -43,10 +43,11 @@ std::string analysisMarkdown(const AnalysisReport& r) {
   const auto& s = r.statistics;
   const std::string jsdUnit = unitName(s.jsdBase);
   std::ostringstream out;
-  out << "# Attention analysis of run `" << r.runName << "` at step " << r.step << "\n\n"
+  out << "# Attention analysis of run `" << r.source.runName << "` at step " << r.source.step
+      << "\n\n"
       << "| | |\n|---|---|\n"
-      << "| run | `" << r.runDir << "` |\n"
-      << "| checkpoint | `" << r.checkpoint << "` (step " << r.step << ") |\n"
+      << "| run | `" << r.source.runDir << "` |\n"
+      << "| checkpoint | `" << r.source.checkpoint << "` (step " << r.source.step << ") |\n"
       << "| model | " << s.layers << " layers x " << s.heads << " heads |\n"
       << "| evaluation data | " << r.evaluationDescription << " |\n"
       << "| sequences | " << r.evaluationSequences << " (" << s.rows << " real query rows per head"
@@ -201,10 +202,11 @@ std::string analysisMarkdown(const AnalysisReport& r) {
 std::string corefMarkdown(const CorefProbeReport& r) {
   const auto& p = r.result;
   std::ostringstream out;
-  out << "# Coreference probe of run `" << r.runName << "` at step " << r.step << "\n\n"
+  out << "# Coreference probe of run `" << r.source.runName << "` at step " << r.source.step
+      << "\n\n"
       << "| | |\n|---|---|\n"
-      << "| run | `" << r.runDir << "` |\n"
-      << "| checkpoint | `" << r.checkpoint << "` (step " << r.step << ") |\n"
+      << "| run | `" << r.source.runDir << "` |\n"
+      << "| checkpoint | `" << r.source.checkpoint << "` (step " << r.source.step << ") |\n"
       << "| data | " << r.datasetDescription << " |\n"
       << "| scored | " << p.items << " mentions in " << r.examples << " examples ("
       << r.skipped.size() << " skipped) |\n"

@@ -6,6 +6,7 @@
 #include "analysis/attention/attention_statistics.h"
 #include "analysis/attention/skipped_data.h"
 #include "analysis/runs/logged_series.h"
+#include "analysis/runs/run_selection.h"
 
 #include <cstdint>
 #include <string>
@@ -26,10 +27,7 @@ struct TrainingStatisticsPoint {
 
 /// Everything `attnlab-cli analyze` reports.
 struct AnalysisReport {
-  std::string runDir;
-  std::string runName;
-  std::string checkpoint;
-  std::int64_t step = 0;
+  AnalysedCheckpoint source;
   std::vector<std::int64_t> availableSteps;
   std::string evaluationKind;         ///< "validation" or "text"
   std::string evaluationDescription;  ///< what and how much

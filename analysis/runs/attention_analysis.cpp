@@ -112,10 +112,8 @@ AnalysisReport analyzeRun(const AnalyzeOptions& options, const AnalysisProgress&
   const auto& model = inspector.config().model;
 
   AnalysisReport report;
-  report.runDir = selected.runDir.string();
-  report.runName = inspector.config().run.name;
-  report.checkpoint = selected.checkpoint.string();
-  report.step = selected.step;
+  report.source = {selected.runDir.string(), inspector.config().run.name,
+                   selected.checkpoint.string(), selected.step};
   report.availableSteps = selected.availableSteps;
   report.evaluationKind = set.kind();
   report.evaluationDescription = set.description();

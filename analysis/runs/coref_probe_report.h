@@ -5,6 +5,7 @@
 
 #include "analysis/coref/antecedent_probe.h"
 #include "analysis/coref/coref_example.h"
+#include "analysis/runs/run_selection.h"
 
 #include <cstdint>
 #include <string>
@@ -14,10 +15,7 @@ namespace attnlab::analysis {
 
 /// Everything `attnlab-cli probe coref` reports.
 struct CorefProbeReport {
-  std::string runDir;
-  std::string runName;
-  std::string checkpoint;
-  std::int64_t step = 0;
+  AnalysedCheckpoint source;
   std::string dataset;                      ///< as given
   std::string datasetDescription;           ///< what and how much
   std::int64_t examples = 0;                ///< examples probed

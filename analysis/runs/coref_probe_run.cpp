@@ -86,10 +86,8 @@ CorefProbeReport probeCoreference(const CorefProbeOptions& options, const CorefP
   const auto& model = inspector.config().model;
 
   CorefProbeReport report;
-  report.runDir = selected.runDir.string();
-  report.runName = inspector.config().run.name;
-  report.checkpoint = selected.checkpoint.string();
-  report.step = selected.step;
+  report.source = {selected.runDir.string(), inspector.config().run.name,
+                   selected.checkpoint.string(), selected.step};
   report.dataset = options.dataset;
   report.scope = options.scope == coref::ArgmaxScope::AllWords
                      ? "all words, <s> and </s> included (the official synthetic scorer)"

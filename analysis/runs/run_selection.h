@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace attnlab::analysis {
@@ -13,6 +14,14 @@ struct SelectedCheckpoint {
   std::filesystem::path checkpoint;  ///< the file
   std::int64_t step = 0;
   std::vector<std::int64_t> availableSteps;  ///< every readable checkpoint of the run
+};
+
+/// Which run and checkpoint a report describes, as every report names them.
+struct AnalysedCheckpoint {
+  std::string runDir;
+  std::string runName;     ///< run.name of the checkpoint's configuration
+  std::string checkpoint;  ///< the file
+  std::int64_t step = 0;
 };
 
 /// `run` is a run directory or one of its checkpoint files. Without `step` the latest

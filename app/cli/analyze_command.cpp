@@ -42,7 +42,7 @@ int runAnalyze(const AnalyzeCommandOptions& o) {
     const auto files = analysis::writeAnalysisReport(report, out);
     const auto& s = report.statistics;
     std::printf("analysed %s at step %lld: %lld sequences (%s), %d layers x %d heads, %.1f s\n",
-                report.runDir.c_str(), static_cast<long long>(report.step),
+                report.source.runDir.c_str(), static_cast<long long>(report.source.step),
                 static_cast<long long>(report.evaluationSequences),
                 report.evaluationDescription.c_str(), s.layers, s.heads, report.seconds);
     for (int l = 0; l < s.layers; ++l) {

@@ -40,7 +40,7 @@ int runProbeCoref(const ProbeCorefCommandOptions& o) {
     const auto files = analysis::writeCorefReport(report, out);
     const auto& p = report.result;
     std::printf("probed %s at step %lld on %s: %lld mentions in %lld examples (%zu skipped)\n",
-                report.runDir.c_str(), static_cast<long long>(report.step),
+                report.source.runDir.c_str(), static_cast<long long>(report.source.step),
                 report.datasetDescription.c_str(), static_cast<long long>(p.items),
                 static_cast<long long>(report.examples), report.skipped.size());
     std::printf("  best head L%dH%d %.1f%%, mean over heads %.1f%%\n", p.bestLayer, p.bestHead,

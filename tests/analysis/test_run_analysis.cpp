@@ -70,13 +70,13 @@ class TestRunAnalysis : public QObject {
     const auto& s = report.statistics;
     QCOMPARE(s.layers, 3);
     QCOMPARE(s.heads, 2);
-    QCOMPARE(report.step, std::int64_t{8});
+    QCOMPARE(report.source.step, std::int64_t{8});
     QCOMPARE(report.evaluationKind, std::string("validation"));
     QVERIFY(report.evaluationSequences > 2);
     QCOMPARE(s.sequences, report.evaluationSequences);
 
     // Independent: the same blocks through the same checkpoint, statistics by formula.
-    core::AttentionInspector inspector(report.checkpoint);
+    core::AttentionInspector inspector(report.source.checkpoint);
     EvaluationSet set(inspector, m_run, {});
     EvaluationBatch batch;
     std::vector<std::vector<double>> entropies(6), jsds(4);
@@ -133,7 +133,7 @@ class TestRunAnalysis : public QObject {
     options.evaluation.maxSequences = 2;
     options.overCheckpoints = true;
     const auto report = analyzeRun(options);
-    QCOMPARE(report.step, std::int64_t{4});
+    QCOMPARE(report.source.step, std::int64_t{4});
     QCOMPARE(report.evaluationSequences, std::int64_t{2});
     std::vector<std::string> names;
     for (const auto& v : report.variantSeries) names.push_back(v.name);
@@ -238,7 +238,7 @@ class TestRunAnalysis : public QObject {
     options.overSnapshots = false;
     const auto report = analyzeRun(options);
 
-    core::AttentionInspector inspector(report.checkpoint);
+    core::AttentionInspector inspector(report.source.checkpoint);
     std::vector<std::vector<double>> entropies(6);
     for (const auto& line : lines) {
       const auto p = inspector.inspect(line).probabilities.to(torch::kDouble);  // [L,H,n,n]
