@@ -14,7 +14,9 @@ namespace attnlab::analysis {
 
 namespace {
 
+/// NaN (nothing to measure: an empty head, a pattern with no position) prints as "n/a".
 std::string fixed(double v, int digits = 3) {
+  if (std::isnan(v)) return "n/a";
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
   return buffer;
