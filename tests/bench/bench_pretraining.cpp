@@ -5,6 +5,7 @@
 #include "core/model/masked_lm.h"
 #include "core/runtime/compute_environment.h"
 #include "core/train/adamw.h"
+#include "core/train/grad_clip.h"
 
 #include <torch/torch.h>
 
@@ -109,7 +110,16 @@ int main(int argc, char** argv) {
     optimizer.zeroGrad();
     auto out = model->forward(ids, mask, labels);
     out.loss.backward();
-    torch::nn::utils::clip_grad_norm_(paramList, 1.0);
+    // The trainer's step: clipping without a host sync, then its one host read per step (is
+    // the loss and the gradient norm finite?) before the update.
+    const auto gradNorm = clipGradNorm(paramList, 1.0);
+    const auto finite =
+        torch::stack({torch::isfinite(out.loss.detach()), torch::isfinite(gradNorm)})
+            .to(torch::kCPU);
+    if (!finite[0].item<bool>() || !finite[1].item<bool>()) {
+      std::fprintf(stderr, "non-finite loss or gradient at step %d\n", step);
+      return 1;
+    }
     optimizer.step(1e-4);
     if (step >= a.warmup) {
       times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
