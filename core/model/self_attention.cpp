@@ -14,12 +14,12 @@ SelfAttentionImpl::SelfAttentionImpl(const ModelConfig& model, const AttentionCo
     : m_layerIndex(layerIndex),
       m_heads(model.heads),
       m_headSize(model.hiddenSize / model.heads),
-      m_residualMode(attention.residual == "sum"    ? 1
-                     : attention.residual == "mean" ? 2
-                                                    : 0),
-      m_blurTarget(attention.blur.target == "context"  ? 1
-                   : attention.blur.target == "values" ? 2
-                                                       : 0) {
+      m_residual(attention.residual == "sum"    ? Residual::Sum
+                 : attention.residual == "mean" ? Residual::Mean
+                                                : Residual::None),
+      m_blurTarget(attention.blur.target == "context"  ? BlurTarget::Context
+                   : attention.blur.target == "values" ? BlurTarget::Values
+                                                       : BlurTarget::None) {
   m_qkv = register_module("qkv", torch::nn::Linear(model.hiddenSize, 3 * model.hiddenSize));
   m_output = register_module("output", torch::nn::Linear(model.hiddenSize, model.hiddenSize));
   m_attentionDropout = register_module("attention_dropout", FastDropout(model.attentionDropout));
@@ -41,7 +41,7 @@ SelfAttentionImpl::SelfAttentionImpl(const ModelConfig& model, const AttentionCo
     m_tauK = register_parameter("temperature_k", torch::ones({m_heads}));
     m_tauV = register_parameter("temperature_v", torch::ones({m_heads}));
   }
-  if (m_blurTarget != 0) {
+  if (m_blurTarget != BlurTarget::None) {
     // A constant, not a parameter: SesameBERT's kernel is fixed.
     m_blurKernel =
         register_buffer("blur_kernel", gaussianKernel(attention.blur.window, attention.blur.sigma));
@@ -72,7 +72,7 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContex
   // Linear layers see 2-D [B*T, H] input so LibTorch takes the fused addmm path (bias
   // inside the GEMM) rather than matmul + a separate add.
   auto projected = m_qkv(x.reshape({batch * length, hidden}));
-  if (m_blurTarget == 2) {
+  if (m_blurTarget == BlurTarget::Values) {
     // Blur the value projection along the sequence (the official code's commented-out
     // variant): the values part of [B, T, 3H].
     auto qkv3 = projected.view({batch, length, 3 * hidden});
@@ -96,11 +96,11 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContex
 
   auto scores = torch::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(double(m_headSize)));
   if (m_position) scores = scores + m_position->forward(length).unsqueeze(0);
-  if (m_residualMode != 0) {
+  if (m_residual != Residual::None) {
     // RealFormer: carry the unmasked running sum; the mask is added after, never carried.
     if (ctx.residualScores.defined()) scores = scores + ctx.residualScores;
     ctx.residualScores = scores;
-    if (m_residualMode == 2) scores = scores / double(m_layerIndex + 1);
+    if (m_residual == Residual::Mean) scores = scores / double(m_layerIndex + 1);
   }
   if (ctx.capture != nullptr && ctx.capture->wantScores) {
     ctx.capture->scores.push_back(scores.detach());
@@ -120,7 +120,7 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContex
 
   auto context = torch::matmul(m_attentionDropout(probs), v);  // [B, heads, T, d]
   context = context.transpose(1, 2).reshape({batch, length, hidden});
-  if (m_blurTarget == 1) context = blurAlongSequence(context, m_blurKernel);
+  if (m_blurTarget == BlurTarget::Context) context = blurAlongSequence(context, m_blurKernel);
   return m_output(context.reshape({batch * length, hidden})).view({batch, length, hidden});
 }
 

@@ -44,8 +44,12 @@ class SelfAttentionImpl : public torch::nn::Module {
   int m_layerIndex;
   int m_heads;
   int m_headSize;
-  int m_residualMode;  // 0 none, 1 sum, 2 mean
-  int m_blurTarget;    // 0 none, 1 context, 2 values
+  /// RealFormer's residual scores: attention.residual.
+  enum class Residual { None, Sum, Mean };
+  /// SesameBERT's Gaussian blur: attention.blur.target.
+  enum class BlurTarget { None, Context, Values };
+  Residual m_residual;
+  BlurTarget m_blurTarget;
   torch::Tensor m_blurKernel;
   torch::nn::Linear m_qkv{nullptr};
   torch::nn::Linear m_output{nullptr};
