@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <system_error>
+#include <utility>
 
 namespace attnlab::analysis {
 
@@ -46,10 +47,26 @@ bool ownedByCoref(const std::string& name) {
 std::vector<fs::path> writeAll(const fs::path& outDir,
                                const std::map<std::string, std::string>& files, Owned owned) {
   prepareReportFolder(outDir);
+  // Every file is staged under a temporary name first; only when all are written (a full
+  // disk fails here) do they replace the old report, so a failure leaves the previous
+  // report whole instead of half old, half new.
+  std::vector<std::pair<fs::path, fs::path>> staged;  // temporary, final
+  try {
+    for (const auto& [name, content] : files) {
+      const fs::path target = outDir / name;
+      const fs::path temporary = core::temporaryPathFor(target);
+      staged.emplace_back(temporary, target);
+      core::writeFileAtomically(temporary, content);
+    }
+  } catch (...) {
+    std::error_code ignored;
+    for (const auto& [temporary, target] : staged) fs::remove(temporary, ignored);
+    throw;
+  }
   std::vector<fs::path> written;
-  for (const auto& [name, content] : files) {
-    core::writeFileAtomically(outDir / name, content);
-    written.push_back(outDir / name);
+  for (const auto& [temporary, target] : staged) {
+    core::replaceFile(temporary, target);
+    written.push_back(target);
   }
   // A table an earlier report wrote and this one does not (no pairwise matrix, another
   // run's series) would contradict the new JSON: remove it. Other files are left alone.

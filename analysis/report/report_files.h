@@ -13,10 +13,10 @@ struct CorefProbeReport;
 void prepareReportFolder(const std::filesystem::path& outDir);
 
 /// Writes analysis.json, analysis.md and the CSV tables into `outDir` (created when
-/// missing), each file atomically, so an interrupted write never leaves a half report under
-/// its name; report files an earlier run left there that this report does not write (a
-/// pairwise matrix, another run's series) are removed. Returns the files written. Throws
-/// DataError naming the file that failed.
+/// missing): all files are staged under temporary names and only then renamed into place,
+/// so a failed or interrupted write (a full disk) leaves the previous report whole; report files an
+/// earlier run left there that this report does not write (a pairwise matrix, another run's series)
+/// are removed. Returns the files written. Throws DataError naming the file that failed.
 std::vector<std::filesystem::path> writeAnalysisReport(const AnalysisReport& report,
                                                        const std::filesystem::path& outDir);
 /// coref.json, coref.md and the CSV tables.

@@ -4,19 +4,31 @@
 #include "analysis/report/csv_report.h"
 #include "analysis/report/json_report.h"
 #include "analysis/report/markdown_report.h"
+#include "analysis/report/report_files.h"
 #include "analysis/runs/analysis_report.h"
 #include "analysis/runs/coref_probe_report.h"
+#include "core/data/data_files.h"
+#include "core/errors/error.h"
 
 #include <nlohmann/json.hpp>
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 
 using namespace attnlab::analysis;
+namespace fs = std::filesystem;
 
 namespace {
+
+std::string readText(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -134,6 +146,26 @@ class TestReportFormats : public QObject {
     QCOMPARE(tables.at("coref_skipped.csv"),
              std::string("where,reason\n/data/dev.conll:7,\"line of 3 columns, expected at "
                          "least 12\"\n"));
+  }
+
+  // A file that cannot be written (here its staging name is taken by a folder) fails the
+  // whole report, and the previous report stays whole: none of its files was replaced.
+  void failedWriteKeepsThePreviousReport() {
+    QTemporaryDir dir;
+    const fs::path out = fs::path(dir.path().toStdString()) / "report";
+    auto first = handBuiltAnalysis();
+    writeAnalysisReport(first, out);
+    const std::string oldJson = readText(out / "analysis.json");
+    fs::create_directories(attnlab::core::temporaryPathFor(out / "analysis.md"));
+    auto second = handBuiltAnalysis();
+    second.source.step = 60;
+    QVERIFY_THROWS_EXCEPTION(attnlab::Error, writeAnalysisReport(second, out));
+    QCOMPARE(readText(out / "analysis.json"), oldJson);
+    for (const auto& entry : fs::directory_iterator(out)) {
+      const auto name = entry.path().filename().string();
+      QVERIFY2(name.find(".tmp-") == std::string::npos || fs::is_directory(entry.path()),
+               name.c_str());  // no staged file left behind
+    }
   }
 
   void corefMatrixIsLayersByHeads() {
