@@ -9,6 +9,7 @@
 #include "core/tokenizer/sentencepiece_tokenizer.h"
 #include "core/train/trainer.h"
 #include "tests/support/tiny_corpus.h"
+#include "tests/support/tiny_run_config.h"
 
 #include <torch/torch.h>
 
@@ -214,28 +215,17 @@ class TestVariantTraining : public QObject {
 
  private:
   RunConfig tinyConfig() const {
-    RunConfig c;
+    // Smaller still than the shared tiny configuration: every variant trains here.
+    RunConfig c =
+        attnlab::tests::tinyRunConfig(m_corpus, fs::path(m_dir.path().toStdString()) / "tok.model");
     c.run.seed = 5;
-    c.corpus.source = "text";
-    c.corpus.paths = {m_corpus.string()};
-    c.tokenizer.model = (fs::path(m_dir.path().toStdString()) / "tok.model").string();
     c.data.sequenceLength = 20;
-    c.data.validationFraction = 0.1;
-    c.model.layers = 2;
     c.model.hiddenSize = 16;
-    c.model.heads = 2;
     c.model.ffnSize = 32;
     c.model.maxPositions = 24;
     c.schedule.steps = 6;
-    c.schedule.warmupSteps = 2;
-    c.train.batchSize = 4;
     c.train.evalEvery = 3;
-    c.train.evalBatches = 2;
     c.train.checkpointEvery = 0;
-    c.train.logEvery = 1;
-    c.train.threads = 1;
-    c.train.device = "cpu";
-    c.log.flushSeconds = 0.2;
     c.log.snapshotSequences = 2;
     return c;
   }
