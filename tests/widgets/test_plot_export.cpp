@@ -6,6 +6,10 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include <sys/resource.h>
+
+#include <csignal>
+
 using namespace attnlab::widgets;
 
 namespace {
@@ -105,6 +109,30 @@ class TestPlotExport : public QObject {
     QFile::setPermissions(m_dir.filePath("ro"),
                           QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
     if (isRoot) QSKIP("running as root: folder permissions are not enforced");
+    QVERIFY(!r.ok);
+    QVERIFY2(r.error.contains(path), qPrintable(r.error));
+    QCOMPARE(readAll(path), QByteArray("old figure"));
+  }
+
+  // A write that fails part-way (the file-size limit stands in for a full disk, and binds
+  // root too, so this runs wherever the suite does): the failure is reported and the figure
+  // already there is kept whole.
+  void failedWriteIsReportedAndOldFileKept() {
+    const QString path = m_dir.filePath("full-disk.png");
+    {
+      QFile f(path);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("old figure");
+    }
+    struct rlimit saved {};
+    QCOMPARE(getrlimit(RLIMIT_FSIZE, &saved), 0);
+    const auto previousHandler = std::signal(SIGXFSZ, SIG_IGN);  // EFBIG instead of a kill
+    struct rlimit tight = saved;
+    tight.rlim_cur = 512;  // bytes: far less than any PNG of the plot
+    QCOMPARE(setrlimit(RLIMIT_FSIZE, &tight), 0);
+    const auto r = exportPlot(*m_plot, path, ExportFormat::Png);
+    setrlimit(RLIMIT_FSIZE, &saved);
+    std::signal(SIGXFSZ, previousHandler);
     QVERIFY(!r.ok);
     QVERIFY2(r.error.contains(path), qPrintable(r.error));
     QCOMPARE(readAll(path), QByteArray("old figure"));
