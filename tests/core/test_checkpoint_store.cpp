@@ -20,6 +20,8 @@ bool sameBytes(const at::Tensor& a, const at::Tensor& b) {
   if (a.scalar_type() != b.scalar_type() || a.sizes() != b.sizes()) return false;
   const auto ca = a.contiguous();
   const auto cb = b.contiguous();
+  // An empty tensor may have no storage at all: memcmp must not see its null pointer.
+  if (ca.nbytes() == 0) return true;
   return std::memcmp(ca.data_ptr(), cb.data_ptr(), ca.nbytes()) == 0;
 }
 
