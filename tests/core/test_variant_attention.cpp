@@ -7,6 +7,8 @@
 #include "core/model/masked_lm.h"
 #include "core/model/self_attention.h"
 #include "core/model/variants/gaussian_blur.h"
+#include "tests/support/reference_conv_attention.h"
+#include "tests/support/tensor_checks.h"
 
 #include <torch/torch.h>
 
@@ -21,6 +23,11 @@
 using namespace attnlab::core;
 
 namespace {
+
+using attnlab::tests::conv1dLoop;
+using attnlab::tests::conv2dLoop;
+using attnlab::tests::maxAbsDiff;
+using attnlab::tests::throwsTorchError;
 
 constexpr double kMasked = -10000.0;
 
@@ -48,13 +55,6 @@ bool hasChild(torch::nn::Module& m, const std::string& name) {
   return m.named_children().contains(name);
 }
 
-double maxAbsDiff(const torch::Tensor& a, const torch::Tensor& b) {
-  return (a.detach().to(torch::kFloat64) - b.detach().to(torch::kFloat64))
-      .abs()
-      .max()
-      .item<double>();
-}
-
 // Compares two tensors of the same shape within an absolute tolerance, naming both.
 #define CHECK_CLOSE(a, b, tol)                                                                     \
   do {                                                                                             \
@@ -65,17 +65,6 @@ double maxAbsDiff(const torch::Tensor& a, const torch::Tensor& b) {
     QVERIFY2(err_ < (tol),                                                                         \
              qPrintable(QStringLiteral(#a " vs " #b ": max abs error ") + QString::number(err_))); \
   } while (false)
-
-// Runs f and reports whether it threw a c10::Error, keeping the message.
-bool throwsTorchError(const std::function<void()>& f, std::string* message = nullptr) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    if (message != nullptr) *message = e.what_without_backtrace();
-    return true;
-  }
-  return false;
-}
 
 // keep [B, T] bool -> the additive padding bias [B, 1, 1, T] (0 or -10000), built here.
 torch::Tensor paddingBias(const torch::Tensor& keep) {
@@ -165,58 +154,6 @@ torch::Tensor blurLoop(const torch::Tensor& x, const torch::Tensor& kernel) {
         }
         oa[b][t][c] = s;
       }
-  return out;
-}
-
-// 2-D convolved attention, as a loop: per head one 3x3 filter, zero padding, bias, ReLU.
-torch::Tensor conv2dLoop(const torch::Tensor& a, const torch::Tensor& w,
-                         const torch::Tensor& bias) {
-  const auto B = a.size(0), Hh = a.size(1), T = a.size(2);
-  auto ad = a.to(torch::kFloat64).contiguous();
-  auto aa = ad.accessor<double, 4>();
-  auto wa = w.accessor<double, 4>();
-  auto ba = bias.accessor<double, 1>();
-  auto out = torch::zeros_like(ad);
-  auto oa = out.accessor<double, 4>();
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t h = 0; h < Hh; ++h)
-      for (int64_t i = 0; i < T; ++i)
-        for (int64_t j = 0; j < T; ++j) {
-          double s = ba[h];
-          for (int di = -1; di <= 1; ++di)
-            for (int dj = -1; dj <= 1; ++dj) {
-              const int64_t ii = i + di, jj = j + dj;
-              if (ii < 0 || ii >= T || jj < 0 || jj >= T) continue;
-              s += wa[h][0][di + 1][dj + 1] * aa[b][h][ii][jj];
-            }
-          oa[b][h][i][j] = std::max(0.0, s);
-        }
-  return out;
-}
-
-// 1-D convolved attention, as a loop: along the query axis, keys as input channels, T filters
-// per head of width 3, zero padding, bias, ReLU. weight [H*T, T, 3], bias [H*T].
-torch::Tensor conv1dLoop(const torch::Tensor& a, const torch::Tensor& w,
-                         const torch::Tensor& bias) {
-  const auto B = a.size(0), Hh = a.size(1), T = a.size(2);
-  auto ad = a.to(torch::kFloat64).contiguous();
-  auto aa = ad.accessor<double, 4>();
-  auto wa = w.accessor<double, 3>();
-  auto ba = bias.accessor<double, 1>();
-  auto out = torch::zeros_like(ad);
-  auto oa = out.accessor<double, 4>();
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t h = 0; h < Hh; ++h)
-      for (int64_t i = 0; i < T; ++i)
-        for (int64_t f = 0; f < T; ++f) {
-          double s = ba[h * T + f];
-          for (int k = -1; k <= 1; ++k) {
-            const int64_t ii = i + k;
-            if (ii < 0 || ii >= T) continue;
-            for (int64_t j = 0; j < T; ++j) s += wa[h * T + f][j][k + 1] * aa[b][h][ii][j];
-          }
-          oa[b][h][i][f] = std::max(0.0, s);
-        }
   return out;
 }
 

@@ -6,6 +6,8 @@
 #include "core/model/variants/gaussian_blur.h"
 #include "core/model/variants/position_interactions.h"
 #include "core/model/variants/squeeze_excitation.h"
+#include "tests/support/reference_conv_attention.h"
+#include "tests/support/tensor_checks.h"
 
 #include <torch/torch.h>
 
@@ -21,23 +23,13 @@ using namespace attnlab::core;
 
 namespace {
 
+using attnlab::tests::conv1dLoop;
+using attnlab::tests::conv2dLoop;
+using attnlab::tests::maxAbsDiff;
+using attnlab::tests::throwsTorchError;
+
 torch::Tensor param(torch::nn::Module& m, const std::string& name) {
   return m.named_parameters()[name].detach().to(torch::kFloat64).contiguous();
-}
-
-double maxAbsDiff(const torch::Tensor& a, const torch::Tensor& b) {
-  return (a.to(torch::kFloat64) - b.to(torch::kFloat64)).abs().max().item<double>();
-}
-
-// Runs f and reports whether it threw a c10::Error, keeping the message.
-bool throwsTorchError(const std::function<void()>& f, std::string* message = nullptr) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    if (message != nullptr) *message = e.what_without_backtrace();
-    return true;
-  }
-  return false;
 }
 
 double sigmoid(double x) {
@@ -262,28 +254,10 @@ class TestVariantModules : public QObject {
     auto a = torch::softmax(torch::randn({B, heads, T, T}) * 2, -1);
     auto out = conv->forward(a).to(torch::kFloat64);
     QCOMPARE(out.sizes().vec(), std::vector<int64_t>({B, heads, T, T}));
-    const auto w = param(*conv, "weight");
-    const auto bias = param(*conv, "bias");
-    const auto ad = a.to(torch::kFloat64).contiguous();
-    auto wa = w.accessor<double, 3>();
-    auto ba = bias.accessor<double, 1>();
-    auto aa = ad.accessor<double, 4>();
-    auto oa = out.accessor<double, 4>();
-    double err = 0;
-    int zeros = 0, positives = 0;
-    for (int b = 0; b < B; ++b)
-      for (int h = 0; h < heads; ++h)
-        for (int i = 0; i < T; ++i)
-          for (int f = 0; f < T; ++f) {
-            double s = ba[h * T + f];
-            for (int k = -1; k <= 1; ++k) {
-              if (i + k < 0 || i + k >= T) continue;  // zero padding
-              for (int j = 0; j < T; ++j) s += wa[h * T + f][j][k + 1] * aa[b][h][i + k][j];
-            }
-            const double expected = std::max(0.0, s);
-            (expected == 0 ? zeros : positives) += 1;
-            err = std::max(err, std::abs(oa[b][h][i][f] - expected));
-          }
+    const auto expected = conv1dLoop(a, param(*conv, "weight"), param(*conv, "bias"));
+    const double err = maxAbsDiff(out, expected);
+    const auto zeros = expected.eq(0).sum().item<int64_t>();
+    const auto positives = expected.gt(0).sum().item<int64_t>();
     QVERIFY2(err < 1e-5, qPrintable(QString::number(err)));
     QVERIFY(zeros > 0 && positives > 0);  // the check covered both sides of the ReLU
   }
@@ -326,29 +300,10 @@ class TestVariantModules : public QObject {
     auto a = torch::softmax(torch::randn({B, heads, T, T}) * 2, -1);
     auto out = conv->forward(a).to(torch::kFloat64);
     QCOMPARE(out.sizes().vec(), std::vector<int64_t>({B, heads, T, T}));
-    const auto w = param(*conv, "weight");
-    const auto bias = param(*conv, "bias");
-    const auto ad = a.to(torch::kFloat64).contiguous();
-    auto wa = w.accessor<double, 4>();
-    auto aa = ad.accessor<double, 4>();
-    auto oa = out.accessor<double, 4>();
-    double err = 0;
-    int zeros = 0, positives = 0;
-    for (int b = 0; b < B; ++b)
-      for (int h = 0; h < heads; ++h)
-        for (int i = 0; i < T; ++i)
-          for (int j = 0; j < T; ++j) {
-            double s = bias[h].item<double>();
-            for (int di = -1; di <= 1; ++di)
-              for (int dj = -1; dj <= 1; ++dj) {
-                const int ii = i + di, jj = j + dj;
-                if (ii < 0 || ii >= T || jj < 0 || jj >= T) continue;
-                s += wa[h][0][di + 1][dj + 1] * aa[b][h][ii][jj];
-              }
-            const double expected = std::max(0.0, s);
-            (expected == 0 ? zeros : positives) += 1;
-            err = std::max(err, std::abs(oa[b][h][i][j] - expected));
-          }
+    const auto expected = conv2dLoop(a, param(*conv, "weight"), param(*conv, "bias"));
+    const double err = maxAbsDiff(out, expected);
+    const auto zeros = expected.eq(0).sum().item<int64_t>();
+    const auto positives = expected.gt(0).sum().item<int64_t>();
     QVERIFY2(err < 1e-5, qPrintable(QString::number(err)));
     QVERIFY(zeros > 0 && positives > 0);
   }
