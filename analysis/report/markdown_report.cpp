@@ -39,18 +39,22 @@ void skippedSection(std::ostringstream& out, const std::vector<SkippedData>& ski
   }
 }
 
+/// The title and the first rows of a report's summary table: which run and checkpoint.
+void header(std::ostringstream& out, const char* title, const AnalysedCheckpoint& source) {
+  out << "# " << title << " of run `" << source.runName << "` at step " << source.step
+      << "\n\n| | |\n|---|---|\n"
+      << "| run | `" << source.runDir << "` |\n"
+      << "| checkpoint | `" << source.checkpoint << "` (step " << source.step << ") |\n";
+}
+
 }  // namespace
 
 std::string analysisMarkdown(const AnalysisReport& r) {
   const auto& s = r.statistics;
   const std::string jsdUnit = unitName(s.jsdBase);
   std::ostringstream out;
-  out << "# Attention analysis of run `" << r.source.runName << "` at step " << r.source.step
-      << "\n\n"
-      << "| | |\n|---|---|\n"
-      << "| run | `" << r.source.runDir << "` |\n"
-      << "| checkpoint | `" << r.source.checkpoint << "` (step " << r.source.step << ") |\n"
-      << "| model | " << s.layers << " layers x " << s.heads << " heads |\n"
+  header(out, "Attention analysis", r.source);
+  out << "| model | " << s.layers << " layers x " << s.heads << " heads |\n"
       << "| evaluation data | " << r.evaluationDescription << " |\n"
       << "| sequences | " << r.evaluationSequences << " (" << s.rows << " real query rows per head"
       << (s.skippedRows > 0 ? "; " + std::to_string(s.skippedRows) +
@@ -204,12 +208,8 @@ std::string analysisMarkdown(const AnalysisReport& r) {
 std::string corefMarkdown(const CorefProbeReport& r) {
   const auto& p = r.result;
   std::ostringstream out;
-  out << "# Coreference probe of run `" << r.source.runName << "` at step " << r.source.step
-      << "\n\n"
-      << "| | |\n|---|---|\n"
-      << "| run | `" << r.source.runDir << "` |\n"
-      << "| checkpoint | `" << r.source.checkpoint << "` (step " << r.source.step << ") |\n"
-      << "| data | " << r.datasetDescription << " |\n"
+  header(out, "Coreference probe", r.source);
+  out << "| data | " << r.datasetDescription << " |\n"
       << "| scored | " << p.items << " mentions in " << r.examples << " examples ("
       << r.skipped.size() << " skipped) |\n"
       << "| rule | antecedent selection (Clark et al.): right when the mention's head word "
