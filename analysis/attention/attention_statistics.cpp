@@ -17,34 +17,6 @@
 
 namespace attnlab::analysis {
 
-ColourClass entropyColour(double medianNats) {
-  if (std::isnan(medianNats)) return ColourClass::None;
-  if (medianNats > 4.5) return ColourClass::Red;
-  if (medianNats >= 1.5) return ColourClass::Yellow;
-  return ColourClass::Blue;
-}
-
-ColourClass jsdColour(double medianBits) {
-  if (std::isnan(medianBits)) return ColourClass::None;
-  if (medianBits < 0.25) return ColourClass::Blue;
-  if (medianBits <= 0.75) return ColourClass::Yellow;
-  return ColourClass::Red;
-}
-
-const char* colourName(ColourClass colour) {
-  switch (colour) {
-    case ColourClass::Blue:
-      return "blue";
-    case ColourClass::Yellow:
-      return "yellow";
-    case ColourClass::Red:
-      return "red";
-    case ColourClass::None:
-      return "none";
-  }
-  return "?";
-}
-
 void AttentionStatistics::HeadSums::add(const HeadSums& o) {
   first += o.first;
   separator += o.separator;
@@ -519,21 +491,15 @@ AttentionStatisticsResult AttentionStatistics::result() const {
   }
   r.headOrder.resize(static_cast<std::size_t>(L));
   for (int l = 0; l < L; ++l) {
-    std::vector<int>& order = r.headOrder[static_cast<std::size_t>(l)];
-    order.resize(static_cast<std::size_t>(H));
-    std::iota(order.begin(), order.end(), 0);
-    // Empty heads (NaN median) go last; NaN would break the sort's ordering.
-    const auto key = [&](int head) {
-      const double m = r.entropy[static_cast<std::size_t>(l * H + head)].median;
-      return std::isnan(m) ? std::numeric_limits<double>::infinity() : m;
-    };
-    std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return key(x) < key(y); });
+    r.headOrder[static_cast<std::size_t>(l)] =
+        orderByMedian(std::span<const DistributionSummary>(r.entropy).subspan(
+            static_cast<std::size_t>(l * H), static_cast<std::size_t>(H)));
   }
-  const double toBits = m_options.jsdBase == LogBase::Bits ? 1.0 : 1.0 / kLn2;
+  const ColourThresholds jsdThresholds = jsdColourThresholds(m_options.jsdBase);
   r.adjacentJsd.reserve(m_adjacentJsd.size());
   for (const StreamingDistribution& d : m_adjacentJsd) {
     r.adjacentJsd.push_back(d.summarise());
-    r.jsdColours.push_back(jsdColour(r.adjacentJsd.back().median * toBits));
+    r.jsdColours.push_back(colourClass(r.adjacentJsd.back().median, jsdThresholds));
   }
 
   r.pairwiseSequencesUsed = m_pairwiseSequencesUsed;

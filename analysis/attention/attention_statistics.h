@@ -1,5 +1,6 @@
 #pragma once
 
+#include "analysis/attention/colour_classes.h"
 #include "analysis/attention/distribution_stats.h"
 #include "analysis/attention/streaming_distribution.h"
 
@@ -10,19 +11,6 @@
 #include <vector>
 
 namespace attnlab::analysis {
-
-/// RealFormer's violin colours (seed-facts section 6), so that our figures can be read
-/// against theirs.
-/// None: the distribution is empty (no row was usable), so it has no median to classify.
-enum class ColourClass { Blue, Yellow, Red, None };
-/// Entropy violins: red when the median is above 4.5 nats, yellow from 1.5 to 4.5
-/// (inclusive), blue below 1.5.
-ColourClass entropyColour(double medianNats);
-/// JSD violins: blue when the median is below 0.25 bits, yellow from 0.25 to 0.75
-/// (inclusive), red above 0.75. Pass bits: convert a median in nats first (divide by ln 2).
-ColourClass jsdColour(double medianBits);
-/// "blue", "yellow", "red" or "none": the names reports and plots use.
-const char* colourName(ColourClass colour);
 
 /// Per position of one sequence: what the head summaries and guidance patterns need.
 struct SequenceRoles {
@@ -56,11 +44,14 @@ struct AttentionStatisticsResult {
   std::int64_t sequences = 0, rows = 0;  ///< sequences seen, real query rows per head
   std::int64_t skippedRows = 0;  ///< (head, row) pairs left out because the row's real mass was 0
   std::vector<DistributionSummary> entropy;  ///< [layer * heads + head], nats
-  std::vector<ColourClass> entropyColours;   ///< same index
-  std::vector<std::vector<int>> headOrder;   ///< per layer: heads by ascending median entropy
+  /// Same index: entropyColour() of the median, RealFormer's classes (colour_classes.h; the
+  /// thresholds are listed in docs/analysis.md).
+  std::vector<ColourClass> entropyColours;
+  std::vector<std::vector<int>> headOrder;  ///< per layer: orderByMedian() of its entropy
   /// [(layer-1) * heads + head] for layer 1..L-1: JSD(head_i^L, head_i^{L-1}) per token, in
   /// jsdBase.
   std::vector<DistributionSummary> adjacentJsd;
+  /// Same index: colourClass() of the median with jsdColourThresholds(jsdBase).
   std::vector<ColourClass> jsdColours;
   /// [(L*H) x (L*H)] mean JSD between any two heads, row-major, in jsdBase; empty when off.
   std::vector<double> pairwiseJsd;

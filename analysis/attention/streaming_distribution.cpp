@@ -4,10 +4,23 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
 namespace attnlab::analysis {
+
+std::vector<int> orderByMedian(std::span<const DistributionSummary> heads) {
+  std::vector<int> order(heads.size());
+  std::iota(order.begin(), order.end(), 0);
+  // NaN would break the sort's ordering; as +infinity it sorts last.
+  const auto key = [&](int head) {
+    const double m = heads[static_cast<std::size_t>(head)].median;
+    return std::isnan(m) ? std::numeric_limits<double>::infinity() : m;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return key(a) < key(b); });
+  return order;
+}
 
 StreamingDistribution::StreamingDistribution(double lo, double hi, int fineBins)
     : m_lo(lo), m_hi(hi) {

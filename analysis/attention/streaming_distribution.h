@@ -26,6 +26,11 @@ struct DistributionSummary {
   std::int64_t clamped = 0;  ///< values that fell outside [lo, hi] and were put in the edge bins
 };
 
+/// Indices of `heads` by ascending median, as violin rows are ordered (heads of one layer, or
+/// of one layer pair). Empty distributions (NaN median) go last; equal medians keep their
+/// index order.
+std::vector<int> orderByMedian(std::span<const DistributionSummary> heads);
+
 /// Fixed memory whatever the number of values: a fine histogram over [lo, hi] plus moments.
 /// Attention statistics produce one value per query row and head, billions over an
 /// evaluation set; storing them to sort for quantiles is what this avoids. Quantiles are

@@ -488,6 +488,14 @@ class TestAttentionStatistics : public QObject {
     QCOMPARE(QString(colourName(ColourClass::Blue)), QString("blue"));
     QCOMPARE(QString(colourName(ColourClass::Yellow)), QString("yellow"));
     QCOMPARE(QString(colourName(ColourClass::Red)), QString("red"));
+    QCOMPARE(colourClass(NAN, kEntropyColourThresholds), ColourClass::None);
+    // The JSD thresholds in nats are the bits thresholds times ln 2: 0.2 nats (0.29 bits) is
+    // YELLOW, though against the bits thresholds 0.2 would be BLUE.
+    const ColourThresholds nats = jsdColourThresholds(LogBase::Nats);
+    QCOMPARE(colourClass(0.2, nats), ColourClass::Yellow);
+    QCOMPARE(colourClass(0.2, jsdColourThresholds(LogBase::Bits)), ColourClass::Blue);
+    QCOMPARE(colourClass(0.76 * kLn2, nats), ColourClass::Red);
+    QCOMPARE(colourClass(0.24 * kLn2, nats), ColourClass::Blue);
   }
 
   void headsAreOrderedByMedianEntropy() {

@@ -242,6 +242,15 @@ class TestStreamingDistribution : public QObject {
     QCOMPARE(s.histogramCounts.size(), std::size_t(40));
   }
 
+  // Violin rows: ascending median, empty distributions (NaN median) last, ties in index order.
+  void orderByMedianPutsEmptyLast() {
+    std::vector<DistributionSummary> heads(5);
+    const double medians[] = {2.0, NAN, 0.5, 2.0, 1.0};
+    for (std::size_t i = 0; i < heads.size(); ++i) heads[i].median = medians[i];
+    QCOMPARE(orderByMedian(heads), (std::vector<int>{2, 4, 0, 3, 1}));
+    QVERIFY(orderByMedian({}).empty());
+  }
+
   void memoryDoesNotGrowWithValues() {
     StreamingDistribution d(0.0, 1.0);
     for (int i = 0; i < 10; ++i) d.add(i / 10.0);

@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QDir>
 
+#include <cmath>
 #include <cstdio>
 #include <functional>
 
@@ -62,9 +63,12 @@ int main(int argc, char** argv) {
     ok &= save(w, dir, "attention_heatmap_512_log_dark", {900, 760});
   }
   {
+    // Summaries as the analysis emits them (sequences of 128 tokens: entropy in [0, ln 128]);
+    // colours and head order come from the analysis' functions.
     ViolinGrid w;
     w.setScale(ViolinScale::entropyNats());
-    w.setSamples(12, 12, sample::entropySamples(12, 12, 1024));
+    w.setSummaries(12, 12,
+                   sample::summaries(sample::entropySamples(12, 12, 1024), 0.0, std::log(128.0)));
     w.setTitle("Attention entropy per head (12 layers x 12 heads)");
     ok &= save(w, dir, "violin_entropy", {1200, 1500});
   }
@@ -72,9 +76,9 @@ int main(int argc, char** argv) {
     ViolinGrid w;
     w.setScale(ViolinScale::jsdBits());
     QStringList rows;
-    for (int l = 0; l < 11; ++l) rows << QStringLiteral("L%1-%2").arg(l).arg(l + 1);
+    for (int l = 0; l < 11; ++l) rows << QStringLiteral("L%1-L%2").arg(l).arg(l + 1);
     w.setRowLabels(rows);
-    w.setSamples(11, 12, sample::jsdSamples(11, 12, 512));
+    w.setSummaries(11, 12, sample::summaries(sample::jsdSamples(11, 12, 512), 0.0, 1.0));
     w.setTitle("Adjacent-layer Jensen-Shannon divergence");
     ok &= save(w, dir, "violin_jsd", {1200, 1400});
   }

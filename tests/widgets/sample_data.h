@@ -2,15 +2,18 @@
 
 // Realistic generated data for widget tests, the gallery and the benchmark: attention with
 // the structures heads really show (self/diagonal, previous token, first token, broad),
-// entropy-like violin samples, a noisy loss curve. Deterministic (fixed seeds).
+// entropy-like violin samples and their summaries as the analysis emits them, a noisy loss
+// curve. Deterministic (fixed seeds).
 
 #include <QStringList>
 
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <span>
 #include <vector>
 
+#include "analysis/attention/streaming_distribution.h"
 #include "widgets/plots/plot_data.h"
 
 namespace attnlab::widgets::sample {
@@ -121,6 +124,21 @@ inline std::vector<std::vector<double>> jsdSamples(int pairs, int heads, int n, 
       auto& v = out[static_cast<std::size_t>(l) * heads + h];
       for (int i = 0; i < n; ++i) v.push_back(std::clamp(d(rng), 0.0, 1.0));
     }
+  return out;
+}
+
+/// What the analysis emits for such values: each list through an
+/// analysis::StreamingDistribution over [lo, hi], summarised. Use the analysis' own ranges
+/// (entropy [0, ln T] for sequences of T tokens, JSD [0, 1] bits).
+inline std::vector<analysis::DistributionSummary> summaries(
+    const std::vector<std::vector<double>>& samples, double lo, double hi) {
+  std::vector<analysis::DistributionSummary> out;
+  out.reserve(samples.size());
+  for (const auto& v : samples) {
+    analysis::StreamingDistribution d(lo, hi);
+    d.addMany(std::span<const double>(v));
+    out.push_back(d.summarise());
+  }
   return out;
 }
 

@@ -4,7 +4,6 @@ foreach(_t IN ITEMS
     test_attention_heatmap
     test_curve_decimation
     test_curve_plot
-    test_density
     test_violin_grid
     test_head_grid
     test_layer_series_plot
