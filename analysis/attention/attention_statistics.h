@@ -44,8 +44,8 @@ struct AttentionStatisticsResult {
   std::int64_t sequences = 0, rows = 0;  ///< sequences seen, real query rows per head
   std::int64_t skippedRows = 0;  ///< (head, row) pairs left out because the row's real mass was 0
   std::vector<DistributionSummary> entropy;  ///< [layer * heads + head], nats
-  /// Same index: entropyColour() of the median, RealFormer's classes (colour_classes.h; the
-  /// thresholds are listed in docs/analysis.md).
+  /// Same index: entropyColour() of the median, RealFormer's classes (colour_classes.h;
+  /// docs/analysis.md#colour-classes).
   std::vector<ColourClass> entropyColours;
   std::vector<std::vector<int>> headOrder;  ///< per layer: orderByMedian() of its entropy
   /// [(layer-1) * heads + head] for layer 1..L-1: JSD(head_i^L, head_i^{L-1}) per token, in

@@ -5,9 +5,9 @@
 namespace attnlab::analysis {
 
 /// RealFormer's violin colours, so that our figures can be read against theirs; the
-/// thresholds and their units are in docs/analysis.md ("What it computes"). This header is
-/// the one place they are written: the analysis colours its reports with it and the violin
-/// widget (widgets/plots/violin_grid.h) its violins.
+/// thresholds, their units and where they come from: docs/analysis.md#colour-classes. This
+/// header is the one place they are written: the analysis colours its reports with it and
+/// the violin widget (widgets/plots/violin_grid.h) its violins.
 /// None: the distribution is empty (no row was usable), so it has no median to classify.
 enum class ColourClass { Blue, Yellow, Red, None };
 
