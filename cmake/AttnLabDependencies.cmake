@@ -20,10 +20,12 @@ if(ATTNLAB_CUDA)
   target_compile_definitions(attnlab_torch INTERFACE ATTNLAB_WITH_CUDA=1)
 endif()
 
-find_package(HDF5 REQUIRED COMPONENTS C CXX)
+# HDF5's C API only, and only for core/hdf5 (attnlab_core_hdf5 links this PRIVATE): its
+# wrappers keep <hdf5.h> out of every other file.
+find_package(HDF5 REQUIRED COMPONENTS C)
 add_library(attnlab_hdf5 INTERFACE)
 target_include_directories(attnlab_hdf5 SYSTEM INTERFACE ${HDF5_INCLUDE_DIRS})
-target_link_libraries(attnlab_hdf5 INTERFACE ${HDF5_CXX_LIBRARIES} ${HDF5_C_LIBRARIES})
+target_link_libraries(attnlab_hdf5 INTERFACE ${HDF5_C_LIBRARIES})
 target_compile_definitions(attnlab_hdf5 INTERFACE ${HDF5_DEFINITIONS})
 
 # Only the isolated bridge (core/tokenizer/sp_bridge) may use this.
@@ -37,5 +39,19 @@ if(NOT tomlplusplus_FOUND)
 endif()
 find_package(CLI11 REQUIRED)
 
-find_package(Qt6 REQUIRED COMPONENTS Core Gui Widgets PrintSupport Svg Test Concurrent)
-find_package(QCustomPlotQt6 REQUIRED)
+# Qt: the GUI needs Widgets (with Gui), PrintSupport and Svg, and QCustomPlot; the tests
+# need Core and Test. The headless build without tests needs no Qt at all.
+set(_attnlab_qt_components "")
+if(ATTNLAB_GUI)
+  list(APPEND _attnlab_qt_components Core Gui Widgets PrintSupport Svg)
+endif()
+if(ATTNLAB_BUILD_TESTS)
+  list(APPEND _attnlab_qt_components Core Test)
+endif()
+list(REMOVE_DUPLICATES _attnlab_qt_components)
+if(_attnlab_qt_components)
+  find_package(Qt6 REQUIRED COMPONENTS ${_attnlab_qt_components})
+endif()
+if(ATTNLAB_GUI)
+  find_package(QCustomPlotQt6 REQUIRED)
+endif()

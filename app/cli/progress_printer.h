@@ -1,32 +1,29 @@
 #pragma once
 
+#include "app/cli/progress_bar.h"
 #include "core/train/training_progress.h"
 
 #include <cstdio>
+#include <string>
 
 namespace attnlab::app {
 
-/// Prints training progress: a single rewritten status line with a bar, loss, tokens/s
-/// and ETA when the output is a terminal; one plain line per report otherwise (logs, CI).
+/// Training progress on the command line: a thin adapter that turns the engine's reports
+/// into ProgressBar reports (the bar with loss, tokens/s and ETA on a terminal; one plain
+/// line per report otherwise). Evaluation results and messages get lines of their own.
 class ProgressPrinter : public core::TrainingObserver {
  public:
   explicit ProgressPrinter(std::FILE* out, bool interactive);
-  ~ProgressPrinter() override;
+  ~ProgressPrinter() override = default;
 
   void onProgress(const core::TrainingProgress& progress) override;
   void onMessage(const std::string& message) override;
 
   /// True when `out` is a terminal.
-  static bool isTerminal(std::FILE* out);
+  static bool isTerminal(std::FILE* out) { return ProgressBar::isTerminal(out); }
 
  private:
-  void endStatusLine();
-  std::FILE* m_out;
-  bool m_interactive;
-  bool m_statusLineOpen = false;
+  ProgressBar m_bar;
 };
-
-/// "mm:ss" or "h:mm:ss".
-std::string formatDuration(double seconds);
 
 }  // namespace attnlab::app

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "app/cli/progress_bar.h"
+
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -7,12 +9,12 @@
 
 namespace attnlab::app {
 
-/// Progress of a long analysis: one rewritten status line with a bar and ETA on a terminal;
-/// on a pipe or log, a plain line when a phase starts and at every tenth of it.
+/// Progress of a long analysis, phase by phase, drawn by ProgressBar: on a terminal the
+/// status line with a bar and ETA follows every update; on a pipe or log, a plain line when
+/// a phase starts and at every further tenth of it.
 class TaskProgress {
  public:
   TaskProgress(std::FILE* out, bool interactive);
-  ~TaskProgress();
   TaskProgress(const TaskProgress&) = delete;
   TaskProgress& operator=(const TaskProgress&) = delete;
 
@@ -21,9 +23,7 @@ class TaskProgress {
   void finish();
 
  private:
-  std::FILE* m_out;
-  bool m_interactive;
-  bool m_lineOpen = false;
+  ProgressBar m_bar;
   std::string m_phase;
   int m_lastTenth = -1;
   std::chrono::steady_clock::time_point m_phaseStart;

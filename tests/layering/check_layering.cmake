@@ -1,9 +1,12 @@
 # Fails when a source under SOURCE_DIRS includes a Qt header, or when a link list in
 # LINK_FILES names a Qt library. Lists are '|'-separated (a ';' would split the -D).
+# Errors name file:line and the include as written. Its sibling check_layer_direction.cmake
+# checks that project includes go down the layers only.
 #   cmake -DSOURCE_DIRS=a|b -DLINK_FILES=x|y -P check_layering.cmake
 string(REPLACE "|" ";" _dirs "${SOURCE_DIRS}")
 string(REPLACE "|" ";" _links "${LINK_FILES}")
 set(_problems "")
+include(${CMAKE_CURRENT_LIST_DIR}/line_of.cmake)
 
 # Qt headers: <QString>, <QtCore/...>, <qglobal.h>, "qobject.h", and anything from Qt's own
 # include folders; QCustomPlot too (it is Qt).
@@ -13,11 +16,15 @@ foreach(_dir IN LISTS _dirs)
     message(FATAL_ERROR "layering check: source folder '${_dir}' does not exist")
   endif()
   file(GLOB_RECURSE _files "${_dir}/*.h" "${_dir}/*.hpp" "${_dir}/*.cpp" "${_dir}/*.cc" "${_dir}/*.cxx")
+  list(SORT _files)
   foreach(_f IN LISTS _files)
     file(STRINGS "${_f}" _lines REGEX "#[ \t]*include")
+    set(_search_from 0)
     foreach(_l IN LISTS _lines)
       if(_l MATCHES "${_qt_include_regex}")
-        string(APPEND _problems "\n  ${_f}: includes a Qt header: ${_l}")
+        attnlab_line_of("${_f}" "${_l}" ${_search_from} _line _search_from)
+        string(STRIP "${_l}" _written)
+        string(APPEND _problems "\n  ${_f}:${_line}: ${_written}  (a Qt header)")
       endif()
     endforeach()
   endforeach()
