@@ -1,30 +1,30 @@
 #include "analysis/runs/logged_series.h"
 
+#include "core/config/config_loader.h"
+#include "core/errors/error.h"
+#include "core/mechanisms/attention_mechanism.h"
 #include "core/runlog/run_log_reader.h"
 
 #include <algorithm>
-#include <array>
 
 namespace attnlab::analysis {
 
 namespace {
 
-struct KnownSeries {
-  const char* name;
-  const char* description;
-  const char* unit;
-};
-
-// The per-layer quantities of seed-facts section 6 and the temperature variant.
-constexpr std::array<KnownSeries, 5> kVariantSeries = {{
-    {"asa/mask_proportion", "ASA: share of real (query, key) cells the adversary masks, per layer",
-     "fraction"},
-    {"squeeze/weights", "SesameBERT: excitation output s_l per encoder layer (batch mean)",
-     "weight"},
-    {"temperature/q", "Learned temperature of the queries, per layer and head", "temperature"},
-    {"temperature/k", "Learned temperature of the keys, per layer and head", "temperature"},
-    {"temperature/v", "Learned temperature of the values, per layer and head", "temperature"},
-}};
+/// The run's configuration from its log; when it cannot be read (a log from an older
+/// version), every mechanism switched on, so any series the log holds is recognised.
+core::RunConfig configOf(const core::RunLogReader& reader) {
+  try {
+    return core::parseRunConfig(reader.configToml(), "run log config");
+  } catch (const ConfigError&) {
+    core::RunConfig all;
+    all.attention.guidance.enabled = true;
+    all.attention.asa.enabled = true;
+    all.attention.temperature = true;
+    all.attention.squeeze.enabled = true;
+    return all;
+  }
+}
 
 }  // namespace
 
@@ -32,14 +32,17 @@ std::vector<LoggedSeries> readVariantSeries(const std::filesystem::path& runLog)
   core::RunLogReader reader(runLog.string());
   const auto names = reader.seriesNames();
   std::vector<LoggedSeries> out;
-  for (const auto& known : kVariantSeries) {
-    if (std::find(names.begin(), names.end(), known.name) == names.end()) continue;
-    const auto series = reader.series(known.name);
+  // The per-layer quantities the mechanisms declare (docs/analysis.md#variants-logged-series);
+  // their names, units and meanings come from the descriptors, not from a list here.
+  for (const auto& q : core::loggedQuantities(configOf(reader))) {
+    if (q.shape == core::LoggedShape::Scalar) continue;
+    if (std::find(names.begin(), names.end(), q.name) == names.end()) continue;
+    const auto series = reader.series(q.name);
     if (series.steps.empty()) continue;
     LoggedSeries s;
-    s.name = known.name;
-    s.description = known.description;
-    s.unit = known.unit;
+    s.name = q.name;
+    s.description = q.meaning;
+    s.unit = q.unit;
     s.steps = series.steps;
     s.innerShape = series.innerShape;
     s.values = series.values;

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -114,8 +115,7 @@ std::vector<ConfigKey> buildSchema() {
       // [corpus]
       configKey(
           "corpus.source", [](auto& c) -> auto& { return c.corpus.source; },
-          "`wordnet`: the glosses of Debian's wordnet-base; `text`: the files in corpus.paths",
-          oneOf({"wordnet", "text"})),
+          "`wordnet`: the glosses of Debian's wordnet-base; `text`: the files in corpus.paths"),
       configKey(
           "corpus.paths", [](auto& c) -> auto& { return c.corpus.paths; },
           "text files or folders (every regular file inside, sorted) for source `text`"),
@@ -124,8 +124,7 @@ std::vector<ConfigKey> buildSchema() {
           "folder holding data.noun, data.verb, data.adj and data.adv"),
       configKey(
           "corpus.invalid_utf8", [](auto& c) -> auto& { return c.corpus.invalidUtf8; },
-          "a line that is not UTF-8: `skip` (report file:line and go on) or `reject` (stop)",
-          oneOf({"skip", "reject"})),
+          "a line that is not UTF-8: `skip` (report file:line and go on) or `reject` (stop)"),
       configKey(
           "corpus.max_lines", [](auto& c) -> auto& { return c.corpus.maxLines; },
           "use at most this many lines of the corpus (0 = all)", atLeast(0)),
@@ -136,7 +135,7 @@ std::vector<ConfigKey> buildSchema() {
           "an existing SentencePiece .model to load; empty = train one on the corpus"),
       configKey(
           "tokenizer.algorithm", [](auto& c) -> auto& { return c.tokenizer.algorithm; },
-          "SentencePiece model type when training", oneOf({"unigram", "bpe"})),
+          "SentencePiece model type when training"),
       configKey(
           "tokenizer.vocab_size", [](auto& c) -> auto& { return c.tokenizer.vocabSize; },
           "pieces in the vocabulary, the 5 special pieces included", atLeast(8)),
@@ -157,8 +156,7 @@ std::vector<ConfigKey> buildSchema() {
       configKey(
           "data.packing", [](auto& c) -> auto& { return c.data.packing; },
           "`pack`: concatenate lines into full blocks (RoBERTa FULL-SENTENCES); `line`: one "
-          "line per block, truncated and padded",
-          oneOf({"pack", "line"})),
+          "line per block, truncated and padded"),
       configKey(
           "data.validation_fraction", [](auto& c) -> auto& { return c.data.validationFraction; },
           "share of lines held out for validation", inRange(0, 1, false, true)),
@@ -200,7 +198,7 @@ std::vector<ConfigKey> buildSchema() {
           "dropout on attention probabilities", inRange(0, 1, false, true)),
       configKey(
           "model.norm", [](auto& c) -> auto& { return c.model.norm; },
-          "LayerNorm placement: `post` (BERT, RoBERTa) or `pre` (GPT-2)", oneOf({"post", "pre"})),
+          "LayerNorm placement: `post` (BERT, RoBERTa) or `pre` (GPT-2)"),
       configKey(
           "model.position_embeddings", [](auto& c) -> auto& { return c.model.positionEmbeddings; },
           "learned absolute position embeddings"),
@@ -243,8 +241,7 @@ std::vector<ConfigKey> buildSchema() {
           "linear warm-up from 0 to the peak rate (<= schedule.steps)", atLeast(0)),
       configKey(
           "schedule.decay", [](auto& c) -> auto& { return c.schedule.decay; },
-          "after warm-up: `linear` (to 0 at the last step) or `constant`",
-          oneOf({"linear", "constant"})),
+          "after warm-up: `linear` (to 0 at the last step) or `constant`"),
 
       // [train]
       configKey(
@@ -274,7 +271,7 @@ std::vector<ConfigKey> buildSchema() {
           "steps between logged scalars (one host synchronisation each)", atLeast(1)),
       configKey(
           "train.device", [](auto& c) -> auto& { return c.train.device; },
-          "`cpu`, `cuda`, or `auto` (CUDA when available)", oneOf({"cpu", "cuda", "auto"})),
+          "`cpu`, `cuda`, or `auto` (CUDA when available)"),
       configKey(
           "train.threads", [](auto& c) -> auto& { return c.train.threads; },
           "intra-op CPU threads (0 = one per core)", atLeast(0)),
@@ -318,8 +315,7 @@ std::vector<ConfigKey> buildSchema() {
           "guided layers: `all` or 0-based indices such as `0,1`"),
       configKey(
           "attention.guidance.loss", [](auto& c) -> auto& { return c.attention.guidance.loss; },
-          "`frobenius`: squared Frobenius norm per head (paper); `mean`: MSE mean (code)",
-          oneOf({"frobenius", "mean"})),
+          "`frobenius`: squared Frobenius norm per head (paper); `mean`: MSE mean (code)"),
       configKey(
           "attention.guidance.weight", [](auto& c) -> auto& { return c.attention.guidance.weight; },
           "alpha_0, the weight of the guidance loss at step 0", atLeast(0)),
@@ -327,8 +323,7 @@ std::vector<ConfigKey> buildSchema() {
           "attention.guidance.schedule",
           [](auto& c) -> auto& { return c.attention.guidance.schedule; },
           "`linear`: alpha decays linearly to 0 (paper); `hold`: constant for hold_steps, then "
-          "linear (code)",
-          oneOf({"linear", "hold"})),
+          "linear (code)"),
       configKey(
           "attention.guidance.hold_steps",
           [](auto& c) -> auto& { return c.attention.guidance.holdSteps; },
@@ -336,37 +331,32 @@ std::vector<ConfigKey> buildSchema() {
       configKey(
           "attention.guidance.edge_rows",
           [](auto& c) -> auto& { return c.attention.guidance.edgeRows; },
-          "target of [Next]/[Prev] rows with no neighbour: `uniform` (paper) or `zero` (code)",
-          oneOf({"uniform", "zero"})),
+          "target of [Next]/[Prev] rows with no neighbour: `uniform` (paper) or `zero` (code)"),
 
       // [attention.position]: Dufter et al. 2020
       configKey(
           "attention.position.mode", [](auto& c) -> auto& { return c.attention.position.mode; },
           "direct position interactions added to the logits: none, absolute (T x T per head), "
-          "relative, both",
-          oneOf({"none", "absolute", "relative", "both"})),
+          "relative, both"),
       configKey(
           "attention.position.relative",
           [](auto& c) -> auto& { return c.attention.position.relative; },
-          "`directional`: a_{i-j} (paper); `symmetric`: depends on |i-j| (official code)",
-          oneOf({"directional", "symmetric"})),
+          "`directional`: a_{i-j} (paper); `symmetric`: depends on |i-j| (official code)"),
       configKey(
           "attention.position.layers", [](auto& c) -> auto& { return c.attention.position.layers; },
-          "layers with position interactions: `first` (default) or `all`", oneOf({"first", "all"})),
+          "layers with position interactions: `first` (default) or `all`"),
       configKey(
           "attention.temperature", [](auto& c) -> auto& { return c.attention.temperature; },
           "learnable temperature: scalars on W_q, W_k, W_v per head, initialised to 1"),
       configKey(
           "attention.conv", [](auto& c) -> auto& { return c.attention.conv; },
           "convolved attention on the softmax output: none, 1d (T filters of width 3 per head), "
-          "2d (one 3x3 filter per head)",
-          oneOf({"none", "1d", "2d"})),
+          "2d (one 3x3 filter per head)"),
 
       // RealFormer
       configKey(
           "attention.residual", [](auto& c) -> auto& { return c.attention.residual; },
-          "residual attention scores: none, sum (running sum), mean (running mean)",
-          oneOf({"none", "sum", "mean"})),
+          "residual attention scores: none, sum (running sum), mean (running mean)"),
 
       // [attention.asa]: adversarial self-attention
       configKey(
@@ -374,8 +364,7 @@ std::vector<ConfigKey> buildSchema() {
           "adversarial self-attention: a clean and an adversarial pass per step"),
       configKey(
           "attention.asa.binarize", [](auto& c) -> auto& { return c.attention.asa.binarize; },
-          "mask binarisation: `step` (S > 0, straight-through; code) or `gumbel` (with noise)",
-          oneOf({"step", "gumbel"})),
+          "mask binarisation: `step` (S > 0, straight-through; code) or `gumbel` (with noise)"),
       configKey(
           "attention.asa.gumbel_temperature",
           [](auto& c) -> auto& { return c.attention.asa.gumbelTemperature; },
@@ -385,19 +374,17 @@ std::vector<ConfigKey> buildSchema() {
           "weight of the mask penalty", atLeast(0)),
       configKey(
           "attention.asa.penalty", [](auto& c) -> auto& { return c.attention.asa.penalty; },
-          "penalty weight `tau` (paper) or `tau_squared` (code)", oneOf({"tau", "tau_squared"})),
+          "penalty weight `tau` (paper) or `tau_squared` (code)"),
       configKey(
           "attention.asa.kl", [](auto& c) -> auto& { return c.attention.asa.kl; },
           "`forward`: KL(clean || adversarial) (paper); `symmetric`: both directions halved "
-          "(code)",
-          oneOf({"forward", "symmetric"})),
+          "(code)"),
 
       // [attention.blur] and [attention.squeeze]: SesameBERT
       configKey(
           "attention.blur.target", [](auto& c) -> auto& { return c.attention.blur.target; },
           "Gaussian blur along the sequence on the attention `context` (default) or the "
-          "`values`; `none` = off",
-          oneOf({"none", "context", "values"})),
+          "`values`; `none` = off"),
       configKey(
           "attention.blur.window", [](auto& c) -> auto& { return c.attention.blur.window; },
           "odd kernel size k", atLeast(1)),
@@ -412,8 +399,7 @@ std::vector<ConfigKey> buildSchema() {
           "reduction ratio r: the excitation has max(1, L / r) hidden units", atLeast(1)),
       configKey(
           "attention.squeeze.combine", [](auto& c) -> auto& { return c.attention.squeeze.combine; },
-          "`weighted_average`: sum s_k U_k / sum s_k (paper); `scaled_last`: s_L U_L (code)",
-          oneOf({"weighted_average", "scaled_last"})),
+          "`weighted_average`: sum s_k U_k / sum s_k (paper); `scaled_last`: s_L U_L (code)"),
       configKey(
           "attention.squeeze.bias_init",
           [](auto& c) -> auto& { return c.attention.squeeze.biasInit; },
@@ -426,8 +412,8 @@ std::vector<ConfigRule> buildRules() {
       {{"attention.position.mode", "model.position_embeddings"},
        "position interactions replace position embeddings",
        [](const RunConfig& c) -> std::string {
-         if (c.attention.position.mode != "none" && c.model.positionEmbeddings) {
-           return "attention.position.mode = " + c.attention.position.mode +
+         if (c.attention.position.mode != PositionMode::None && c.model.positionEmbeddings) {
+           return "attention.position.mode = " + choiceText(c.attention.position.mode) +
                   " replaces the learned position embeddings; set model.position_embeddings = "
                   "false";
          }
@@ -438,16 +424,10 @@ std::vector<ConfigRule> buildRules() {
        [](const RunConfig& c) -> std::string {
          const auto& heads = c.attention.guidance.heads;
          if (heads.empty()) return {};
+         // Each item was checked against the pattern names already (eachOneOf).
          if (static_cast<int>(heads.size()) != c.model.heads) {
            return "lists " + std::to_string(heads.size()) + " patterns but model.heads is " +
                   std::to_string(c.model.heads);
-         }
-         for (const auto& h : heads) {
-           if (h != "next" && h != "prev" && h != "first" && h != "delim" && h != "period" &&
-               h != "none") {
-             return "unknown pattern '" + h +
-                    "' (expected next, prev, first, delim, period or none)";
-           }
          }
          return {};
        }},
@@ -478,7 +458,7 @@ std::vector<ConfigRule> buildRules() {
       {{"attention.blur.window"},
        "blur window is odd",
        [](const RunConfig& c) -> std::string {
-         if (c.attention.blur.target != "none" && c.attention.blur.window % 2 == 0) {
+         if (c.attention.blur.target != BlurTarget::None && c.attention.blur.window % 2 == 0) {
            return "must be odd (a centred kernel), got " + std::to_string(c.attention.blur.window);
          }
          return {};
@@ -488,7 +468,8 @@ std::vector<ConfigRule> buildRules() {
        [](const RunConfig& c) -> std::string {
          // The 1-D filters are built for one length (one filter per key position), so every
          // input is padded to data.sequence_length; a longer one could not be processed.
-         if (c.attention.conv == "1d" && c.data.sequenceLength > c.model.maxPositions) {
+         if (c.attention.conv == ConvAttention::OneD &&
+             c.data.sequenceLength > c.model.maxPositions) {
            return "1-D convolved attention builds data.sequence_length filters per head, which "
                   "must not exceed model.max_positions";
          }
@@ -533,7 +514,7 @@ std::vector<ConfigRule> buildRules() {
       {{"corpus.paths", "corpus.source"},
        "corpus.source `text` needs a non-empty corpus.paths",
        [](const RunConfig& c) -> std::string {
-         if (c.corpus.source == "text" && c.corpus.paths.empty()) {
+         if (c.corpus.source == CorpusSource::Text && c.corpus.paths.empty()) {
            return "must name at least one file or folder when corpus.source is \"text\"";
          }
          for (const auto& p : c.corpus.paths) {
@@ -544,7 +525,7 @@ std::vector<ConfigRule> buildRules() {
       {{"corpus.wordnet_dir", "corpus.source"},
        "corpus.source `wordnet` needs a non-empty corpus.wordnet_dir",
        [](const RunConfig& c) -> std::string {
-         if (c.corpus.source == "wordnet" && c.corpus.wordnetDir.empty()) {
+         if (c.corpus.source == CorpusSource::Wordnet && c.corpus.wordnetDir.empty()) {
            return "must not be empty when corpus.source is \"wordnet\"";
          }
          return {};
@@ -653,6 +634,11 @@ std::string describeType(const ConfigKey& key) {
       return joinChoices(quoted, " \\| ");
     }
     case ConfigType::StringList:
+      if (!key.constraint.choices.empty()) {
+        std::vector<std::string> quoted;
+        for (const auto& c : key.constraint.choices) quoted.push_back("`" + c + "`");
+        return "list of " + joinChoices(quoted, " \\| ");
+      }
       base = "list of strings";
       break;
   }
@@ -748,6 +734,23 @@ ConfigConstraint oneOf(std::vector<std::string> choices) {
           std::move(choices)};
 }
 
+ConfigConstraint eachOneOf(std::vector<std::string> choices) {
+  const std::string list = joinChoices(choices, ", ");
+  return {"of " + list,
+          [choices, list](const ConfigValue& v) -> std::string {
+            const auto* items = std::get_if<std::vector<std::string>>(&v);
+            if (!items) return {};
+            for (std::size_t i = 0; i < items->size(); ++i) {
+              if (std::find(choices.begin(), choices.end(), (*items)[i]) == choices.end()) {
+                return "item " + std::to_string(i) + " must be one of " + list + "; got " +
+                       quoteToml((*items)[i]);
+              }
+            }
+            return {};
+          },
+          std::move(choices)};
+}
+
 ConfigConstraint nonEmpty() {
   return {"(non-empty)",
           [](const ConfigValue& v) -> std::string {
@@ -775,6 +778,11 @@ ConfigConstraint integerBounds(std::int64_t lo, std::int64_t hi) {
 }
 
 ConfigKey finishConfigKey(ConfigKey key, ConfigConstraint typeBounds) {
+  // A choice enum's names come from its table (typeBounds), never from the entry.
+  if (!typeBounds.choices.empty()) {
+    key.constraint.choices = typeBounds.choices;
+    if (key.constraint.text.empty()) key.constraint.text = typeBounds.text;
+  }
   if (key.type == ConfigType::String && !key.constraint.choices.empty()) {
     key.type = ConfigType::Choice;
   }

@@ -6,6 +6,7 @@
 // docs/configuration.md are all driven from this registry, so a new key is one entry in
 // configSchema() (config_schema.cpp) and nothing else.
 
+#include "core/config/config_choices.h"
 #include "core/config/run_config.h"
 
 #include <cstdint>
@@ -20,7 +21,9 @@
 
 namespace attnlab::core {
 
-/// The kind of value a key holds. `Choice` is a string restricted to a list of values.
+/// The kind of value a key holds. `Choice` is a string restricted to a list of values: in
+/// RunConfig an enum of config_choices.h, converted at validation. A `StringList` may
+/// restrict its items the same way (a list of enum values in RunConfig).
 enum class ConfigType { Integer, Float, Boolean, String, Choice, StringList };
 
 /// A key's value in transit between a file, the command line and RunConfig. Integers of
@@ -33,9 +36,10 @@ using ConfigCheck = std::function<std::string(const ConfigValue&)>;
 
 /// A per-key constraint: the check plus how the reference table states it.
 struct ConfigConstraint {
-  std::string text;                  ///< e.g. ">= 1", "[0, 1)", "" when unconstrained
-  ConfigCheck check;                 ///< empty when unconstrained
-  std::vector<std::string> choices;  ///< for string keys: the allowed values (makes a Choice)
+  std::string text;   ///< e.g. ">= 1", "[0, 1)", "" when unconstrained
+  ConfigCheck check;  ///< empty when unconstrained
+  /// For string keys (a Choice) and string-list keys: the allowed values of each item.
+  std::vector<std::string> choices;
 };
 
 /// One entry of the schema.
@@ -98,12 +102,23 @@ ConfigConstraint inRange(double lo, double hi, bool loOpen = false, bool hiOpen 
 ConfigConstraint oneOf(std::vector<std::string> choices);
 /// A non-empty string.
 ConfigConstraint nonEmpty();
+/// A list whose every item is one of `choices`.
+ConfigConstraint eachOneOf(std::vector<std::string> choices);
 
 namespace detail {
 
 template <class T>
+struct IsChoiceList : std::false_type {};
+template <class E>
+struct IsChoiceList<std::vector<E>> : std::bool_constant<kIsConfigChoice<E>> {};
+
+template <class T>
 constexpr ConfigType configTypeOf() {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (kIsConfigChoice<T>) {
+    return ConfigType::Choice;
+  } else if constexpr (IsChoiceList<T>::value) {
+    return ConfigType::StringList;
+  } else if constexpr (std::is_same_v<T, bool>) {
     return ConfigType::Boolean;
   } else if constexpr (std::is_integral_v<T>) {
     return ConfigType::Integer;
@@ -113,7 +128,8 @@ constexpr ConfigType configTypeOf() {
     return ConfigType::String;
   } else {
     static_assert(std::is_same_v<T, std::vector<std::string>>,
-                  "config keys are bool, integers, double, std::string or vector<string>");
+                  "config keys are bool, integers, double, std::string, a choice enum of "
+                  "config_choices.h, or a vector of strings or of one choice enum");
     return ConfigType::StringList;
   }
 }
@@ -122,11 +138,23 @@ constexpr ConfigType configTypeOf() {
 /// of wrapping, an unsigned one rejects -1.
 ConfigConstraint integerBounds(std::int64_t lo, std::int64_t hi);
 
-/// The range a member of type T can hold. TOML integers are int64, so wider types need no
-/// upper bound.
+/// The names of a choice enum's table.
+template <class E>
+std::vector<std::string> choiceNames() {
+  std::vector<std::string> names;
+  for (const auto& row : choiceTable(E{})) names.emplace_back(row.name);
+  return names;
+}
+
+/// The range a member of type T can hold (for a choice enum: its names). TOML integers
+/// are int64, so wider types need no upper bound.
 template <class T>
 ConfigConstraint representableBy() {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+  if constexpr (kIsConfigChoice<T>) {
+    return oneOf(choiceNames<T>());
+  } else if constexpr (IsChoiceList<T>::value) {
+    return eachOneOf(choiceNames<typename T::value_type>());
+  } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
     using Limits = std::numeric_limits<T>;
     using I64 = std::numeric_limits<std::int64_t>;
     constexpr std::int64_t lo = Limits::is_signed ? static_cast<std::int64_t>(Limits::min()) : 0;
@@ -144,8 +172,8 @@ ConfigKey finishConfigKey(ConfigKey key, ConfigConstraint typeBounds);
 
 /// Builds a schema entry. `access` is a generic lambda returning the member by reference,
 /// `[](auto& c) -> auto& { return c.model.hiddenSize; }`, which works for const and
-/// mutable configs and for members nested at any depth. The type and the default follow
-/// from the member.
+/// mutable configs and for members nested at any depth. The type, the default and, for a
+/// choice enum, the allowed names follow from the member.
 template <class Access>
 ConfigKey configKey(std::string path, Access access, std::string meaning,
                     ConfigConstraint constraint = {}) {
@@ -157,7 +185,13 @@ ConfigKey configKey(std::string path, Access access, std::string meaning,
   key.constraint = std::move(constraint);
   key.get = [access](const RunConfig& c) -> ConfigValue {
     const T& v = access(c);
-    if constexpr (std::is_same_v<T, bool>) {
+    if constexpr (kIsConfigChoice<T>) {
+      return std::string(choiceName(v));
+    } else if constexpr (detail::IsChoiceList<T>::value) {
+      std::vector<std::string> names;
+      for (const auto item : v) names.emplace_back(choiceName(item));
+      return names;
+    } else if constexpr (std::is_same_v<T, bool>) {
       return v;
     } else if constexpr (std::is_integral_v<T>) {
       return static_cast<std::int64_t>(v);
@@ -169,7 +203,15 @@ ConfigKey configKey(std::string path, Access access, std::string meaning,
   };
   key.set = [access](RunConfig& c, const ConfigValue& value) {
     T& v = access(c);
-    if constexpr (std::is_same_v<T, bool>) {
+    // Choices arrive checked against the table (representableBy), so parseChoice finds them.
+    if constexpr (kIsConfigChoice<T>) {
+      v = *parseChoice<T>(std::get<std::string>(value));
+    } else if constexpr (detail::IsChoiceList<T>::value) {
+      v.clear();
+      for (const auto& name : std::get<std::vector<std::string>>(value)) {
+        v.push_back(*parseChoice<typename T::value_type>(name));
+      }
+    } else if constexpr (std::is_same_v<T, bool>) {
       v = std::get<bool>(value);
     } else if constexpr (std::is_integral_v<T>) {
       v = static_cast<T>(std::get<std::int64_t>(value));

@@ -5,6 +5,8 @@
 // every key here is documented in docs/configuration.md (generated from the schema).
 // Key paths are the TOML paths, e.g. model.hidden_size -> ModelConfig::hiddenSize.
 
+#include "core/config/config_choices.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,13 +20,13 @@ struct RunSection {
 
 struct CorpusConfig {
   /// corpus.source: "wordnet" (glosses from Debian's wordnet-base) or "text" (files/folders).
-  std::string source = "wordnet";
+  CorpusSource source = CorpusSource::Wordnet;
   /// corpus.paths: text files or folders (every regular file inside, sorted), for "text".
   std::vector<std::string> paths;
   /// corpus.wordnet_dir: where data.noun, data.verb, data.adj, data.adv live.
   std::string wordnetDir = "/usr/share/wordnet";
   /// corpus.invalid_utf8: "skip" (report file:line and go on) or "reject" (stop).
-  std::string invalidUtf8 = "skip";
+  InvalidUtf8Policy invalidUtf8 = InvalidUtf8Policy::Skip;
   /// corpus.max_lines: use at most this many lines (0 = all).
   std::int64_t maxLines = 0;
 };
@@ -32,9 +34,9 @@ struct CorpusConfig {
 struct TokenizerConfig {
   /// tokenizer.model: an existing SentencePiece .model to load; empty = train one.
   std::string model;
-  std::string algorithm = "unigram";  ///< tokenizer.algorithm: "unigram" or "bpe"
-  int vocabSize = 8000;               ///< tokenizer.vocab_size
-  double characterCoverage = 0.9995;  ///< tokenizer.character_coverage
+  TokenizerAlgorithm algorithm = TokenizerAlgorithm::Unigram;  ///< tokenizer.algorithm
+  int vocabSize = 8000;                                        ///< tokenizer.vocab_size
+  double characterCoverage = 0.9995;                           ///< tokenizer.character_coverage
   /// tokenizer.input_sentence_size: lines sampled for training (0 = all).
   std::int64_t inputSentenceSize = 0;
 };
@@ -43,7 +45,7 @@ struct DataConfig {
   int sequenceLength = 128;  ///< data.sequence_length: tokens per block incl. <s> and </s>
   /// data.packing: "pack" (concatenate lines into full blocks; RoBERTa FULL-SENTENCES) or
   /// "line" (one line per block, truncated, padded).
-  std::string packing = "pack";
+  Packing packing = Packing::Pack;
   double validationFraction = 0.01;  ///< data.validation_fraction (of lines)
   std::int64_t validationLines = 0;  ///< data.validation_lines: overrides the fraction when > 0
   double maskProbability = 0.15;     ///< data.mask_probability
@@ -54,13 +56,13 @@ struct DataConfig {
 };
 
 struct ModelConfig {
-  int layers = 4;                  ///< model.layers
-  int hiddenSize = 256;            ///< model.hidden_size
-  int heads = 4;                   ///< model.heads (must divide hidden_size)
-  int ffnSize = 1024;              ///< model.ffn_size
-  double dropout = 0.1;            ///< model.dropout (hidden states)
-  double attentionDropout = 0.1;   ///< model.attention_dropout (attention probabilities)
-  std::string norm = "post";       ///< model.norm: "post" (BERT/RoBERTa) or "pre" (GPT-2)
+  int layers = 4;                            ///< model.layers
+  int hiddenSize = 256;                      ///< model.hidden_size
+  int heads = 4;                             ///< model.heads (must divide hidden_size)
+  int ffnSize = 1024;                        ///< model.ffn_size
+  double dropout = 0.1;                      ///< model.dropout (hidden states)
+  double attentionDropout = 0.1;             ///< model.attention_dropout (attention probabilities)
+  NormPlacement norm = NormPlacement::Post;  ///< model.norm: post (BERT/RoBERTa) or pre (GPT-2)
   bool positionEmbeddings = true;  ///< model.position_embeddings: learned absolute positions
   int maxPositions = 512;          ///< model.max_positions (>= data.sequence_length)
   double initStd = 0.02;           ///< model.init_std: normal init of weights
@@ -79,7 +81,8 @@ struct OptimizerConfig {
 struct ScheduleConfig {
   std::int64_t steps = 2000;       ///< schedule.steps: optimiser steps in total
   std::int64_t warmupSteps = 100;  ///< schedule.warmup_steps: linear warm-up from 0
-  std::string decay = "linear";    ///< schedule.decay: "linear" (to 0 at the end) or "constant"
+  LearningRateDecay decay =
+      LearningRateDecay::Linear;  ///< schedule.decay: linear (to 0) | constant
 };
 
 struct TrainConfig {
@@ -91,8 +94,8 @@ struct TrainConfig {
   int keepLast = 2;                    ///< train.keep_last: checkpoints kept besides the best
   bool keepBest = true;                ///< train.keep_best: keep the best by validation loss
   std::int64_t logEvery = 10;          ///< train.log_every: steps between logged scalars
-  std::string device = "auto";         ///< train.device: "cpu", "cuda" or "auto"
-  int threads = 0;                     ///< train.threads: intra-op threads (0 = cores)
+  DeviceChoice device = DeviceChoice::Auto;  ///< train.device: cpu, cuda or auto
+  int threads = 0;                           ///< train.threads: intra-op threads (0 = cores)
 };
 
 struct LogConfig {
@@ -114,40 +117,44 @@ struct GuidanceConfig {
   double headFraction = 0.5;
   /// attention.guidance.heads: explicit pattern per head (next, prev, first, delim,
   /// period, none); overrides head_fraction when non-empty.
-  std::vector<std::string> heads;
-  std::string layers = "all";       ///< attention.guidance.layers: "all" or "0,1,..."
-  std::string loss = "frobenius";   ///< attention.guidance.loss: frobenius (paper) | mean (code)
+  std::vector<GuidancePattern> heads;
+  std::string layers = "all";  ///< attention.guidance.layers: "all" or "0,1,..."
+  GuidanceLossForm loss =
+      GuidanceLossForm::Frobenius;  ///< attention.guidance.loss: frobenius (paper) | mean (code)
   double weight = 1.0;              ///< attention.guidance.weight: alpha_0
-  std::string schedule = "linear";  ///< attention.guidance.schedule: linear (paper) | hold (code)
-  std::int64_t holdSteps = 20000;   ///< attention.guidance.hold_steps: for schedule = hold
-  std::string edgeRows =
-      "uniform";  ///< attention.guidance.edge_rows: uniform (paper) | zero (code)
+  GuidanceSchedule schedule =
+      GuidanceSchedule::Linear;    ///< attention.guidance.schedule: linear (paper) | hold (code)
+  std::int64_t holdSteps = 20000;  ///< attention.guidance.hold_steps: for schedule = hold
+  /// attention.guidance.edge_rows: uniform (paper) | zero (code)
+  GuidanceEdgeRows edgeRows = GuidanceEdgeRows::Uniform;
 };
 
 /// Direct position interactions (Dufter et al. 2020).
 struct PositionInteractionConfig {
-  std::string mode = "none";  ///< attention.position.mode: none | absolute | relative | both
+  PositionMode mode =
+      PositionMode::None;  ///< attention.position.mode: none | absolute | relative | both
   /// attention.position.relative: directional (paper: a_{i-j}) | symmetric (code: |i-j|)
-  std::string relative = "directional";
-  std::string layers = "first";  ///< attention.position.layers: first | all
+  RelativeBias relative = RelativeBias::Directional;
+  PositionLayers layers = PositionLayers::First;  ///< attention.position.layers: first | all
 };
 
 /// Adversarial self-attention (Wu et al. 2023).
 struct AsaConfig {
-  bool enabled = false;            ///< attention.asa.enabled
-  std::string binarize = "step";   ///< attention.asa.binarize: step (code) | gumbel
-  double gumbelTemperature = 1.0;  ///< attention.asa.gumbel_temperature
-  double tau = 0.5;                ///< attention.asa.tau: mask-penalty weight
-  std::string penalty = "tau";     ///< attention.asa.penalty: tau (paper) | tau_squared (code)
-  std::string kl =
-      "forward";  ///< attention.asa.kl: forward KL(clean||adv) (paper) | symmetric (code)
+  bool enabled = false;                      ///< attention.asa.enabled
+  AsaBinarize binarize = AsaBinarize::Step;  ///< attention.asa.binarize: step (code) | gumbel
+  double gumbelTemperature = 1.0;            ///< attention.asa.gumbel_temperature
+  double tau = 0.5;                          ///< attention.asa.tau: mask-penalty weight
+  AsaPenalty penalty =
+      AsaPenalty::Tau;  ///< attention.asa.penalty: tau (paper) | tau_squared (code)
+  /// attention.asa.kl: forward KL(clean||adv) (paper) | symmetric (code)
+  AsaKl kl = AsaKl::Forward;
 };
 
 /// Gaussian blurring (SesameBERT).
 struct BlurConfig {
-  std::string target = "none";  ///< attention.blur.target: none | context (code) | values
-  int window = 3;               ///< attention.blur.window: odd kernel size k
-  double sigma = 0.3;           ///< attention.blur.sigma
+  BlurTarget target = BlurTarget::None;  ///< attention.blur.target: none | context (code) | values
+  int window = 3;                        ///< attention.blur.window: odd kernel size k
+  double sigma = 0.3;                    ///< attention.blur.sigma
 };
 
 /// Squeeze-and-Excitation over the encoder layers (SesameBERT).
@@ -155,7 +162,7 @@ struct SqueezeExcitationConfig {
   bool enabled = false;  ///< attention.squeeze.enabled
   int ratio = 3;         ///< attention.squeeze.ratio: r, hidden units L / r
   /// attention.squeeze.combine: weighted_average (paper) | scaled_last (code)
-  std::string combine = "weighted_average";
+  SqueezeCombine combine = SqueezeCombine::WeightedAverage;
   double biasInit = 0.8;  ///< attention.squeeze.bias_init: excitation biases (code: 0.8)
 };
 
@@ -163,9 +170,11 @@ struct SqueezeExcitationConfig {
 struct AttentionConfig {
   GuidanceConfig guidance;
   PositionInteractionConfig position;
-  bool temperature = false;       ///< attention.temperature: learnable tau_q, tau_k, tau_v per head
-  std::string conv = "none";      ///< attention.conv: none | 1d | 2d (on the softmax output)
-  std::string residual = "none";  ///< attention.residual: none | sum | mean (RealFormer)
+  bool temperature = false;  ///< attention.temperature: learnable tau_q, tau_k, tau_v per head
+  ConvAttention conv =
+      ConvAttention::None;  ///< attention.conv: none | 1d | 2d (on the softmax output)
+  ResidualScores residual =
+      ResidualScores::None;  ///< attention.residual: none | sum | mean (RealFormer)
   AsaConfig asa;
   BlurConfig blur;
   SqueezeExcitationConfig squeeze;

@@ -48,12 +48,6 @@ DataSplit splitLines(std::int64_t lineCount, const DataConfig& config) {
   return split;
 }
 
-Packing parsePacking(const std::string& value) {
-  if (value == "pack") return Packing::Pack;
-  if (value == "line") return Packing::Line;
-  throw ConfigError("data.packing", "must be \"pack\" or \"line\", got \"" + value + "\"");
-}
-
 BlockSet::BlockSet(TokenStore store, std::vector<std::int64_t> lines, int sequenceLength,
                    Packing packing, SpecialTokenIds specials)
     : m_store(std::move(store)),

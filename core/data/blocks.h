@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/config/config_choices.h"
+
 #include "core/config/run_config.h"
 #include "core/data/token_store.h"
 #include "core/tokenizer/sentencepiece_tokenizer.h"
@@ -28,13 +30,7 @@ struct DataSplit {
 /// Throws ConfigError when the values are out of range or leave no training line.
 DataSplit splitLines(std::int64_t lineCount, const DataConfig& config);
 
-enum class Packing {
-  Pack,  ///< lines concatenated (separated by </s>) and cut into full blocks
-  Line   ///< one block per line, truncated
-};
-
-/// Parses data.packing ("pack" or "line"); throws ConfigError otherwise.
-Packing parsePacking(const std::string& value);
+// Packing (pack | line) is a config choice: core/config/config_choices.h.
 
 /// Blocks shorter than this many real tokens (not counting <s> and </s>) at the end of a
 /// packed split are dropped, unless it is the split's only block.

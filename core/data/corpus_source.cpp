@@ -19,13 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-enum class InvalidLinePolicy { Skip, Reject };
-
-InvalidLinePolicy parsePolicy(const std::string& value) {
-  if (value == "skip") return InvalidLinePolicy::Skip;
-  if (value == "reject") return InvalidLinePolicy::Reject;
-  throw ConfigError("corpus.invalid_utf8", "must be \"skip\" or \"reject\", got \"" + value + "\"");
-}
+using InvalidLinePolicy = InvalidUtf8Policy;
 
 std::string hexByte(unsigned char c) {
   std::array<char, 8> buf{};
@@ -220,7 +214,7 @@ std::vector<fs::path> listCorpusFiles(const CorpusConfig& config) {
 }
 
 CorpusBuild buildCorpus(const CorpusConfig& config, const fs::path& folder) {
-  const InvalidLinePolicy policy = parsePolicy(config.invalidUtf8);
+  const InvalidLinePolicy policy = config.invalidUtf8;
   if (config.maxLines < 0) {
     throw ConfigError("corpus.max_lines",
                       "must be 0 (all) or positive, got " + std::to_string(config.maxLines));
@@ -233,21 +227,23 @@ CorpusBuild buildCorpus(const CorpusConfig& config, const fs::path& folder) {
   std::string where;
   CorpusWriter writer(temporaryPathFor(target), policy, config.maxLines);
   try {
-    if (config.source == "wordnet") {
-      where = config.wordnetDir;
-      // WordNet's glosses are extracted (and converted from Latin-1) first, then pass the
-      // same checks and normalisation as any text source.
-      const fs::path raw = folder / "wordnet_glosses.txt";
-      writeWordNetGlosses(config.wordnetDir, raw);
-      writer.addFile(raw, raw.string());
-      fs::remove(raw, ec);
-    } else if (config.source == "text") {
-      const auto files = listCorpusFiles(config);
-      where = config.paths.size() == 1 ? config.paths.front() : std::string("corpus.paths");
-      for (const fs::path& f : files) writer.addFile(f, f.string());
-    } else {
-      throw ConfigError("corpus.source",
-                        "must be \"wordnet\" or \"text\", got \"" + config.source + "\"");
+    switch (config.source) {
+      case CorpusSource::Wordnet: {
+        where = config.wordnetDir;
+        // WordNet's glosses are extracted (and converted from Latin-1) first, then pass the
+        // same checks and normalisation as any text source.
+        const fs::path raw = folder / "wordnet_glosses.txt";
+        writeWordNetGlosses(config.wordnetDir, raw);
+        writer.addFile(raw, raw.string());
+        fs::remove(raw, ec);
+        break;
+      }
+      case CorpusSource::Text: {
+        const auto files = listCorpusFiles(config);
+        where = config.paths.size() == 1 ? config.paths.front() : std::string("corpus.paths");
+        for (const fs::path& f : files) writer.addFile(f, f.string());
+        break;
+      }
     }
   } catch (...) {
     fs::remove(temporaryPathFor(target), ec);

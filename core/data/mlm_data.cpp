@@ -1,22 +1,41 @@
 #include "core/data/mlm_data.h"
 
+#include "core/errors/error.h"
+
 namespace attnlab::core {
 
 namespace fs = std::filesystem;
 
 MlmData prepareMlmData(const RunConfig& config, const fs::path& runDir, int threads) {
+  return prepareMlmData(config, runDir, threads, {});
+}
+
+MlmData prepareMlmData(const RunConfig& config, const fs::path& runDir, int threads,
+                       const DataPhaseCallback& onPhase) {
+  int done = 0;
+  auto phase = [&](const char* name) {
+    if (onPhase && !onPhase(name, done, 4)) {
+      throw Cancelled(std::string("data preparation (") + name + ")",
+                      "stopped on request before this phase");
+    }
+    ++done;
+  };
   // Cheap checks first, so a typo fails before minutes of tokenizer training.
-  const Packing packing = parsePacking(config.data.packing);
+  const Packing packing = config.data.packing;
   const MaskingOptions masking = MaskingOptions::fromConfig(config.data);
 
   const fs::path cache =
       config.data.cacheDir.empty() ? runDir / "cache" : fs::path(config.data.cacheDir);
+  phase("corpus");
   CorpusBuild corpus = buildCorpus(config.corpus, cache);
+  phase("tokenizer");
   ProvidedTokenizer tokenizer = provideTokenizer(config.tokenizer, corpus.textPath,
                                                  corpus.fingerprint, runDir, config.run.seed);
+  phase("token store");
   TokenStore store =
       TokenStore::openOrBuild(cache / "tokens.bin", corpus.textPath, corpus.fingerprint,
                               tokenizer.tokenizer, tokenizer.fingerprint, threads);
+  phase("batches");
   DataSplit split = splitLines(store.lineCount(), config.data);
 
   const SpecialTokenIds specials = tokenizer.tokenizer.specialIds();
@@ -31,6 +50,7 @@ MlmData prepareMlmData(const RunConfig& config, const fs::path& runDir, int thre
     validation = MlmBatcher(validationBlocks, config.train.batchSize, masking, config.run.seed,
                             BatchOrder::Sequential);
   }
+  if (onPhase) onPhase("batches", 4, 4);
   return MlmData{std::move(corpus),
                  std::move(tokenizer),
                  std::move(store),

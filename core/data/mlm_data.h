@@ -8,7 +8,9 @@
 #include "core/data/tokenizer_provider.h"
 
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <string>
 
 namespace attnlab::core {
 
@@ -33,5 +35,13 @@ struct MlmData {
 /// store (0 = cores). Throws ConfigError / DataError / TokenizerError.
 MlmData prepareMlmData(const RunConfig& config, const std::filesystem::path& runDir,
                        int threads = 0);
+
+/// Told before each phase ("corpus", "tokenizer", "token store", "batches") and once done:
+/// (phase, done, total) with total = 4 phases; returns false to cancel, which makes
+/// prepareMlmData throw attnlab::Cancelled between phases (each phase's own files are
+/// complete or absent: every one is written under a temporary name first).
+using DataPhaseCallback = std::function<bool(const std::string& phase, int done, int total)>;
+MlmData prepareMlmData(const RunConfig& config, const std::filesystem::path& runDir, int threads,
+                       const DataPhaseCallback& onPhase);
 
 }  // namespace attnlab::core

@@ -15,12 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-TokenizerAlgorithm parseAlgorithm(const std::string& value) {
-  if (value == "unigram") return TokenizerAlgorithm::Unigram;
-  if (value == "bpe") return TokenizerAlgorithm::Bpe;
-  throw ConfigError("tokenizer.algorithm", "must be \"unigram\" or \"bpe\", got \"" + value + "\"");
-}
-
 std::string formatDouble(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", v);
@@ -34,7 +28,7 @@ std::string trainingSettings(const TokenizerConfig& c, std::uint64_t corpusFinge
   std::ostringstream s;
   s << "format=1\n"
     << "corpus_fingerprint=" << toHex64(corpusFingerprint) << "\n"
-    << "algorithm=" << c.algorithm << "\n"
+    << "algorithm=" << choiceName(c.algorithm) << "\n"
     << "vocab_size=" << c.vocabSize << "\n"
     << "character_coverage=" << formatDouble(c.characterCoverage) << "\n"
     << "input_sentence_size=" << c.inputSentenceSize << "\n"
@@ -79,7 +73,7 @@ ProvidedTokenizer provideTokenizer(const TokenizerConfig& config, const fs::path
     return ProvidedTokenizer{SentencePieceTokenizer::load(modelPath), modelPath, fp, copied};
   }
 
-  const TokenizerAlgorithm algorithm = parseAlgorithm(config.algorithm);
+  const TokenizerAlgorithm algorithm = config.algorithm;
   if (config.vocabSize < 8) {
     throw ConfigError(
         "tokenizer.vocab_size",

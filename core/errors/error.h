@@ -47,5 +47,10 @@ class CheckpointError : public Error {
 class TrainingError : public Error {
   using Error::Error;
 };
+/// Work stopped because its caller asked it to (a stop or cancel request). Not a failure:
+/// what was complete before is kept, nothing partial is.
+class Cancelled : public Error {
+  using Error::Error;
+};
 
 }  // namespace attnlab

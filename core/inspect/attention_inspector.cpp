@@ -80,7 +80,7 @@ Inspection AttentionInspector::inspect(const std::string& text) {
   result.configToml = s.configToml;
 
   const auto& special = s.tokenizer->specialIds();
-  const bool fixedLength = s.config.attention.conv == "1d";
+  const bool fixedLength = s.config.attention.conv == ConvAttention::OneD;
   const int limit = fixedLength ? s.config.data.sequenceLength : s.config.model.maxPositions;
   std::vector<std::int64_t> ids = {special.bos};
   for (const int id : s.tokenizer->encode(text)) {
@@ -135,7 +135,7 @@ at::Tensor AttentionInspector::probabilitiesOf(const at::Tensor& ids) {
   }
   torch::NoGradGuard noGrad;
   auto input = ids;
-  const bool fixedLength = s.config.attention.conv == "1d";
+  const bool fixedLength = s.config.attention.conv == ConvAttention::OneD;
   if (fixedLength && length < s.config.data.sequenceLength) {
     input = torch::constant_pad_nd(ids, {0, s.config.data.sequenceLength - length},
                                    s.tokenizer->specialIds().pad);
@@ -171,7 +171,7 @@ const SentencePieceTokenizer& AttentionInspector::tokenizer() const {
 }
 int AttentionInspector::maxLength() const {
   const auto& c = m_state->config;
-  return c.attention.conv == "1d" ? c.data.sequenceLength : c.model.maxPositions;
+  return c.attention.conv == ConvAttention::OneD ? c.data.sequenceLength : c.model.maxPositions;
 }
 
 void writeInspection(const Inspection& r, const fs::path& out) {

@@ -8,7 +8,7 @@ namespace attnlab::core {
 
 EncoderLayerImpl::EncoderLayerImpl(const ModelConfig& config, const AttentionConfig& attention,
                                    int layerIndex, int sequenceLength)
-    : m_preNorm(config.norm == "pre") {
+    : m_preNorm(config.norm == NormPlacement::Pre) {
   const auto norm = torch::nn::LayerNormOptions({config.hiddenSize}).eps(config.layerNormEps);
   m_attention =
       register_module("attention", SelfAttention(config, attention, layerIndex, sequenceLength));

@@ -14,13 +14,13 @@ torch::Tensor additiveAttentionMask(const torch::Tensor& attentionMask, torch::S
 MaskedLanguageModelImpl::MaskedLanguageModelImpl(const ModelConfig& config,
                                                  const AttentionConfig& attention,
                                                  int sequenceLength, int vocabSize, int padId)
-    : m_padId(padId), m_preNorm(config.norm == "pre") {
+    : m_padId(padId), m_preNorm(config.norm == NormPlacement::Pre) {
   build(config, attention, sequenceLength, vocabSize);
 }
 
 MaskedLanguageModelImpl::MaskedLanguageModelImpl(const ModelConfig& config, int vocabSize,
                                                  int padId)
-    : m_padId(padId), m_preNorm(config.norm == "pre") {
+    : m_padId(padId), m_preNorm(config.norm == NormPlacement::Pre) {
   build(config, AttentionConfig{}, config.maxPositions, vocabSize);
 }
 
@@ -44,7 +44,7 @@ void MaskedLanguageModelImpl::build(const ModelConfig& config, const AttentionCo
     m_squeeze = register_module(
         "squeeze",
         LayerSqueezeExcitation(config.layers, attention.squeeze.ratio, attention.squeeze.biasInit));
-    m_weightedAverage = attention.squeeze.combine == "weighted_average";
+    m_weightedAverage = attention.squeeze.combine == SqueezeCombine::WeightedAverage;
   }
   if (attention.asa.enabled) {
     m_adversaries = register_module("adversaries", torch::nn::ModuleList());

@@ -14,27 +14,26 @@ SelfAttentionImpl::SelfAttentionImpl(const ModelConfig& model, const AttentionCo
     : m_layerIndex(layerIndex),
       m_heads(model.heads),
       m_headSize(model.hiddenSize / model.heads),
-      m_residual(attention.residual == "sum"    ? Residual::Sum
-                 : attention.residual == "mean" ? Residual::Mean
-                                                : Residual::None),
-      m_blurTarget(attention.blur.target == "context"  ? BlurTarget::Context
-                   : attention.blur.target == "values" ? BlurTarget::Values
-                                                       : BlurTarget::None) {
+      m_residual(attention.residual),
+      m_blurTarget(attention.blur.target) {
   m_qkv = register_module("qkv", torch::nn::Linear(model.hiddenSize, 3 * model.hiddenSize));
   m_output = register_module("output", torch::nn::Linear(model.hiddenSize, model.hiddenSize));
   m_attentionDropout = register_module("attention_dropout", FastDropout(model.attentionDropout));
   const auto& pos = attention.position;
-  if (pos.mode != "none" && (pos.layers == "all" || layerIndex == 0)) {
-    const PositionMode mode = pos.mode == "absolute"   ? PositionMode::Absolute
-                              : pos.mode == "relative" ? PositionMode::Relative
-                                                       : PositionMode::Both;
-    m_position = register_module("position", PositionInteractions(m_heads, model.maxPositions, mode,
-                                                                  pos.relative == "symmetric"));
+  if (pos.mode != PositionMode::None && (pos.layers == PositionLayers::All || layerIndex == 0)) {
+    m_position =
+        register_module("position", PositionInteractions(m_heads, model.maxPositions, pos.mode,
+                                                         pos.relative == RelativeBias::Symmetric));
   }
-  if (attention.conv == "1d") {
-    m_conv1d = register_module("conv", ConvAttention1d(m_heads, sequenceLength));
-  } else if (attention.conv == "2d") {
-    m_conv2d = register_module("conv", ConvAttention2d(m_heads));
+  switch (attention.conv) {
+    case ConvAttention::None:
+      break;
+    case ConvAttention::OneD:
+      m_conv1d = register_module("conv", ConvAttention1d(m_heads, sequenceLength));
+      break;
+    case ConvAttention::TwoD:
+      m_conv2d = register_module("conv", ConvAttention2d(m_heads));
+      break;
   }
   if (attention.temperature) {
     m_tauQ = register_parameter("temperature_q", torch::ones({m_heads}));
@@ -96,11 +95,11 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContex
 
   auto scores = torch::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(double(m_headSize)));
   if (m_position) scores = scores + m_position->forward(length).unsqueeze(0);
-  if (m_residual != Residual::None) {
+  if (m_residual != ResidualScores::None) {
     // RealFormer: carry the unmasked running sum; the mask is added after, never carried.
     if (ctx.residualScores.defined()) scores = scores + ctx.residualScores;
     ctx.residualScores = scores;
-    if (m_residual == Residual::Mean) scores = scores / double(m_layerIndex + 1);
+    if (m_residual == ResidualScores::Mean) scores = scores / double(m_layerIndex + 1);
   }
   if (ctx.capture != nullptr && ctx.capture->wantScores) {
     ctx.capture->scores.push_back(scores.detach());

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/config/config_choices.h"
 #include "core/model/attention_context.h"
 #include "core/model/fast_dropout.h"
 #include "core/model/variants/conv_attention.h"
@@ -44,12 +45,8 @@ class SelfAttentionImpl : public torch::nn::Module {
   int m_layerIndex;
   int m_heads;
   int m_headSize;
-  /// RealFormer's residual scores: attention.residual.
-  enum class Residual { None, Sum, Mean };
-  /// SesameBERT's Gaussian blur: attention.blur.target.
-  enum class BlurTarget { None, Context, Values };
-  Residual m_residual;
-  BlurTarget m_blurTarget;
+  ResidualScores m_residual;  ///< RealFormer: attention.residual
+  BlurTarget m_blurTarget;    ///< SesameBERT: attention.blur.target
   torch::Tensor m_blurKernel;
   torch::nn::Linear m_qkv{nullptr};
   torch::nn::Linear m_output{nullptr};

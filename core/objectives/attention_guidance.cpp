@@ -40,32 +40,13 @@ torch::Tensor matchingPositions(const torch::Tensor& inputIds, const torch::Tens
 }  // namespace
 
 GuidancePattern parseGuidancePattern(std::string_view name) {
-  if (name == "none") return GuidancePattern::None;
-  if (name == "next") return GuidancePattern::Next;
-  if (name == "prev") return GuidancePattern::Prev;
-  if (name == "first") return GuidancePattern::First;
-  if (name == "delim") return GuidancePattern::Delim;
-  if (name == "period") return GuidancePattern::Period;
+  if (const auto pattern = parseChoice<GuidancePattern>(name)) return *pattern;
   throw ConfigError("attention.guidance.heads",
                     "unknown pattern '" + std::string(name) + "' (" + kPatternNames + ")");
 }
 
 const char* guidancePatternName(GuidancePattern pattern) {
-  switch (pattern) {
-    case GuidancePattern::None:
-      return "none";
-    case GuidancePattern::Next:
-      return "next";
-    case GuidancePattern::Prev:
-      return "prev";
-    case GuidancePattern::First:
-      return "first";
-    case GuidancePattern::Delim:
-      return "delim";
-    case GuidancePattern::Period:
-      return "period";
-  }
-  return "none";
+  return choiceName(pattern).data();  // the table's literals are NUL-terminated
 }
 
 std::vector<GuidancePattern> assignGuidanceHeads(const GuidanceConfig& config, int heads) {
@@ -77,9 +58,7 @@ std::vector<GuidancePattern> assignGuidanceHeads(const GuidanceConfig& config, i
                                                         " patterns but the layer has " +
                                                         std::to_string(heads) + " heads");
     }
-    out.reserve(config.heads.size());
-    for (const auto& name : config.heads) out.push_back(parseGuidancePattern(name));
-    return out;
+    return config.heads;
   }
   // std::lround rounds halves away from zero (2.5 -> 3), unlike Python's round; the
   // paper's settings (lambda * H whole) are unaffected.
@@ -235,17 +214,17 @@ double guidanceWeight(const GuidanceConfig& config, std::int64_t step, std::int6
   const double alpha = config.weight;
   const double s = static_cast<double>(step);
   const double total = static_cast<double>(totalSteps);
-  if (config.schedule == "linear") {
-    // A run of 0 steps never asks; guard the division rather than return NaN.
-    return alpha * std::max(0.0, 1.0 - s / std::max(total, 1.0));
+  switch (config.schedule) {
+    case GuidanceSchedule::Linear:
+      // A run of 0 steps never asks; guard the division rather than return NaN.
+      return alpha * std::max(0.0, 1.0 - s / std::max(total, 1.0));
+    case GuidanceSchedule::Hold: {
+      if (step < config.holdSteps) return alpha;
+      const double span = std::max(1.0, total - static_cast<double>(config.holdSteps));
+      return alpha * std::max(0.0, (total - s) / span);
+    }
   }
-  if (config.schedule == "hold") {
-    if (step < config.holdSteps) return alpha;
-    const double span = std::max(1.0, total - static_cast<double>(config.holdSteps));
-    return alpha * std::max(0.0, (total - s) / span);
-  }
-  throw ConfigError("attention.guidance.schedule",
-                    "unknown schedule '" + config.schedule + "' (expected linear or hold)");
+  return alpha;
 }
 
 }  // namespace attnlab::core

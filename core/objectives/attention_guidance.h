@@ -11,9 +11,7 @@
 
 namespace attnlab::core {
 
-/// Attention-guidance patterns (Deshpande & Narasimhan 2020).
-enum class GuidancePattern { None, Next, Prev, First, Delim, Period };
-
+/// GuidancePattern is declared with the other config choices (config_choices.h).
 /// "none", "next", "prev", "first", "delim", "period"; throws ConfigError otherwise.
 GuidancePattern parseGuidancePattern(std::string_view name);
 const char* guidancePatternName(GuidancePattern pattern);

@@ -7,9 +7,7 @@
 namespace attnlab::core {
 
 DeviceChoice parseDeviceChoice(std::string_view text, std::string_view keyPath) {
-  if (text == "cpu") return DeviceChoice::Cpu;
-  if (text == "cuda") return DeviceChoice::Cuda;
-  if (text == "auto") return DeviceChoice::Auto;
+  if (const auto choice = parseChoice<DeviceChoice>(text)) return *choice;
   throw ConfigError(std::string(keyPath),
                     "expected one of cpu, cuda, auto; got '" + std::string(text) + "'");
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/config/config_choices.h"
+
 #include <c10/core/Device.h>
 
 #include <string>
@@ -7,8 +9,7 @@
 
 namespace attnlab::core {
 
-/// What the config asks for; `Auto` picks CUDA when this LibTorch has it and a GPU is present.
-enum class DeviceChoice { Cpu, Cuda, Auto };
+// DeviceChoice (cpu | cuda | auto) is a config choice: core/config/config_choices.h.
 
 /// Parses "cpu", "cuda" or "auto"; throws ConfigError naming `keyPath` otherwise.
 DeviceChoice parseDeviceChoice(std::string_view text, std::string_view keyPath = "device");

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/config/config_choices.h"
+
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -21,7 +23,7 @@ struct SpecialTokenIds {
   int unk = 4;   ///< <unk>
 };
 
-enum class TokenizerAlgorithm { Unigram, Bpe };
+// TokenizerAlgorithm (unigram | bpe) is a config choice: core/config/config_choices.h.
 
 struct TokenizerTrainOptions {
   /// Plain UTF-8 text files, one sentence or document per line.

@@ -51,7 +51,7 @@ AttentionSnapshots::AttentionSnapshots(const RunConfig& config, const BlockSet* 
   std::int64_t length = 0;
   for (const auto& r : rows)
     length = std::max<std::int64_t>(length, static_cast<std::int64_t>(r.size()));
-  if (config.attention.conv == "1d") length = maxLength;
+  if (config.attention.conv == ConvAttention::OneD) length = maxLength;
   m_ids = torch::full({static_cast<std::int64_t>(rows.size()), length}, special.pad, torch::kLong);
   for (size_t b = 0; b < rows.size(); ++b) {
     for (size_t t = 0; t < rows[b].size(); ++t) m_ids[b][t] = rows[b][t];

@@ -1,12 +1,14 @@
 #pragma once
 
 #include "core/config/run_config.h"
+#include "core/mechanisms/attention_mechanism.h"
 #include "core/objectives/attention_guidance.h"
 
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,40 +24,33 @@ struct StepOutcome {
   at::Tensor mlm;        ///< MLM loss of the clean pass
   at::Tensor correct;    ///< clean pass: correctly predicted selected positions
   at::Tensor predicted;  ///< clean pass: selected positions
-  /// Named scalar parts for the log: "guidance/loss" (unweighted), "guidance/<pattern>",
-  /// "asa/token_kl", "asa/sentence_kl", "asa/penalty" (weighted as added).
-  std::map<std::string, at::Tensor> scalars;
-  at::Tensor maskProportion;  ///< ASA: [L] share of real cells masked
-  at::Tensor squeezeWeights;  ///< SE: [L] batch-mean layer weights
-  double guidanceWeight = 0.0;
+  /// The mechanisms' IntervalMean quantities of this micro-batch, by logged name (see
+  /// AttentionMechanism::logged), plus "train/total_loss" when any term was added.
+  QuantityValues quantities;
 };
 
-/// Composes the pretraining objective of a run from its config: MLM on a clean pass,
-/// plus alpha(t) x attention guidance on that pass's probabilities, plus ASA's adversarial
-/// pass (independent dropout) with token-level KL on the selected positions, sentence-level
-/// KL on the first position, and the mask penalty.
+/// Composes the pretraining objective of a run from its config: MLM on a clean pass, plus
+/// the objective term of every enabled mechanism that has one (attention guidance on the
+/// clean pass's probabilities; ASA's adversarial pass and KL terms), in registry order.
 class ObjectiveComposer {
  public:
+  /// `tokens`: the ids token-pattern terms look for (guidanceTokensFor(tokenizer)).
+  ObjectiveComposer(const RunConfig& config, GuidanceTokens tokens);
+  /// Kept for callers that pass the model's shape separately; `layers`/`heads` must equal
+  /// config.model's.
   ObjectiveComposer(const RunConfig& config, int layers, int heads, GuidanceTokens tokens);
+  ~ObjectiveComposer();
 
   StepOutcome compute(MaskedLanguageModelImpl& model, const at::Tensor& inputIds,
                       const at::Tensor& attentionMask, const at::Tensor& labels,
                       std::int64_t step) const;
 
-  bool guidance() const { return m_guidance; }
-  bool asa() const { return m_asa; }
-  /// Names `compute` fills in StepOutcome::scalars, for declaring the run log.
-  std::vector<std::string> scalarNames() const;
-  /// Per layer, the pattern of each head (empty for unguided layers).
-  const std::vector<std::vector<GuidancePattern>>& headPatterns() const { return m_patterns; }
+  /// True when some mechanism adds to the loss (then "train/total_loss" is logged).
+  bool addsTerms() const { return !m_terms.empty(); }
 
  private:
-  RunConfig m_config;
-  bool m_guidance;
-  bool m_asa;
-  std::vector<std::vector<GuidancePattern>> m_patterns;
-  std::vector<GuidancePattern> m_patternsInUse;
-  GuidanceTokens m_tokens;
+  std::vector<const AttentionMechanism*> m_mechanisms;  // enabled ones
+  std::vector<std::unique_ptr<ObjectiveTerm>> m_terms;
 };
 
 /// [Delim] = <s> and </s>; [Period] = the pieces "." and "▁." when the vocabulary has them.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/config/run_config.h"
+#include "core/train/training_control.h"
 #include "core/train/training_progress.h"
 
 #include <atomic>
@@ -31,21 +32,27 @@ struct TrainingSummary {
 /// k and resumed ends bitwise identical to an uninterrupted run on the CPU (data order and
 /// masking are functions of (seed, step); model, optimiser and RNG state are restored).
 ///
-/// All LibTorch objects live on the thread that calls run().
+/// The loop (trainer.cpp) reads like the algorithm: resume, declare the run log, then per
+/// step the fenced TrainStep and, outside it, the bookkeeping (IntervalMetrics, snapshots,
+/// evaluation, checkpoints) and the control requests. All LibTorch objects live on the
+/// thread that calls run().
 class Trainer {
  public:
   Trainer(RunConfig config, std::filesystem::path runDir, TrainingObserver* observer = nullptr);
   ~Trainer();
 
-  /// Trains until schedule.steps or until `stop` becomes true (checked between steps: the
-  /// current step finishes, a checkpoint is written and the log is closed). Throws
-  /// ConfigError, DataError, TokenizerError, CheckpointError, RunLogError, or TrainingError
-  /// (a non-finite loss or gradient: the step and quantity are named, the last good
+  /// Trains until schedule.steps or until `control` asks to stop (polled between steps,
+  /// between evaluation batches and between data-preparation phases: the current step
+  /// finishes, a checkpoint is written and the log is closed). Pause holds between steps;
+  /// a checkpoint request writes one after the current step. Throws ConfigError,
+  /// DataError, TokenizerError, CheckpointError, RunLogError, or TrainingError (a
+  /// non-finite loss or gradient: the step and quantity are named, the last good
   /// checkpoint stays).
+  TrainingSummary run(TrainingControl& control);
+  /// The same with only a stop flag (the CLI's Ctrl-C).
   TrainingSummary run(const std::atomic<bool>& stop);
 
  private:
-  struct State;
   RunConfig m_config;
   std::filesystem::path m_runDir;
   TrainingObserver* m_observer;

@@ -2,10 +2,12 @@
 // BLAS and thread count, in one run. A benchmark, not a test: it prints figures.
 // Last line: engine_vs_pytorch=<ratio> mfu=<fraction>.
 #include "core/config/run_config.h"
+#include "core/data/mlm_batcher.h"
 #include "core/model/masked_lm.h"
 #include "core/runtime/compute_environment.h"
 #include "core/train/adamw.h"
-#include "core/train/grad_clip.h"
+#include "core/train/objective_composer.h"
+#include "core/train/train_step.h"
 
 #include <torch/torch.h>
 
@@ -84,47 +86,50 @@ int main(int argc, char** argv) {
   const std::string blas = loadedBlasLibrary();
   std::printf("engine BLAS: %s\n", blas.c_str());
 
-  ModelConfig mc;
-  mc.layers = a.layers;
-  mc.hiddenSize = a.hidden;
-  mc.heads = a.heads;
-  mc.ffnSize = a.ffn;
+  // The trainer's own step (core/train/train_step.h): forward through the objective
+  // composer, backward, clipping without a host sync, its one finiteness read, AdamW.
+  RunConfig rc;
+  rc.model.layers = a.layers;
+  rc.model.hiddenSize = a.hidden;
+  rc.model.heads = a.heads;
+  rc.model.ffnSize = a.ffn;
+  rc.optimizer.clipNorm = 1.0;
+  rc.optimizer.learningRate = 1e-4;
+  rc.schedule.steps = a.warmup + a.steps;
+  rc.schedule.warmupSteps = 0;
+  rc.schedule.decay = LearningRateDecay::Constant;
+  rc.train.gradientAccumulation = 1;
+  const ModelConfig& mc = rc.model;
   torch::manual_seed(0);
   MaskedLanguageModel model(mc, a.vocab, 0);
   model->train();
   std::vector<std::pair<std::string, at::Tensor>> params;
   for (const auto& p : model->named_parameters()) params.emplace_back(p.key(), p.value());
   AdamW optimizer(params, {0.9, 0.98, 1e-6, 0.01});
+  const ObjectiveComposer objective(rc, GuidanceTokens{});
+  TrainStep trainStep(*model, objective, optimizer, rc, c10::Device(c10::kCPU));
 
-  auto ids = torch::randint(5, a.vocab, {a.batch, a.seq}, torch::kLong);
-  auto mask = torch::ones({a.batch, a.seq}, torch::kBool);
-  auto labels =
-      torch::where(torch::rand({a.batch, a.seq}) < 0.15, ids, torch::full_like(ids, -100));
+  MlmBatch batch;
+  batch.inputIds = torch::randint(5, a.vocab, {a.batch, a.seq}, torch::kLong);
+  batch.attentionMask = torch::ones({a.batch, a.seq}, torch::kBool);
+  batch.labels = torch::where(torch::rand({a.batch, a.seq}) < 0.15, batch.inputIds,
+                              torch::full_like(batch.inputIds, -100));
+  batch.realTokens = std::int64_t(a.batch) * a.seq;
+  const MicroBatchSource sameBatch = [&](std::int64_t) { return batch; };
 
   std::vector<double> times;
-  std::vector<torch::Tensor> paramList;
-  for (auto& [n, p] : params) paramList.push_back(p);
   double lastLoss = 0;
   for (int step = 0; step < a.warmup + a.steps; ++step) {
     const auto t0 = std::chrono::steady_clock::now();
-    optimizer.zeroGrad();
-    auto out = model->forward(ids, mask, labels);
-    out.loss.backward();
-    // The trainer's step: clipping without a host sync, then its one host read per step (is
-    // the loss and the gradient norm finite?) before the update.
-    const auto gradNorm = clipGradNorm(paramList, 1.0);
-    const auto finite =
-        torch::stack({torch::isfinite(out.loss.detach()), torch::isfinite(gradNorm)})
-            .to(torch::kCPU);
-    if (!finite[0].item<bool>() || !finite[1].item<bool>()) {
-      std::fprintf(stderr, "non-finite loss or gradient at step %d\n", step);
+    const StepMeasurements m = trainStep.run(step, sameBatch);
+    if (!m.nonFinite.empty()) {
+      std::fprintf(stderr, "%s\n", m.nonFinite.c_str());
       return 1;
     }
-    optimizer.step(1e-4);
     if (step >= a.warmup) {
       times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
-    if (step + 1 == a.warmup + a.steps) lastLoss = out.loss.item<double>();
+    if (step + 1 == a.warmup + a.steps) lastLoss = m.loss.item<double>();
   }
   std::sort(times.begin(), times.end());
   const double sec = times[times.size() / 2];

@@ -76,7 +76,7 @@ struct Mechanism {
 std::vector<Mechanism> mechanisms() {
   return {
       {"baseline", 0.0, [](RunConfig&) {}},
-      {"realformer", 1.05, [](RunConfig& c) { c.attention.residual = "sum"; }},
+      {"realformer", 1.05, [](RunConfig& c) { c.attention.residual = ResidualScores::Sum; }},
       {"temperature", 1.03, [](RunConfig& c) { c.attention.temperature = true; }},
       {"guidance", 1.10,
        [](RunConfig& c) {
@@ -84,16 +84,16 @@ std::vector<Mechanism> mechanisms() {
        }},
       {"blur+se", 1.10,
        [](RunConfig& c) {
-         c.attention.blur.target = "context";
+         c.attention.blur.target = BlurTarget::Context;
          c.attention.blur.window = 3;
          c.attention.blur.sigma = 0.3;
          c.attention.squeeze.enabled = true;
        }},
-      {"conv2d", 1.20, [](RunConfig& c) { c.attention.conv = "2d"; }},
-      {"conv1d", 0.0, [](RunConfig& c) { c.attention.conv = "1d"; }},
+      {"conv2d", 1.20, [](RunConfig& c) { c.attention.conv = ConvAttention::TwoD; }},
+      {"conv1d", 0.0, [](RunConfig& c) { c.attention.conv = ConvAttention::OneD; }},
       {"position", 0.0,
        [](RunConfig& c) {
-         c.attention.position.mode = "relative";
+         c.attention.position.mode = PositionMode::Relative;
          c.model.positionEmbeddings = false;
        }},
       {"asa", 2.2, [](RunConfig& c) { c.attention.asa.enabled = true; }},

@@ -47,6 +47,22 @@ void expectConfigError(const std::function<void()>& f, const std::string& where,
   QFAIL(qPrintable(QStringLiteral("%1: no ConfigError thrown").arg(label)));
 }
 
+// Every choice table lists its enum's values 0..N-1 once, in order, with distinct,
+// non-empty names, so each name maps to exactly one value and back.
+template <class E>
+void checkTable() {
+  const auto& table = choiceTable(E{});
+  std::set<std::string_view> names;
+  for (std::size_t i = 0; i < std::size(table); ++i) {
+    QCOMPARE(static_cast<std::size_t>(table[i].value), i);
+    QVERIFY(!table[i].name.empty());
+    QVERIFY2(names.insert(table[i].name).second, std::string(table[i].name).c_str());
+    QVERIFY(parseChoice<E>(table[i].name) == table[i].value);
+    QCOMPARE(choiceName(table[i].value), table[i].name);
+  }
+  QVERIFY(!parseChoice<E>("no-such-choice").has_value());
+}
+
 void expectParseError(const std::string& toml, const std::string& where,
                       const std::string& reason) {
   expectConfigError([&] { parseRunConfig(toml, "test.toml"); }, where, reason, toml.c_str());
@@ -64,11 +80,11 @@ RunConfig unusualConfig() {
   RunConfig c;
   c.run.name = "quote \" backslash \\ tab \t newline \n unicode \xC3\xA9 ctrl \x01";
   c.run.seed = 9223372036854775807ull;
-  c.corpus.source = "text";
+  c.corpus.source = CorpusSource::Text;
   c.corpus.paths = {"/data/a.txt", "folder with spaces/", "C:\\odd"};
   c.corpus.maxLines = 123456789012;
   c.tokenizer.characterCoverage = 0.1 + 0.2;
-  c.tokenizer.algorithm = "bpe";
+  c.tokenizer.algorithm = TokenizerAlgorithm::Bpe;
   c.data.maskProbability = 1.0 / 3.0;
   c.data.validationFraction = 0.0;
   c.model.layerNormEps = 1e-300;
@@ -76,11 +92,11 @@ RunConfig unusualConfig() {
   c.model.hiddenSize = 384;
   c.model.heads = 6;
   c.model.positionEmbeddings = false;
-  c.model.norm = "pre";
+  c.model.norm = NormPlacement::Pre;
   c.optimizer.learningRate = 3.0e-4 * 7.0;
   c.optimizer.clipNorm = 0;
   c.log.flushSeconds = 12345678.9;
-  c.schedule.decay = "constant";
+  c.schedule.decay = LearningRateDecay::Constant;
   c.train.keepBest = false;
   return c;
 }
@@ -359,6 +375,63 @@ class TestConfig : public QObject {
                      "must be one of wordnet, text");
   }
 
+  // --- typed choices ------------------------------------------------------------------
+
+  void choiceTablesAreComplete() {
+    checkTable<CorpusSource>();
+    checkTable<InvalidUtf8Policy>();
+    checkTable<TokenizerAlgorithm>();
+    checkTable<Packing>();
+    checkTable<NormPlacement>();
+    checkTable<LearningRateDecay>();
+    checkTable<DeviceChoice>();
+    checkTable<GuidancePattern>();
+    checkTable<GuidanceLossForm>();
+    checkTable<GuidanceSchedule>();
+    checkTable<GuidanceEdgeRows>();
+    checkTable<PositionMode>();
+    checkTable<RelativeBias>();
+    checkTable<PositionLayers>();
+    checkTable<ConvAttention>();
+    checkTable<ResidualScores>();
+    checkTable<AsaBinarize>();
+    checkTable<AsaPenalty>();
+    checkTable<AsaKl>();
+    checkTable<BlurTarget>();
+    checkTable<SqueezeCombine>();
+  }
+
+  // Each choice key: every listed name reaches the enum member and serialises back to the
+  // same name; any other text is refused at the key, never silently becomes a default.
+  void everyChoiceKeyConvertsEachNameOnce() {
+    int choiceKeys = 0;
+    for (const auto& key : configSchema()) {
+      if (key.type != ConfigType::Choice) continue;
+      ++choiceKeys;
+      QVERIFY2(!key.constraint.choices.empty(), key.path.c_str());
+      for (const auto& name : key.constraint.choices) {
+        RunConfig c;
+        applyOverride(c, key.path + "=" + name);
+        QCOMPARE(std::get<std::string>(key.get(c)), name);
+        QCOMPARE(toTomlLiteral(key.get(c)), "\"" + name + "\"");
+      }
+      RunConfig c;
+      expectConfigError([&] { applyOverride(c, key.path + "=not-a-choice"); }, "--set " + key.path,
+                        "must be one of", key.path.c_str());
+    }
+    QVERIFY(choiceKeys >= 20);
+  }
+
+  void guidanceHeadsAreCheckedItemByItem() {
+    expectParseError("[attention.guidance]\nheads = [\"next\", \"sideways\"]\n",
+                     "attention.guidance.heads", "item 1 must be one of none, next, prev");
+    const RunConfig c = parseRunConfig(
+        "[model]\nheads = 2\nhidden_size = 8\n[attention.guidance]\nheads = [\"prev\", \"none\"]\n",
+        "h.toml");
+    QVERIFY(c.attention.guidance.heads ==
+            std::vector<GuidancePattern>({GuidancePattern::Prev, GuidancePattern::None}));
+  }
+
   void unknownKeysSuggestTheNearest() {
     expectParseError("[model]\nhiden_size = 3\n", "model.hiden_size",
                      "model.hiden_size: unknown key; did you mean model.hidden_size?");
@@ -418,7 +491,7 @@ class TestConfig : public QObject {
     applyOverride(c, "run.name=2024");  // a TOML integer, but the key is a string
     QCOMPARE(c.run.name, std::string("2024"));
     applyOverride(c, "model.norm=pre");
-    QCOMPARE(c.model.norm, std::string("pre"));
+    QVERIFY(c.model.norm == NormPlacement::Pre);
     applyOverride(c, "corpus.paths=[\"a.txt\", \"b dir\"]");
     QCOMPARE(c.corpus.paths, (std::vector<std::string>{"a.txt", "b dir"}));
     applyOverride(c, "corpus.paths=[]");
@@ -501,7 +574,7 @@ class TestConfig : public QObject {
       return loadRunConfig(kSourceDir / "resources/configs" / name);
     };
     const RunConfig tiny = load("tiny.toml");
-    QCOMPARE(tiny.corpus.source, std::string("wordnet"));
+    QVERIFY(tiny.corpus.source == CorpusSource::Wordnet);
     QCOMPARE(tiny.tokenizer.vocabSize, 8000);
     QCOMPARE(tiny.model.layers, 2);
     QCOMPARE(tiny.model.hiddenSize, 128);

@@ -362,7 +362,6 @@ class TestMlmBatches : public QObject {
     c = DataConfig{};
     c.maskProbability = 0.0;
     QVERIFY_THROWS_EXCEPTION(attnlab::ConfigError, MaskingOptions::fromConfig(c));
-    QVERIFY_THROWS_EXCEPTION(attnlab::ConfigError, parsePacking("chunks"));
   }
 
   void truncatedOrForeignStoresAreRefused() {

@@ -53,7 +53,7 @@ class TestTokenStore : public QObject {
   void initTestCase() {
     QVERIFY(m_dir.isValid());
     std::ofstream(root() / "text.txt") << sentences(5000);
-    m_corpusConfig.source = "text";
+    m_corpusConfig.source = CorpusSource::Text;
     m_corpusConfig.paths = {(root() / "text.txt").string()};
     m_tokConfig.vocabSize = 96;
   }
@@ -96,10 +96,6 @@ class TestTokenStore : public QObject {
     given.model = (root() / "nope.model").string();
     QVERIFY_THROWS_EXCEPTION(
         attnlab::DataError, provideTokenizer(given, corpus.textPath, corpus.fingerprint, other, 1));
-    given = TokenizerConfig{};
-    given.algorithm = "wordpiece";
-    QVERIFY_THROWS_EXCEPTION(attnlab::ConfigError, provideTokenizer(given, corpus.textPath,
-                                                                    corpus.fingerprint, other, 1));
   }
 
   void storeIsBuiltReusedAndDecodesBack() {

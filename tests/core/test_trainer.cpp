@@ -13,7 +13,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+#include <condition_variable>
 #include <fstream>
+#include <mutex>
+#include <thread>
 
 using namespace attnlab::core;
 namespace fs = std::filesystem;
@@ -24,11 +28,12 @@ namespace {
 class StopAt : public TrainingObserver {
  public:
   StopAt(std::atomic<bool>& flag, std::int64_t stopAt) : m_flag(flag), m_stopAt(stopAt) {}
-  void onProgress(const TrainingProgress& p) override {
-    if (!p.evalLoss) m_losses.push_back(p.loss);
-    if (p.step >= m_stopAt) m_flag = true;
+  void onEvent(const TrainingEvent& e) override {
+    if (const auto* p = std::get_if<StepEvent>(&e)) {
+      m_losses.push_back(p->loss);
+      if (p->step >= m_stopAt) m_flag = true;
+    }
   }
-  void onMessage(const std::string&) override {}
   std::vector<double> m_losses;
 
  private:
@@ -87,6 +92,106 @@ class TestTrainer : public QObject {
     const auto loss = log.scalar("train/loss");
     QCOMPARE(loss.steps, std::vector<std::int64_t>({1, 2, 3, 4, 5, 6, 7, 8}));
     QVERIFY(log.scalar("eval/loss").steps.size() >= 2);
+  }
+
+  // The control seam the app drives: a checkpoint on request, a pause that holds the run
+  // between steps, a stop that ends the pause (and the run, with a checkpoint), and typed
+  // events in the order the run produced them.
+  void controlPausesCheckpointsAndStops() {
+    RunConfig c = tinyConfig();
+    c.train.checkpointEvery = 0;  // only the requested checkpoint and the final one
+    const fs::path dir = runDir("controlled");
+    TrainingControl control;
+    struct Recorder : TrainingObserver {
+      TrainingControl* control = nullptr;
+      std::mutex mutex;
+      std::condition_variable changed;
+      std::vector<std::string> kinds;  // event kinds in order
+      std::vector<std::int64_t> checkpointSteps;
+      std::int64_t lastStep = 0;
+      bool paused = false;
+      void onEvent(const TrainingEvent& e) override {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (const auto* p = std::get_if<StepEvent>(&e)) {
+          kinds.push_back("step");
+          lastStep = p->step;
+          if (p->step == 2) control->requestCheckpoint();
+          if (p->step == 5) control->setPaused(true);
+        } else if (const auto* ck = std::get_if<CheckpointEvent>(&e)) {
+          kinds.push_back("checkpoint");
+          checkpointSteps.push_back(ck->step);
+        } else if (std::holds_alternative<EvaluationEvent>(e)) {
+          kinds.push_back("evaluation");
+        } else if (std::holds_alternative<PhaseEvent>(e)) {
+          kinds.push_back("phase");
+        } else if (const auto* r = std::get_if<MilestoneEvent>(&e)) {
+          kinds.push_back(r->kind);
+          if (r->kind == "paused") paused = true;
+        }
+        changed.notify_all();
+      }
+    } recorder;
+    recorder.control = &control;
+    TrainingSummary summary;
+    std::exception_ptr failure;
+    std::thread engine([&] {
+      try {
+        summary = Trainer(c, dir, &recorder).run(control);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    });
+    {
+      std::unique_lock<std::mutex> lock(recorder.mutex);
+      QVERIFY(recorder.changed.wait_for(lock, std::chrono::seconds(120),
+                                        [&] { return recorder.paused || failure; }));
+      // Held after step 5: the pause took effect at the next step boundary.
+      QCOMPARE(recorder.lastStep, std::int64_t(5));
+    }
+    control.requestStop();  // ends the pause and the run
+    engine.join();
+    if (failure) std::rethrow_exception(failure);
+    QVERIFY(summary.stopped);
+    QCOMPARE(summary.finalStep, std::int64_t(5));
+    QCOMPARE(recorder.checkpointSteps, std::vector<std::int64_t>({2, 5}));
+    const auto& k = recorder.kinds;
+    QVERIFY(std::find(k.begin(), k.end(), "phase") < std::find(k.begin(), k.end(), "start"));
+    QVERIFY(std::find(k.begin(), k.end(), "start") < std::find(k.begin(), k.end(), "step"));
+    QCOMPARE(std::count(k.begin(), k.end(), "step"), std::ptrdiff_t(5));
+    QCOMPARE(std::count(k.begin(), k.end(), "evaluation"), std::ptrdiff_t(1));  // at step 4
+    QCOMPARE(k.back(), std::string("stopped"));
+    RunLogReader log(runLogPath(dir).string());
+    std::vector<std::string> logged;
+    for (const auto& ev : log.events()) logged.push_back(ev.kind);
+    QVERIFY(std::find(logged.begin(), logged.end(), "paused") != logged.end());
+    QVERIFY(std::find(logged.begin(), logged.end(), "stopped") != logged.end());
+    QCOMPARE(log.scalar("train/loss").steps, std::vector<std::int64_t>({1, 2, 3, 4, 5}));
+  }
+
+  // A stop while the data is being prepared ends the run before anything of it is written:
+  // no run log, no checkpoint; the same directory then trains normally.
+  void stopDuringDataPreparationWritesNothing() {
+    const fs::path dir = runDir("stopped-early");
+    TrainingControl control;
+    struct StopInPhase : TrainingObserver {
+      TrainingControl* control = nullptr;
+      std::vector<std::string> phases;
+      void onEvent(const TrainingEvent& e) override {
+        if (const auto* p = std::get_if<PhaseEvent>(&e)) {
+          phases.push_back(p->phase);
+          if (p->phase == "preparing data: token store") control->requestStop();
+        }
+      }
+    } observer;
+    observer.control = &control;
+    const auto summary = Trainer(tinyConfig(), dir, &observer).run(control);
+    QVERIFY(summary.stopped);
+    QCOMPARE(summary.finalStep, std::int64_t(0));
+    QVERIFY(!fs::exists(runLogPath(dir)));
+    QVERIFY(!CheckpointStore(dir, 2, true).latest().has_value());
+    QCOMPARE(observer.phases.back(), std::string("preparing data: token store"));
+    std::atomic<bool> never{false};
+    QCOMPARE(Trainer(tinyConfig(), dir).run(never).finalStep, std::int64_t(8));
   }
 
   void lossFallsOnRealText() {

@@ -24,6 +24,14 @@ using namespace attnlab::core;
 
 namespace {
 
+// A config choice from a data-driven test's text column (the same names TOML uses).
+template <class E>
+E choiceFrom(E, const QString& name) {
+  const auto value = parseChoice<E>(name.toStdString());
+  if (!value) qFatal("unknown choice '%s'", qPrintable(name));
+  return *value;
+}
+
 using attnlab::tests::conv1dLoop;
 using attnlab::tests::conv2dLoop;
 using attnlab::tests::maxAbsDiff;
@@ -207,7 +215,7 @@ class TestVariantAttention : public QObject {
     const bool mean = residual == "mean";
     const auto c = tinyConfig(8);
     AttentionConfig a;
-    a.residual = residual.toStdString();
+    a.residual = choiceFrom(a.residual, residual);
     const int T = 5;
     std::vector<SelfAttention> blocks;
     for (int l = 0; l < 3; ++l) blocks.emplace_back(c, a, l, T);
@@ -264,9 +272,9 @@ class TestVariantAttention : public QObject {
 
   void realFormerPreLnModelTrains() {
     auto c = tinyConfig(16, 3);
-    c.norm = "pre";
+    c.norm = NormPlacement::Pre;
     AttentionConfig a;
-    a.residual = "sum";
+    a.residual = ResidualScores::Sum;
     MaskedLanguageModel model(c, a, 6, 30, 0);
     const auto ids = sampleIds();
     const auto labels = sampleLabels(ids);
@@ -403,8 +411,8 @@ class TestVariantAttention : public QObject {
     auto c = tinyConfig(8, 2);
     c.positionEmbeddings = false;
     AttentionConfig a;
-    a.position.mode = "relative";
-    a.position.layers = layers.toStdString();
+    a.position.mode = PositionMode::Relative;
+    a.position.layers = choiceFrom(a.position.layers, layers);
     MaskedLanguageModel model(c, a, 6, 30, 0);
     QVERIFY(!hasParameter(*model, "position_embedding.weight"));
     QVERIFY(hasChild(*model->layer(0)->attention(), "position"));
@@ -433,9 +441,9 @@ class TestVariantAttention : public QObject {
     auto c = tinyConfig(8, 2);
     c.positionEmbeddings = false;
     AttentionConfig a;
-    a.position.mode = mode.toStdString();
-    a.position.relative = relative.toStdString();
-    a.position.layers = "all";
+    a.position.mode = choiceFrom(a.position.mode, mode);
+    a.position.relative = choiceFrom(a.position.relative, relative);
+    a.position.layers = PositionLayers::All;
     MaskedLanguageModel model(c, a, 6, 30, 0);
     model->eval();
     const auto ids = sampleIds();
@@ -487,8 +495,8 @@ class TestVariantAttention : public QObject {
     auto c = tinyConfig(8, 2);
     c.positionEmbeddings = false;
     AttentionConfig a;
-    a.position.mode = "relative";
-    a.position.layers = "first";
+    a.position.mode = PositionMode::Relative;
+    a.position.layers = PositionLayers::First;
     SelfAttention first(c, a, 0, 5), second(c, a, 1, 5);
     QVERIFY(hasChild(*first, "position"));
     QVERIFY(!hasChild(*second, "position"));
@@ -525,7 +533,7 @@ class TestVariantAttention : public QObject {
     QFETCH(QString, conv);
     const auto c = tinyConfig(8, 2);
     AttentionConfig a;
-    a.conv = conv.toStdString();
+    a.conv = choiceFrom(a.conv, conv);
     const int T = 5;
     SelfAttention block(c, a, 0, T);
     QVERIFY(hasChild(*block, "conv"));
@@ -562,7 +570,7 @@ class TestVariantAttention : public QObject {
   void conv1dModelRefusesOtherLengths() {
     const auto c = tinyConfig(8, 2);
     AttentionConfig a;
-    a.conv = "1d";
+    a.conv = ConvAttention::OneD;
     MaskedLanguageModel model(c, a, 5, 30, 0);
     QCOMPARE(model->layer(1)->attention()->named_parameters()["conv.weight"].size(0), int64_t(10));
     auto ids5 = torch::tensor({{1, 5, 6, 7, 2}}, torch::kLong);
@@ -592,7 +600,7 @@ class TestVariantAttention : public QObject {
     QFETCH(double, sigma);
     const auto c = tinyConfig(8, 2);
     AttentionConfig a;
-    a.blur.target = target.toStdString();
+    a.blur.target = choiceFrom(a.blur.target, target);
     a.blur.window = window;
     a.blur.sigma = sigma;
     const int T = 6;
@@ -793,10 +801,10 @@ class TestVariantAttention : public QObject {
     QFETCH(QString, combine);
     QFETCH(QString, norm);
     auto c = tinyConfig(8, 3);
-    c.norm = norm.toStdString();
+    c.norm = choiceFrom(c.norm, norm);
     AttentionConfig a;
     a.squeeze.enabled = true;
-    a.squeeze.combine = combine.toStdString();
+    a.squeeze.combine = choiceFrom(a.squeeze.combine, combine);
     MaskedLanguageModel model(c, a, 6, 30, 0);
     model->eval();
     QVERIFY(model->hasSqueezeExcitation());

@@ -126,7 +126,7 @@ class TestVariantTraining : public QObject {
   // RealFormer + guidance + ASA (two passes, adversaries, gradient reversal) resumes exactly.
   void composedVariantsResumeExactly() {
     RunConfig c = tinyConfig();
-    c.attention.residual = "sum";
+    c.attention.residual = ResidualScores::Sum;
     c.attention.guidance.enabled = true;
     c.attention.asa.enabled = true;
     c.attention.temperature = true;
@@ -137,10 +137,10 @@ class TestVariantTraining : public QObject {
     std::atomic<bool> stop{false};
     struct StopAt3 : TrainingObserver {
       std::atomic<bool>* flag;
-      void onProgress(const TrainingProgress& p) override {
-        if (p.step >= 3) *flag = true;
+      void onEvent(const TrainingEvent& e) override {
+        const auto* p = std::get_if<StepEvent>(&e);
+        if (p != nullptr && p->step >= 3) *flag = true;
       }
-      void onMessage(const std::string&) override {}
     } observer;
     observer.flag = &stop;
     QVERIFY(Trainer(c, b, &observer).run(stop).stopped);
@@ -167,17 +167,17 @@ class TestVariantTraining : public QObject {
       }
     };
     RunConfig c = tinyConfig();
-    c.attention.position.mode = "relative";  // with position embeddings still on
+    c.attention.position.mode = PositionMode::Relative;  // with position embeddings still on
     expect(c, "attention.position.mode", "position_embeddings");
     c = tinyConfig();
     c.attention.guidance.enabled = true;
-    c.attention.guidance.heads = {"next"};  // 2 heads in the model
+    c.attention.guidance.heads = {GuidancePattern::Next};  // 2 heads in the model
     expect(c, "attention.guidance.heads", "model.heads");
     c = tinyConfig();
     c.attention.guidance.layers = "0,7";
     expect(c, "attention.guidance.layers", "does not exist");
     c = tinyConfig();
-    c.attention.blur.target = "context";
+    c.attention.blur.target = BlurTarget::Context;
     c.attention.blur.window = 4;
     expect(c, "attention.blur.window", "odd");
   }
@@ -185,7 +185,7 @@ class TestVariantTraining : public QObject {
   void inspectWritesAttentionForAnyText() {
     RunConfig c = tinyConfig();
     c.attention.asa.enabled = true;
-    c.attention.residual = "sum";
+    c.attention.residual = ResidualScores::Sum;
     const fs::path dir = runDir("inspect");
     std::atomic<bool> never{false};
     Trainer(c, dir).run(never);

@@ -15,7 +15,7 @@ inline core::RunConfig tinyRunConfig(const std::filesystem::path& corpus,
   core::RunConfig c;
   c.run.name = "tiny";
   c.run.seed = 11;
-  c.corpus.source = "text";
+  c.corpus.source = core::CorpusSource::Text;
   c.corpus.paths = {corpus.string()};
   c.tokenizer.model = tokenizerModel.string();
   c.data.sequenceLength = 24;
@@ -33,7 +33,7 @@ inline core::RunConfig tinyRunConfig(const std::filesystem::path& corpus,
   c.train.checkpointEvery = 4;
   c.train.logEvery = 1;
   c.train.threads = 1;
-  c.train.device = "cpu";
+  c.train.device = core::DeviceChoice::Cpu;
   c.log.flushSeconds = 0.2;
   return c;
 }

@@ -1,12 +1,11 @@
 #pragma once
 
+#include "core/config/config_choices.h"
+
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
 namespace attnlab::core {
-
-/// Which direct position interactions (Dufter et al. 2020) a layer adds to its logits.
-enum class PositionMode { Absolute, Relative, Both };
 
 /// Direct position interactions: a trainable additive bias on the attention logits,
 /// added after the 1/sqrt(d) scaling and before the softmax, replacing position
@@ -17,6 +16,7 @@ enum class PositionMode { Absolute, Relative, Both };
 ///   relative, symmetric (official code, which builds a symmetric Toeplitz matrix):
 ///            r_h has max_positions entries; bias[h,i,j] = r_h[|i - j|]
 ///   both: the sum of the two.
+/// `mode` is Absolute, Relative or Both (a layer without interactions has no module).
 /// Parameters "absolute" [heads, max, max] and "relative" [heads, 2*max-1 or max], with the
 /// official code's glorot-normal initialisation (std = sqrt(2 / (fan_in + fan_out))).
 class PositionInteractionsImpl : public torch::nn::Module {

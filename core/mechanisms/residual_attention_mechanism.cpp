@@ -1,0 +1,36 @@
+// RealFormer (He et al. 2021): each layer's pre-softmax scores add the previous layers'
+// running sum (or mean). docs/variants.md.
+#include "core/config/run_config.h"
+#include "core/mechanisms/attention_mechanism.h"
+#include "core/mechanisms/mechanism_list.h"
+
+namespace attnlab::core {
+
+namespace {
+
+class ResidualAttention : public AttentionMechanism {
+ public:
+  std::string_view id() const override { return "residual"; }
+  std::string_view title() const override {
+    return "RealFormer residual attention (He et al. 2021)";
+  }
+  std::string_view docsAnchor() const override {
+    return "docs/variants.md#realformer-residual-attention";
+  }
+  MechanismStage stage() const override { return MechanismStage::Scores; }
+  bool enabled(const RunConfig& c) const override {
+    return c.attention.residual != ResidualScores::None;
+  }
+  std::string summary(const RunConfig& c) const override {
+    return "residual attention (running " + choiceText(c.attention.residual) + ")";
+  }
+};
+
+}  // namespace
+
+const AttentionMechanism& residualAttentionMechanism() {
+  static const ResidualAttention instance;
+  return instance;
+}
+
+}  // namespace attnlab::core

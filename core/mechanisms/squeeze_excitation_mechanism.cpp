@@ -1,0 +1,42 @@
+// Squeeze-and-Excitation over the encoder layers (SesameBERT, Su & Cheng 2019): learned
+// per-layer weights combine the stack's outputs. docs/variants.md.
+#include "core/config/run_config.h"
+#include "core/mechanisms/attention_mechanism.h"
+#include "core/mechanisms/mechanism_list.h"
+#include "core/model/masked_lm.h"
+
+namespace attnlab::core {
+
+namespace {
+
+class SqueezeExcitation : public AttentionMechanism {
+ public:
+  std::string_view id() const override { return "squeeze"; }
+  std::string_view title() const override {
+    return "Squeeze-and-Excitation over layers (SesameBERT, Su & Cheng 2019)";
+  }
+  std::string_view docsAnchor() const override { return "docs/variants.md#squeeze-and-excitation"; }
+  MechanismStage stage() const override { return MechanismStage::AcrossLayers; }
+  bool enabled(const RunConfig& c) const override { return c.attention.squeeze.enabled; }
+  std::string summary(const RunConfig& c) const override {
+    return "squeeze-excitation (" + choiceText(c.attention.squeeze.combine) + ")";
+  }
+  std::vector<LoggedQuantity> logged(const RunConfig&) const override {
+    return {{"squeeze/weights", LoggedShape::PerLayer, LoggedReduction::IntervalMean, "weight",
+             "SesameBERT: excitation output s_l per encoder layer (batch mean)"}};
+  }
+  void measureCleanPass(const MlmOutput& clean, QuantityValues& measured) const override {
+    if (clean.squeezeWeights.defined()) {
+      measured["squeeze/weights"] = clean.squeezeWeights.detach().mean(0);
+    }
+  }
+};
+
+}  // namespace
+
+const AttentionMechanism& squeezeExcitationMechanism() {
+  static const SqueezeExcitation instance;
+  return instance;
+}
+
+}  // namespace attnlab::core

@@ -1,0 +1,71 @@
+#pragma once
+
+// One optimiser step, fenced from everything else the trainer does (llm.c's discipline):
+// forward and backward over the step's micro-batches, gradient clipping, one finiteness
+// check, the AdamW update. It returns what it measured as device tensors; turning those
+// into log rows, evaluations and checkpoints is the caller's business (core/train/
+// interval_metrics.h, trainer.cpp), so diagnostics never add work to the step itself.
+
+#include "core/config/run_config.h"
+#include "core/mechanisms/attention_mechanism.h"
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace attnlab::core {
+
+class AdamW;
+class MaskedLanguageModelImpl;
+class ObjectiveComposer;
+struct MlmBatch;
+
+/// What one optimiser step measured. Tensors stay on the device; nothing here forced a host
+/// synchronisation except the single finiteness read.
+struct StepMeasurements {
+  std::int64_t step = 0;        ///< optimiser steps completed after this one (1-based)
+  double learningRate = 0.0;    ///< the rate the update used
+  at::Tensor loss;              ///< mean total objective over the micro-batches (double)
+  at::Tensor mlmLossSum;        ///< sum over micro-batches of MLM loss x predicted (double)
+  at::Tensor correct;           ///< correctly predicted selected positions (int64)
+  at::Tensor predicted;         ///< selected positions (int64)
+  at::Tensor gradNorm;          ///< global gradient norm before clipping
+  std::int64_t realTokens = 0;  ///< non-padding tokens through forward and backward
+  int microBatches = 0;
+  /// The mechanisms' IntervalMean quantities summed over the micro-batches (double).
+  QuantityValues quantitySums;
+  /// Set when the loss or the gradient norm was not finite: the update was NOT applied and
+  /// this says which quantity and its value, e.g. "training loss is nan at step 7".
+  std::string nonFinite;
+};
+
+/// The micro-batch with global index `index` (step * accumulation + micro).
+using MicroBatchSource = std::function<MlmBatch(std::int64_t index)>;
+
+/// Runs optimiser steps on one model. Holds references: the model, objective and optimiser
+/// must outlive it. All of it runs on the calling thread (LibTorch's grad mode is
+/// thread-local).
+class TrainStep {
+ public:
+  TrainStep(MaskedLanguageModelImpl& model, const ObjectiveComposer& objective, AdamW& optimizer,
+            const RunConfig& config, c10::Device device);
+
+  /// Optimiser step `step` (0-based): micro-batches step*A .. step*A + A-1 of `batches`.
+  StepMeasurements run(std::int64_t step, const MicroBatchSource& batches);
+
+ private:
+  MaskedLanguageModelImpl& m_model;
+  const ObjectiveComposer& m_objective;
+  AdamW& m_optimizer;
+  std::vector<at::Tensor> m_params;
+  OptimizerConfig m_optimizerConfig;
+  ScheduleConfig m_schedule;
+  int m_accumulation;
+  c10::Device m_device;
+};
+
+}  // namespace attnlab::core

@@ -1,0 +1,110 @@
+#include "core/train/training_state.h"
+
+#include "core/checkpoint/checkpoint_store.h"
+#include "core/config/config_loader.h"
+#include "core/config/config_schema.h"
+#include "core/errors/error.h"
+#include "core/train/adamw.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/torch.h>
+
+#include <cstring>
+#include <map>
+
+namespace attnlab::core {
+
+namespace {
+
+constexpr const char* kModelPrefix = "model/";
+constexpr const char* kCpuRngBlob = "rng/torch_cpu";
+
+std::vector<std::uint8_t> cpuRngState() {
+  auto gen = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  const auto state = gen.get_state();
+  const auto* bytes = state.data_ptr<std::uint8_t>();
+  return std::vector<std::uint8_t>(bytes, bytes + state.numel());
+}
+
+void restoreCpuRngState(const std::vector<std::uint8_t>& bytes) {
+  auto gen = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  auto state = torch::empty({static_cast<int64_t>(bytes.size())}, torch::kUInt8);
+  std::memcpy(state.data_ptr<std::uint8_t>(), bytes.data(), bytes.size());
+  gen.set_state(state);
+}
+
+std::string shapeText(const at::Tensor& t) {
+  return c10::str(t.sizes());
+}
+
+}  // namespace
+
+TrainingState::TrainingState(std::vector<std::pair<std::string, at::Tensor>> parameters,
+                             AdamW& optimizer, const RunConfig& config)
+    : m_parameters(std::move(parameters)),
+      m_optimizer(optimizer),
+      m_config(config),
+      m_configToml(toToml(config)) {}
+
+std::int64_t TrainingState::restore(const CheckpointData& checkpoint, std::string& note) {
+  // Which settings differ, so a shape mismatch can say why.
+  std::string differing;
+  try {
+    const RunConfig saved =
+        parseRunConfig(checkpoint.metadata.configToml, checkpoint.path.string());
+    for (const auto& key : differingKeys(saved, m_config)) {
+      differing += (differing.empty() ? "" : ", ") + key;
+    }
+  } catch (const ConfigError&) {
+  }
+  const std::string because = differing.empty() ? "" : " (settings that differ: " + differing + ")";
+  torch::NoGradGuard noGrad;
+  for (auto& [name, p] : m_parameters) {
+    const auto it = checkpoint.tensors.find(kModelPrefix + name);
+    if (it == checkpoint.tensors.end()) {
+      throw CheckpointError(
+          checkpoint.path.string(),
+          "was written by a different model: it has no parameter '" + name + "'" + because);
+    }
+    if (it->second.sizes() != p.sizes()) {
+      throw CheckpointError(checkpoint.path.string(),
+                            "was written by a model of a different shape: " + name + " is " +
+                                shapeText(it->second) + " in the checkpoint but " + shapeText(p) +
+                                " in this configuration" + because +
+                                "; use a new run directory or the original configuration");
+    }
+    p.copy_(it->second.to(p.device(), p.scalar_type()));
+  }
+  std::map<std::string, at::Tensor> optimizerState;
+  const auto device =
+      m_parameters.empty() ? c10::Device(c10::kCPU) : m_parameters.front().second.device();
+  for (const auto& [key, t] : checkpoint.tensors) {
+    if (key.rfind("optimizer/", 0) == 0) optimizerState[key] = t.to(device);
+  }
+  m_optimizer.loadState(optimizerState);
+  const auto rng = checkpoint.metadata.blobs.find(kCpuRngBlob);
+  if (rng == checkpoint.metadata.blobs.end()) {
+    throw CheckpointError(checkpoint.path.string(), "has no CPU random-number state");
+  }
+  restoreCpuRngState(rng->second);
+  note = differing.empty() ? "" : "settings changed since the checkpoint: " + differing;
+  return checkpoint.step;
+}
+
+std::filesystem::path TrainingState::save(CheckpointStore& store, std::int64_t step,
+                                          std::optional<double> validationLoss,
+                                          const std::filesystem::path& tokenizerModel) const {
+  std::map<std::string, at::Tensor> tensors;
+  for (const auto& [name, p] : m_parameters) tensors[kModelPrefix + name] = p.detach();
+  for (const auto& [key, t] : m_optimizer.state()) tensors[key] = t;
+  CheckpointMetadata meta;
+  meta.configToml = m_configToml;
+  meta.attributes["run_name"] = m_config.run.name;
+  meta.attributes["tokenizer_model"] = tokenizerModel.string();
+  meta.blobs[kCpuRngBlob] = cpuRngState();
+  return store.save(step, validationLoss, tensors, meta);
+}
+
+}  // namespace attnlab::core

@@ -1,0 +1,50 @@
+#pragma once
+
+// What a checkpoint holds of a run and how it goes back in: the model's parameters under
+// "model/<name>", the optimiser's state under "optimizer/...", the CPU generator's state,
+// the resolved config. Restoring it reproduces an uninterrupted run bitwise on the CPU
+// (data order and masking are functions of (seed, step)).
+
+#include "core/config/run_config.h"
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attnlab::core {
+
+class AdamW;
+class CheckpointStore;
+struct CheckpointData;
+
+class TrainingState {
+ public:
+  /// `parameters`: the model's named parameters in registration order.
+  TrainingState(std::vector<std::pair<std::string, at::Tensor>> parameters, AdamW& optimizer,
+                const RunConfig& config);
+
+  /// Copies a checkpoint into the model, the optimiser and the CPU generator; returns its
+  /// step. Throws CheckpointError naming the parameter and the settings that differ when
+  /// the checkpoint was written by a model of another shape. `note` receives "settings
+  /// changed since the checkpoint: ..." when compatible settings differ.
+  std::int64_t restore(const CheckpointData& checkpoint, std::string& note);
+
+  /// Writes the checkpoint of `step` through `store` (temporary name, fsync, rename) and
+  /// returns its final path.
+  std::filesystem::path save(CheckpointStore& store, std::int64_t step,
+                             std::optional<double> validationLoss,
+                             const std::filesystem::path& tokenizerModel) const;
+
+ private:
+  std::vector<std::pair<std::string, at::Tensor>> m_parameters;
+  AdamW& m_optimizer;
+  RunConfig m_config;
+  std::string m_configToml;
+};
+
+}  // namespace attnlab::core
