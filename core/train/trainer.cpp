@@ -110,6 +110,247 @@ RunLogSchema declareRunLog(const RunConfig& c, const std::string& configToml,
   return schema;
 }
 
+/// One run of Trainer::run: the algorithm in execute(), each part in a method below.
+class TrainingRun {
+ public:
+  TrainingRun(const RunConfig& config, fs::path runDir, TrainingObserver* observer,
+              TrainingControl& control)
+      : m_config(config),
+        m_runDir(std::move(runDir)),
+        m_events{observer},
+        m_control(control),
+        m_checkpoints(m_runDir, config.train.keepLast, config.train.keepBest) {}
+
+  TrainingSummary execute() {
+    openRunDirectory();
+    findCheckpointToResume();  // first, so a shape mismatch is reported before data work
+    if (!prepareData()) return stoppedBeforeTraining();
+    buildModel();  // model, objective, optimiser; the checkpoint restored into them
+    openRunLog();
+    TrainStep trainStep(*m_model, *m_objective, *m_optimizer, m_config, m_device);
+    const MicroBatchSource batches = [this](std::int64_t i) { return m_data->train.batch(i); };
+    m_trainStart = std::chrono::steady_clock::now();
+    while (m_step < m_config.schedule.steps) {
+      if (!holdWhilePaused()) break;  // false: stop requested
+      const StepMeasurements measured = trainStep.run(m_step, batches);
+      if (!measured.nonFinite.empty()) failNonFinite(measured);
+      afterStep(measured);  // log rows, snapshots, evaluation, checkpoints
+    }
+    return finish();
+  }
+
+ private:
+  void openRunDirectory() {
+    validateRunConfig(m_config);
+    ensureWritableDirectory(m_runDir);
+    const int threads = configureIntraOpThreads(m_config.train.threads);
+    m_threads = threads;
+    m_device = resolveDevice(m_config.train.device);
+    m_events.run(0, "setup",
+                 "run " + m_config.run.name + " in " + m_runDir.string() + " on " + m_device.str() +
+                     ", " + std::to_string(threads) + " thread(s)");
+  }
+
+  void findCheckpointToResume() {
+    for (const auto& leftover : m_checkpoints.scan().leftovers) {
+      m_events.run(0, "note", "ignoring an interrupted checkpoint write: " + leftover.string());
+    }
+    if (const auto latest = m_checkpoints.latest()) {
+      m_resume = CheckpointStore::load(latest->path);
+      m_events.run(m_resume->step, "note",
+                   "resuming from " + latest->path.string() + " (step " +
+                       std::to_string(m_resume->step) + ")");
+    }
+  }
+
+  /// Corpus, tokenizer, token store, batchers. False when a stop came between phases.
+  bool prepareData() {
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      m_data.emplace(prepareMlmData(
+          m_config, m_runDir, m_threads, [this](const std::string& phase, int done, int total) {
+            m_events.send(PhaseEvent{"preparing data: " + phase, done, total, {}});
+            return !m_control.stopRequested();
+          }));
+    } catch (const Cancelled& e) {
+      m_events.run(0, "stopped", std::string("stopped during ") + e.where());
+      return false;
+    }
+    m_events.run(0, "data", describeData(*m_data, secondsSince(start)));
+    if (m_data->train.blocksPerEpoch() == 0) {
+      throw DataError("corpus", "the corpus yields no training blocks of data.sequence_length = " +
+                                    std::to_string(m_config.data.sequenceLength) + " tokens");
+    }
+    return true;
+  }
+
+  TrainingSummary stoppedBeforeTraining() {
+    m_summary.stopped = true;
+    m_summary.startStep = m_summary.finalStep = m_resume ? m_resume->step : 0;
+    return m_summary;
+  }
+
+  void buildModel() {
+    const RunConfig& c = m_config;
+    const auto& tokenizer = m_data->tokenizer.tokenizer;
+    torch::manual_seed(c.run.seed);  // fixes initialisation and dropout
+    m_model = MaskedLanguageModel(c.model, c.attention, c.data.sequenceLength,
+                                  tokenizer.vocabSize(), tokenizer.specialIds().pad);
+    m_objective = std::make_unique<ObjectiveComposer>(c, guidanceTokensFor(tokenizer));
+    m_snapshots = std::make_unique<AttentionSnapshots>(
+        c, m_data->validation.blocksPerEpoch() > 0 ? &m_data->validation.blocks() : nullptr,
+        tokenizer, c.attention.asa.enabled);
+    m_model->to(m_device);
+    m_model->train();
+    std::vector<std::pair<std::string, at::Tensor>> named;
+    for (const auto& p : m_model->named_parameters()) named.emplace_back(p.key(), p.value());
+    m_optimizer =
+        std::make_unique<AdamW>(named, AdamWOptions{c.optimizer.beta1, c.optimizer.beta2,
+                                                    c.optimizer.eps, c.optimizer.weightDecay});
+    m_state = std::make_unique<TrainingState>(named, *m_optimizer, c);
+    if (m_resume) {
+      std::string note;
+      m_step = m_state->restore(*m_resume, note);
+      if (!note.empty()) m_events.run(m_step, "note", "note: " + note);
+    }
+    m_startStep = m_step;
+    m_summary.startStep = m_step;
+    m_checkpointed = m_resume.has_value();
+  }
+
+  void openRunLog() {
+    const RunConfig& c = m_config;
+    std::vector<LoggedQuantity> quantities = loggedQuantities(c);
+    if (m_objective->addsTerms()) {
+      quantities.push_back({kTotalLossScalar, LoggedShape::Scalar, LoggedReduction::IntervalMean,
+                            "loss", "the whole objective: MLM plus the mechanisms' terms"});
+    }
+    const std::string configToml = toToml(c);
+    writeFileAtomically(m_runDir / "config.toml", configToml);
+    const fs::path path = runLogPath(m_runDir);
+    const bool exists = fs::exists(path);
+    m_log = std::make_unique<RunLogWriter>(
+        path.string(),
+        declareRunLog(c, configToml, m_data->tokenizer.tokenizer, quantities, *m_snapshots),
+        c.log.flushSeconds, /*resume=*/exists,
+        exists ? std::optional<std::int64_t>(m_startStep) : std::nullopt);
+    m_summary.runLog = path;
+    m_interval = std::make_unique<IntervalMetrics>(c, quantities);
+    milestone(m_resume ? "resume" : "start",
+              m_resume ? "resumed from " + m_resume->path.string() : "training started");
+    milestone("variants", describeMechanisms(c));
+    if (m_startStep == 0) m_snapshots->write(*m_model, m_device, 0, *m_log);
+  }
+
+  /// Holds while a pause is asked for; false when a stop is (the loop ends).
+  bool holdWhilePaused() {
+    if (m_control.pauseRequested() && !m_control.stopRequested()) {
+      milestone("paused", "paused after step " + std::to_string(m_step));
+      m_control.waitWhilePaused();
+      if (!m_control.stopRequested()) milestone("unpaused", "training goes on");
+    }
+    if (m_control.stopRequested()) {
+      m_summary.stopped = true;
+      return false;
+    }
+    return true;
+  }
+
+  [[noreturn]] void failNonFinite(const StepMeasurements& measured) {
+    const std::string message =
+        measured.nonFinite + "; the run stopped without applying this update" +
+        (m_summary.lastCheckpoint.empty() && !m_resume ? "" : "; the last good checkpoint is kept");
+    m_log->addEvent(measured.step, "non_finite", message);
+    m_log->close();
+    throw TrainingError("step " + std::to_string(measured.step), message);
+  }
+
+  /// The bookkeeping that reads what the step produced.
+  void afterStep(const StepMeasurements& measured) {
+    const RunConfig& c = m_config;
+    m_step = measured.step;
+    m_checkpointed = false;
+    m_interval->add(measured);
+    const bool last = m_step == c.schedule.steps;
+    if (due(c.train.logEvery) || last) {
+      m_events.send(m_interval->flush(m_step, *m_model, *m_log, secondsSince(m_trainStart)));
+    }
+    if (m_snapshots->due(m_step)) m_snapshots->write(*m_model, m_device, m_step, *m_log);
+    if (due(c.train.evalEvery) || (c.train.evalEvery > 0 && last)) evaluate();
+    const bool asked = m_control.takeCheckpointRequest();
+    if ((due(c.train.checkpointEvery) || asked) && !last) saveCheckpoint();
+  }
+
+  bool due(std::int64_t every) const { return every > 0 && m_step % every == 0; }
+
+  void evaluate() {
+    const auto result =
+        evaluateMlm(*m_model, m_data->validation, m_config.train.evalBatches, m_device, &m_control);
+    if (!result) return;  // no validation data, or a stop came between batches
+    m_lastEvalLoss = result->loss;
+    m_lastEvalStep = m_step;
+    m_log->appendScalar("eval/loss", m_step, result->loss);
+    m_log->appendScalar("eval/accuracy", m_step, result->accuracy);
+    m_events.send(EvaluationEvent{m_step, m_config.schedule.steps, result->loss, result->accuracy});
+  }
+
+  void saveCheckpoint() {
+    const std::optional<double> valLoss =
+        m_lastEvalStep == m_step ? m_lastEvalLoss : std::optional<double>();
+    m_summary.lastCheckpoint =
+        m_state->save(m_checkpoints, m_step, valLoss, m_data->tokenizer.modelPath);
+    m_log->addCheckpoint(m_step, m_summary.lastCheckpoint.string(), valLoss);
+    m_events.send(CheckpointEvent{m_step, m_summary.lastCheckpoint, valLoss});
+    m_checkpointed = true;
+  }
+
+  TrainingSummary finish() {
+    if (!m_checkpointed && m_step > m_startStep) saveCheckpoint();
+    if (m_summary.stopped) {
+      m_log->addEvent(m_step, "stopped", "stopped on request after step " + std::to_string(m_step));
+      m_events.run(
+          m_step, "stopped",
+          "stopped after step " + std::to_string(m_step) + "; run the same command to resume");
+    } else {
+      milestone("finished", "training finished at step " + std::to_string(m_step));
+    }
+    m_log->close();
+    m_summary.finalStep = m_step;
+    m_summary.lastEvalLoss = m_lastEvalLoss;
+    return m_summary;
+  }
+
+  /// A milestone for both the run log and the observer.
+  void milestone(const std::string& kind, const std::string& message) {
+    m_log->addEvent(m_step, kind, message);
+    m_events.run(m_step, kind, message);
+  }
+
+  const RunConfig& m_config;
+  const fs::path m_runDir;
+  const Events m_events;
+  TrainingControl& m_control;
+  TrainingSummary m_summary;
+  int m_threads = 0;
+  c10::Device m_device{c10::kCPU};
+  CheckpointStore m_checkpoints;
+  std::optional<CheckpointData> m_resume;
+  std::optional<MlmData> m_data;
+  MaskedLanguageModel m_model{nullptr};
+  std::unique_ptr<ObjectiveComposer> m_objective;
+  std::unique_ptr<AttentionSnapshots> m_snapshots;
+  std::unique_ptr<AdamW> m_optimizer;
+  std::unique_ptr<TrainingState> m_state;
+  std::unique_ptr<RunLogWriter> m_log;
+  std::unique_ptr<IntervalMetrics> m_interval;
+  std::int64_t m_step = 0;
+  std::int64_t m_startStep = 0;
+  bool m_checkpointed = false;
+  std::optional<double> m_lastEvalLoss;
+  std::int64_t m_lastEvalStep = -1;
+  std::chrono::steady_clock::time_point m_trainStart;
+};
+
 }  // namespace
 
 fs::path runLogPath(const fs::path& runDir) {
@@ -128,182 +369,7 @@ TrainingSummary Trainer::run(const std::atomic<bool>& stop) {
 }
 
 TrainingSummary Trainer::run(TrainingControl& control) {
-  const RunConfig& c = m_config;
-  validateRunConfig(c);
-  const Events events{m_observer};
-  TrainingSummary summary;
-
-  ensureWritableDirectory(m_runDir);
-  const int threads = configureIntraOpThreads(c.train.threads);
-  const c10::Device device = resolveDevice(c.train.device);
-  events.run(0, "setup",
-             "run " + c.run.name + " in " + m_runDir.string() + " on " + device.str() + ", " +
-                 std::to_string(threads) + " thread(s)");
-
-  // 1. Resume decision first, so a shape mismatch is reported before minutes of data work.
-  CheckpointStore checkpoints(m_runDir, c.train.keepLast, c.train.keepBest);
-  for (const auto& leftover : checkpoints.scan().leftovers) {
-    events.run(0, "note", "ignoring an interrupted checkpoint write: " + leftover.string());
-  }
-  std::optional<CheckpointData> resume;
-  if (const auto latest = checkpoints.latest()) {
-    resume = CheckpointStore::load(latest->path);
-    events.run(
-        resume->step, "note",
-        "resuming from " + latest->path.string() + " (step " + std::to_string(resume->step) + ")");
-  }
-
-  // 2. Data: corpus, tokenizer, token store, batchers (a stop is honoured between phases).
-  const auto dataStart = std::chrono::steady_clock::now();
-  std::optional<MlmData> prepared;
-  try {
-    prepared.emplace(
-        prepareMlmData(c, m_runDir, threads, [&](const std::string& phase, int done, int total) {
-          events.send(PhaseEvent{"preparing data: " + phase, done, total, {}});
-          return !control.stopRequested();
-        }));
-  } catch (const Cancelled& e) {
-    events.run(0, "stopped", std::string("stopped during ") + e.where());
-    summary.stopped = true;
-    summary.startStep = summary.finalStep = resume ? resume->step : 0;
-    return summary;
-  }
-  MlmData& data = *prepared;
-  events.run(0, "data", describeData(data, secondsSince(dataStart)));
-  if (data.train.blocksPerEpoch() == 0) {
-    throw DataError("corpus", "the corpus yields no training blocks of data.sequence_length = " +
-                                  std::to_string(c.data.sequenceLength) + " tokens");
-  }
-  const auto& tokenizer = data.tokenizer.tokenizer;
-
-  // 3. Model, objective and optimiser; the seed fixes initialisation and dropout.
-  torch::manual_seed(c.run.seed);
-  MaskedLanguageModel model(c.model, c.attention, c.data.sequenceLength, tokenizer.vocabSize(),
-                            tokenizer.specialIds().pad);
-  const ObjectiveComposer objective(c, guidanceTokensFor(tokenizer));
-  const AttentionSnapshots snapshots(
-      c, data.validation.blocksPerEpoch() > 0 ? &data.validation.blocks() : nullptr, tokenizer,
-      c.attention.asa.enabled);
-  model->to(device);
-  model->train();
-  std::vector<std::pair<std::string, at::Tensor>> named;
-  for (const auto& p : model->named_parameters()) named.emplace_back(p.key(), p.value());
-  AdamW optimizer(named,
-                  {c.optimizer.beta1, c.optimizer.beta2, c.optimizer.eps, c.optimizer.weightDecay});
-  TrainingState state(named, optimizer, c);
-  std::int64_t step = 0;
-  if (resume) {
-    std::string note;
-    step = state.restore(*resume, note);
-    if (!note.empty()) events.run(step, "note", "note: " + note);
-  }
-  const std::int64_t startStep = step;
-  summary.startStep = startStep;
-
-  // 4. The run log.
-  std::vector<LoggedQuantity> quantities = loggedQuantities(c);
-  if (objective.addsTerms()) {
-    quantities.push_back({kTotalLossScalar, LoggedShape::Scalar, LoggedReduction::IntervalMean,
-                          "loss", "the whole objective: MLM plus the mechanisms' terms"});
-  }
-  const std::string configToml = toToml(c);
-  writeFileAtomically(m_runDir / "config.toml", configToml);
-  const fs::path logPath = runLogPath(m_runDir);
-  const bool logExists = fs::exists(logPath);
-  RunLogWriter log(logPath.string(), declareRunLog(c, configToml, tokenizer, quantities, snapshots),
-                   c.log.flushSeconds, /*resume=*/logExists,
-                   logExists ? std::optional<std::int64_t>(startStep) : std::nullopt);
-  summary.runLog = logPath;
-  log.addEvent(startStep, resume ? "resume" : "start",
-               resume ? "resumed from " + resume->path.string() : "training started");
-  events.run(startStep, resume ? "resume" : "start",
-             resume ? "resumed from " + resume->path.string() : "training started");
-  const std::string variants = describeMechanisms(c);
-  log.addEvent(startStep, "variants", variants);
-  events.run(startStep, "variants", variants);
-  if (startStep == 0) snapshots.write(*model, device, 0, log);
-
-  // The bookkeeping around the step: evaluation and checkpoints.
-  std::optional<double> lastEvalLoss;
-  std::int64_t lastEvalStep = -1;
-  auto evaluate = [&](std::int64_t at) {
-    const auto result = evaluateMlm(*model, data.validation, c.train.evalBatches, device, &control);
-    if (!result) return;
-    lastEvalLoss = result->loss;
-    lastEvalStep = at;
-    log.appendScalar("eval/loss", at, result->loss);
-    log.appendScalar("eval/accuracy", at, result->accuracy);
-    events.send(EvaluationEvent{at, c.schedule.steps, result->loss, result->accuracy});
-  };
-  auto saveCheckpoint = [&](std::int64_t at) {
-    const std::optional<double> valLoss =
-        lastEvalStep == at ? lastEvalLoss : std::optional<double>();
-    summary.lastCheckpoint = state.save(checkpoints, at, valLoss, data.tokenizer.modelPath);
-    log.addCheckpoint(at, summary.lastCheckpoint.string(), valLoss);
-    events.send(CheckpointEvent{at, summary.lastCheckpoint, valLoss});
-  };
-  auto due = [&](std::int64_t every) { return every > 0 && step % every == 0; };
-
-  // 5. The loop: the fenced step, then what reads its results.
-  TrainStep trainStep(*model, objective, optimizer, c, device);
-  IntervalMetrics interval(c, quantities);
-  const MicroBatchSource batches = [&](std::int64_t index) { return data.train.batch(index); };
-  const auto trainStart = std::chrono::steady_clock::now();
-  bool checkpointed = resume.has_value();
-  while (step < c.schedule.steps) {
-    if (control.pauseRequested() && !control.stopRequested()) {
-      log.addEvent(step, "paused", "paused after step " + std::to_string(step));
-      events.run(step, "paused", "paused after step " + std::to_string(step));
-      control.waitWhilePaused();
-      if (!control.stopRequested()) {
-        log.addEvent(step, "unpaused", "training goes on");
-        events.run(step, "unpaused", "training goes on");
-      }
-    }
-    if (control.stopRequested()) {
-      summary.stopped = true;
-      break;
-    }
-    const StepMeasurements measured = trainStep.run(step, batches);
-    if (!measured.nonFinite.empty()) {
-      const std::string message =
-          measured.nonFinite + "; the run stopped without applying this update" +
-          (summary.lastCheckpoint.empty() && !resume ? "" : "; the last good checkpoint is kept");
-      log.addEvent(measured.step, "non_finite", message);
-      log.close();
-      throw TrainingError("step " + std::to_string(measured.step), message);
-    }
-    step = measured.step;
-    checkpointed = false;
-    interval.add(measured);
-
-    if (due(c.train.logEvery) || step == c.schedule.steps) {
-      events.send(interval.flush(step, *model, log, secondsSince(trainStart)));
-    }
-    if (snapshots.due(step)) snapshots.write(*model, device, step, log);
-    if (due(c.train.evalEvery) || (c.train.evalEvery > 0 && step == c.schedule.steps)) {
-      evaluate(step);
-    }
-    const bool asked = control.takeCheckpointRequest();
-    if ((due(c.train.checkpointEvery) || asked) && step != c.schedule.steps) {
-      saveCheckpoint(step);
-      checkpointed = true;
-    }
-  }
-
-  if (!checkpointed && step > startStep) saveCheckpoint(step);
-  if (summary.stopped) {
-    log.addEvent(step, "stopped", "stopped on request after step " + std::to_string(step));
-    events.run(step, "stopped",
-               "stopped after step " + std::to_string(step) + "; run the same command to resume");
-  } else {
-    log.addEvent(step, "finished", "training finished at step " + std::to_string(step));
-    events.run(step, "finished", "training finished at step " + std::to_string(step));
-  }
-  log.close();
-  summary.finalStep = step;
-  summary.lastEvalLoss = lastEvalLoss;
-  return summary;
+  return TrainingRun(m_config, m_runDir, m_observer, control).execute();
 }
 
 }  // namespace attnlab::core
