@@ -17,7 +17,10 @@ endif()
 
 # Warnings for the project's own targets only (not for imported ones).
 function(attnlab_warnings target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wno-unused-parameter)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wno-unused-parameter
+    # A config choice (core/config/config_choices.h) that a switch does not handle must not
+    # compile: a new enum value can never fall through to some default behaviour.
+    -Werror=switch)
 endfunction()
 
 # BLAS threading. Debian's LibTorch runs its own kernels on OpenMP threads, which spin
