@@ -61,8 +61,9 @@ struct AttentionStatisticsResult {
   /// (0 = follows it exactly, 1 = disjoint); NaN where the pattern never applied (no
   /// separator or period in any sequence).
   std::vector<double> guidanceDistance;
-  /// [L*H*5] mean over real T x T cells of (A - P)^2, P the code's unnormalised 0/1 pattern
-  /// (as the guidance loss).
+  /// [L*H*5] mean over real T x T cells of (A - P)^2, P the official code's unnormalised 0/1
+  /// pattern (the official code's `mean` loss, not the engine's default Frobenius one; see
+  /// docs/analysis.md#guidance-conformity).
   std::vector<double> guidanceMse;
 };
 

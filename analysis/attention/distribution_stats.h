@@ -5,7 +5,7 @@
 namespace attnlab::analysis {
 
 /// Logarithm base of an information quantity; entropy defaults to nats, JSD to bits
-/// (the units of RealFormer's figures, see docs/design-notes.md).
+/// (the units of RealFormer's figures, see docs/analysis.md#units).
 enum class LogBase { Nats, Bits };
 
 /// Shannon entropy -sum p log p of one attention row. Zero entries contribute 0.

@@ -20,7 +20,8 @@ ReflexiveGrammar buildGrammar() {
                    "daughter", "wife",    "aunt",     "lady",  "bride", "witch"};
   g.maleNouns = {"king", "actor",   "prince", "man",  "boy",   "father", "brother",
                  "son",  "husband", "uncle",  "lord", "groom", "wizard"};
-  // "this" instead of Lin's "a": "a actress" would be ungrammatical.
+  // Six determiners as in Lin's gr.refl, not the same words (no "a": "a actress" would be
+  // ungrammatical; no possessive "her", which could itself be read as an antecedent).
   g.determiners = {"the", "this", "my", "your", "our", "some"};
   g.auxiliaries = {"can", "could", "will", "would"};
   g.transitiveVerbs = {"love", "hurt", "help", "see", "like", "hate", "blame", "trust", "know"};

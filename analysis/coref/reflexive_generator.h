@@ -29,11 +29,13 @@ enum class ReflexiveSlot {
   Reflexive
 };
 
-/// The grammar the generator draws from, after Lin et al.'s gr.refl: 13 female and 13 male
-/// nouns, 6 determiners, 4 auxiliaries, 9 transitive and 10 intransitive verbs, Rel in
-/// {who, that}. The words are plain lowercase words so that a small SentencePiece vocabulary
-/// keeps most of them in one piece (the official probe keeps only one-piece sentences).
-/// Exposed so that tests and reports can check and show what the data is made of.
+/// The grammar the generator draws from, after Lin et al.'s gr.refl (templates and list
+/// sizes; the words are our own): 13 female and 13 male nouns, 6 determiners, 4 auxiliaries,
+/// 9 transitive verbs, 10 intransitive verbs (gr.refl has 9), Rel in {who, that}; see
+/// docs/analysis.md#synthetic-reflexive-data. The words are plain lowercase words so that a small
+/// SentencePiece vocabulary keeps most of them in one piece (the official probe keeps only
+/// one-piece sentences). Exposed so that tests and reports can check and show what the data is made
+/// of.
 struct ReflexiveGrammar {
   std::vector<std::string> femaleNouns;
   std::vector<std::string> maleNouns;

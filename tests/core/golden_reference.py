@@ -27,7 +27,7 @@ quantity to 1e-4).
 The model is written here the way a PyTorch user writes a BERT (HuggingFace's module layout:
 separate query/key/value Linear layers, Post-LN residual blocks, a tied MLM head) with
 torch.nn.functional, and each attention variant from its paper's formula as stated in
-docs/variants.md and the seed facts (not from the C++). Only the storage layout of the
+docs/variants.md (not from the C++). Only the storage layout of the
 engine's parameters is taken from the engine (its names, its fused [3H, H] qkv matrix, the
 index of the relative-position vector), in load_engine_parameters/engine_layout below.
 Training uses torch.optim.AdamW with a no-decay parameter group and
