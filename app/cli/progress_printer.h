@@ -8,16 +8,18 @@
 
 namespace attnlab::app {
 
-/// Training progress on the command line: a thin adapter that turns the engine's reports
-/// into ProgressBar reports (the bar with loss, tokens/s and ETA on a terminal; one plain
-/// line per report otherwise). Evaluation results and messages get lines of their own.
+/// Training progress on the command line: a thin adapter that turns the engine's typed
+/// events into ProgressBar reports (the bar with loss, tokens/s and ETA on a terminal; one
+/// plain line per report otherwise). Data phases, evaluations, checkpoints and milestones
+/// get lines of their own.
 class ProgressPrinter : public core::TrainingObserver {
  public:
   explicit ProgressPrinter(std::FILE* out, bool interactive);
   ~ProgressPrinter() override = default;
 
-  void onProgress(const core::TrainingProgress& progress) override;
-  void onMessage(const std::string& message) override;
+  void onEvent(const core::TrainingEvent& event) override;
+  /// A line of the command's own (ends the status line first).
+  void message(const std::string& text) { m_bar.message(text); }
 
   /// True when `out` is a terminal.
   static bool isTerminal(std::FILE* out) { return ProgressBar::isTerminal(out); }

@@ -43,12 +43,12 @@ int runTrain(const TrainOptions& options) {
     ProgressPrinter printer(stdout, !options.plainProgress && ProgressPrinter::isTerminal(stdout));
     core::Trainer trainer(config, runDir, &printer);
     const auto summary = trainer.run(g_stopRequested);
-    printer.onMessage("run log: " + summary.runLog.string());
+    printer.message("run log: " + summary.runLog.string());
     if (summary.stopped) return 130;
-    printer.onMessage("done: " + std::to_string(summary.finalStep) + " steps" +
-                      (summary.lastEvalLoss
-                           ? ", validation loss " + std::to_string(*summary.lastEvalLoss)
-                           : std::string()));
+    printer.message("done: " + std::to_string(summary.finalStep) + " steps" +
+                    (summary.lastEvalLoss
+                         ? ", validation loss " + std::to_string(*summary.lastEvalLoss)
+                         : std::string()));
     return 0;
   });
 }

@@ -12,7 +12,7 @@ using namespace attnlab::core;
 
 namespace {
 
-ModelConfig smallConfig(const std::string& norm) {
+ModelConfig smallConfig(NormPlacement norm) {
   ModelConfig c;
   c.layers = 2;
   c.hiddenSize = 16;
@@ -76,7 +76,7 @@ torch::Tensor referenceLayer(torch::nn::Module& layer, const torch::Tensor& x,
     return layerNorm(in, param(layer, name + ".weight"), param(layer, name + ".bias"),
                      c.layerNormEps);
   };
-  if (c.norm == "pre") {
+  if (c.norm == NormPlacement::Pre) {
     auto h = x + attention(ln(x, "attention_norm"));
     return h + ffn(ln(h, "ffn_norm"));
   }
@@ -98,7 +98,7 @@ class TestModel : public QObject {
   }
   void layerMatchesHandComputation() {
     QFETCH(QString, norm);
-    const auto c = smallConfig(norm.toStdString());
+    const auto c = smallConfig(*parseChoice<NormPlacement>(norm.toStdString()));
     EncoderLayer layer(c, AttentionConfig{}, 0, 8);
     // Non-trivial LayerNorm parameters so the check covers them.
     for (auto& p : layer->named_parameters()) {
@@ -121,7 +121,7 @@ class TestModel : public QObject {
   }
 
   void capturedAttentionIsADistributionIgnoringPadding() {
-    MaskedLanguageModel model(smallConfig("post"), 50, 0);
+    MaskedLanguageModel model(smallConfig(NormPlacement::Post), 50, 0);
     model->eval();
     auto ids = torch::tensor({1, 7, 8, 9, 2, 0, 0}, torch::kLong).unsqueeze(0);
     auto mask = ids.ne(0);
@@ -138,7 +138,7 @@ class TestModel : public QObject {
   }
 
   void paddingDoesNotChangeRealPositions() {
-    MaskedLanguageModel model(smallConfig("post"), 50, 0);
+    MaskedLanguageModel model(smallConfig(NormPlacement::Post), 50, 0);
     model->eval();
     auto shortIds = torch::tensor({1, 11, 12, 13, 2}, torch::kLong).unsqueeze(0);
     auto longIds = torch::tensor({1, 11, 12, 13, 2, 0, 0, 0}, torch::kLong).unsqueeze(0);
@@ -148,7 +148,7 @@ class TestModel : public QObject {
   }
 
   void outputLayerIsTiedToEmbeddings() {
-    MaskedLanguageModel model(smallConfig("post"), 50, 0);
+    MaskedLanguageModel model(smallConfig(NormPlacement::Post), 50, 0);
     auto params = model->named_parameters();
     int matrices = 0;
     for (const auto& p : params) {
@@ -170,7 +170,7 @@ class TestModel : public QObject {
   }
 
   void bertInitialisation() {
-    ModelConfig c = smallConfig("post");
+    ModelConfig c = smallConfig(NormPlacement::Post);
     c.hiddenSize = 256;
     c.ffnSize = 1024;
     MaskedLanguageModel model(c, 500, 0);
@@ -183,7 +183,7 @@ class TestModel : public QObject {
   }
 
   void mlmLossIsCrossEntropyOverSelectedPositions() {
-    MaskedLanguageModel model(smallConfig("pre"), 40, 0);
+    MaskedLanguageModel model(smallConfig(NormPlacement::Pre), 40, 0);
     model->eval();
     auto ids = torch::tensor({{1, 5, 3, 7, 2}, {1, 3, 9, 2, 0}}, torch::kLong);
     auto labels = torch::full({2, 5}, -100, torch::kLong);
@@ -234,7 +234,7 @@ class TestModel : public QObject {
   }
 
   void gradientsReachEveryParameter() {
-    MaskedLanguageModel model(smallConfig("post"), 40, 0);
+    MaskedLanguageModel model(smallConfig(NormPlacement::Post), 40, 0);
     auto ids = torch::randint(5, 40, {2, 9}, torch::kLong);
     auto labels = torch::where(torch::rand({2, 9}) < 0.5, ids, torch::full_like(ids, -100));
     labels[0][0] = ids[0][0];

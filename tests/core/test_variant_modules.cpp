@@ -339,7 +339,7 @@ class TestVariantModules : public QObject {
 
   void gaussianKernelValues() {
     auto k = gaussianKernel(3, 0.3);
-    QCOMPARE(k.scalar_type(), torch::kFloat32);
+    QCOMPARE(k.scalar_type(), torch::kFloat64);
     QCOMPARE(k.sizes().vec(), std::vector<int64_t>({3}));
     QVERIFY(!k.requires_grad());
     const double e = std::exp(-1.0 / (2 * 0.3 * 0.3));

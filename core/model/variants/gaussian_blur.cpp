@@ -10,7 +10,8 @@ namespace attnlab::core {
 at::Tensor gaussianKernel(int window, double sigma) {
   TORCH_CHECK(window >= 1 && window % 2 == 1, "gaussianKernel: window must be odd, got ", window);
   TORCH_CHECK(sigma > 0.0, "gaussianKernel: sigma must be positive, got ", sigma);
-  // Computed in double and rounded once, so the float32 weights sum to 1 to rounding.
+  // Kept in double: a float64 model blurs with the exact weights, and a float32 one rounds
+  // each weight once where blurAlongSequence multiplies (as a float32 buffer would).
   std::vector<double> w(window);
   const int half = (window - 1) / 2;
   double total = 0.0;
@@ -19,7 +20,7 @@ at::Tensor gaussianKernel(int window, double sigma) {
     w[m] = std::exp(-x * x / (2.0 * sigma * sigma));
     total += w[m];
   }
-  auto kernel = torch::empty({window}, torch::kFloat32);
+  auto kernel = torch::empty({window}, torch::kFloat64);
   for (int m = 0; m < window; ++m) kernel[m] = w[m] / total;
   return kernel;
 }

@@ -5,7 +5,7 @@
 namespace attnlab::core {
 
 /// SesameBERT's fixed Gaussian kernel: exp(-x^2 / 2 sigma^2) for x = -(k-1)/2 .. (k-1)/2,
-/// normalised to sum 1, float32 [k]. k = 3, sigma = 0.3 gives about [0.0038, 0.9923, 0.0038].
+/// normalised to sum 1, float64 [k]. k = 3, sigma = 0.3 gives about [0.0038, 0.9923, 0.0038].
 at::Tensor gaussianKernel(int window, double sigma);
 
 /// Blurs x [B, T, C] along the sequence axis with `kernel` [k] (k odd), the same kernel for
