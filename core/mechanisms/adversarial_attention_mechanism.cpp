@@ -49,12 +49,10 @@ class AsaTerm : public ObjectiveTerm {
 
 class AdversarialAttention : public AttentionMechanism {
  public:
-  std::string_view id() const override { return "asa"; }
-  std::string_view title() const override { return "Adversarial self-attention (Wu et al. 2023)"; }
-  std::string_view docsAnchor() const override {
-    return "docs/variants.md#asa-adversarial-self-attention";
-  }
-  MechanismStage stage() const override { return MechanismStage::Mask; }
+  AdversarialAttention()
+      : AttentionMechanism({"asa", "Adversarial self-attention (Wu et al. 2023)",
+                            "docs/variants.md#asa-adversarial-self-attention",
+                            MechanismStage::Mask}) {}
   bool enabled(const RunConfig& c) const override { return c.attention.asa.enabled; }
 
   std::string summary(const RunConfig& c) const override {

@@ -65,12 +65,10 @@ class GuidanceTerm : public ObjectiveTerm {
 
 class AttentionGuidance : public AttentionMechanism {
  public:
-  std::string_view id() const override { return "guidance"; }
-  std::string_view title() const override {
-    return "Attention guidance (Deshpande & Narasimhan 2020)";
+  AttentionGuidance()
+      : AttentionMechanism({"guidance", "Attention guidance (Deshpande & Narasimhan 2020)",
+                            "docs/variants.md#attention-guidance", MechanismStage::ObjectiveOnly}) {
   }
-  std::string_view docsAnchor() const override { return "docs/variants.md#attention-guidance"; }
-  MechanismStage stage() const override { return MechanismStage::ObjectiveOnly; }
   bool enabled(const RunConfig& c) const override { return c.attention.guidance.enabled; }
 
   std::string summary(const RunConfig& c) const override {

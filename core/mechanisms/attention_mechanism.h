@@ -89,18 +89,27 @@ class ObjectiveTerm {
   virtual at::Tensor compute(const ObjectiveInputs& inputs, QuantityValues& measured) const = 0;
 };
 
+/// What names and places a mechanism: fixed data of its descriptor.
+struct MechanismIdentity {
+  /// Short id, also the config section under [attention] where one exists ("residual").
+  std::string_view id;
+  /// Human name and paper ("RealFormer residual attention (He et al. 2021)").
+  std::string_view title;
+  /// Where the formulas and the paper-vs-code choices are documented.
+  std::string_view docsAnchor;
+  MechanismStage stage = MechanismStage::ObjectiveOnly;
+};
+
 /// The descriptor of one mechanism. Stateless; one static instance each in the registry.
 class AttentionMechanism {
  public:
+  explicit AttentionMechanism(MechanismIdentity identity) : m_identity(identity) {}
   virtual ~AttentionMechanism() = default;
 
-  /// Short id, also the config section under [attention] where one exists ("residual").
-  virtual std::string_view id() const = 0;
-  /// Human name and paper ("RealFormer residual attention (He et al. 2021)").
-  virtual std::string_view title() const = 0;
-  /// Where the formulas and the paper-vs-code choices are documented.
-  virtual std::string_view docsAnchor() const = 0;
-  virtual MechanismStage stage() const = 0;
+  std::string_view id() const { return m_identity.id; }
+  std::string_view title() const { return m_identity.title; }
+  std::string_view docsAnchor() const { return m_identity.docsAnchor; }
+  MechanismStage stage() const { return m_identity.stage; }
 
   virtual bool enabled(const RunConfig& config) const = 0;
   /// The choices this run made, for the run log ("residual attention (running sum)").
@@ -122,6 +131,9 @@ class AttentionMechanism {
   virtual void sample(const RunConfig& config, MaskedLanguageModelImpl& model,
                       std::int64_t completedSteps,
                       std::map<std::string, std::vector<double>>& values) const {}
+
+ private:
+  MechanismIdentity m_identity;
 };
 
 /// Every mechanism, in the order their summaries and quantities appear.

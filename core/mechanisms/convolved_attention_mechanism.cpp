@@ -10,12 +10,10 @@ namespace {
 
 class ConvolvedAttention : public AttentionMechanism {
  public:
-  std::string_view id() const override { return "conv"; }
-  std::string_view title() const override {
-    return "Convolved attention (Dufter, Schmitt & Schuetze 2020)";
-  }
-  std::string_view docsAnchor() const override { return "docs/variants.md#convolved-attention"; }
-  MechanismStage stage() const override { return MechanismStage::Probabilities; }
+  ConvolvedAttention()
+      : AttentionMechanism({"conv", "Convolved attention (Dufter, Schmitt & Schuetze 2020)",
+                            "docs/variants.md#convolved-attention",
+                            MechanismStage::Probabilities}) {}
   bool enabled(const RunConfig& c) const override {
     return c.attention.conv != ConvAttention::None;
   }

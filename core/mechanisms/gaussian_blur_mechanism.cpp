@@ -10,13 +10,10 @@ namespace {
 
 class GaussianBlur : public AttentionMechanism {
  public:
-  std::string_view id() const override { return "blur"; }
-  std::string_view title() const override {
-    return "Gaussian blurring (SesameBERT, Su & Cheng 2019)";
-  }
-  std::string_view docsAnchor() const override { return "docs/variants.md#gaussian-blur"; }
-  // Context by default (the official code); the `values` option acts at the projections.
-  MechanismStage stage() const override { return MechanismStage::Context; }
+  GaussianBlur()
+      : AttentionMechanism({"blur", "Gaussian blurring (SesameBERT, Su & Cheng 2019)",
+                            "docs/variants.md#gaussian-blur", MechanismStage::Context}) {}
+  // Stage: the context by default (the official code); `values` acts at the projections.
   bool enabled(const RunConfig& c) const override {
     return c.attention.blur.target != BlurTarget::None;
   }

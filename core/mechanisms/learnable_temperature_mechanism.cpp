@@ -15,12 +15,10 @@ constexpr const char* kNames[] = {"temperature/q", "temperature/k", "temperature
 
 class LearnableTemperature : public AttentionMechanism {
  public:
-  std::string_view id() const override { return "temperature"; }
-  std::string_view title() const override {
-    return "Learnable temperature (Dufter, Schmitt & Schuetze 2020)";
-  }
-  std::string_view docsAnchor() const override { return "docs/variants.md#learnable-temperature"; }
-  MechanismStage stage() const override { return MechanismStage::Projections; }
+  LearnableTemperature()
+      : AttentionMechanism(
+            {"temperature", "Learnable temperature (Dufter, Schmitt & Schuetze 2020)",
+             "docs/variants.md#learnable-temperature", MechanismStage::Projections}) {}
   bool enabled(const RunConfig& c) const override { return c.attention.temperature; }
   std::string summary(const RunConfig&) const override { return "learnable temperature"; }
 

@@ -10,12 +10,10 @@ namespace {
 
 class PositionInteractions : public AttentionMechanism {
  public:
-  std::string_view id() const override { return "position"; }
-  std::string_view title() const override {
-    return "Direct position interactions (Dufter, Schmitt & Schuetze 2020)";
-  }
-  std::string_view docsAnchor() const override { return "docs/variants.md#position-interactions"; }
-  MechanismStage stage() const override { return MechanismStage::Scores; }
+  PositionInteractions()
+      : AttentionMechanism({"position",
+                            "Direct position interactions (Dufter, Schmitt & Schuetze 2020)",
+                            "docs/variants.md#position-interactions", MechanismStage::Scores}) {}
   bool enabled(const RunConfig& c) const override {
     return c.attention.position.mode != PositionMode::None;
   }

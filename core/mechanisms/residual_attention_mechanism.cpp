@@ -10,14 +10,10 @@ namespace {
 
 class ResidualAttention : public AttentionMechanism {
  public:
-  std::string_view id() const override { return "residual"; }
-  std::string_view title() const override {
-    return "RealFormer residual attention (He et al. 2021)";
-  }
-  std::string_view docsAnchor() const override {
-    return "docs/variants.md#realformer-residual-attention";
-  }
-  MechanismStage stage() const override { return MechanismStage::Scores; }
+  ResidualAttention()
+      : AttentionMechanism({"residual", "RealFormer residual attention (He et al. 2021)",
+                            "docs/variants.md#realformer-residual-attention",
+                            MechanismStage::Scores}) {}
   bool enabled(const RunConfig& c) const override {
     return c.attention.residual != ResidualScores::None;
   }

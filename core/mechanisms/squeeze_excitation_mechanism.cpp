@@ -11,12 +11,10 @@ namespace {
 
 class SqueezeExcitation : public AttentionMechanism {
  public:
-  std::string_view id() const override { return "squeeze"; }
-  std::string_view title() const override {
-    return "Squeeze-and-Excitation over layers (SesameBERT, Su & Cheng 2019)";
-  }
-  std::string_view docsAnchor() const override { return "docs/variants.md#squeeze-and-excitation"; }
-  MechanismStage stage() const override { return MechanismStage::AcrossLayers; }
+  SqueezeExcitation()
+      : AttentionMechanism(
+            {"squeeze", "Squeeze-and-Excitation over layers (SesameBERT, Su & Cheng 2019)",
+             "docs/variants.md#squeeze-and-excitation", MechanismStage::AcrossLayers}) {}
   bool enabled(const RunConfig& c) const override { return c.attention.squeeze.enabled; }
   std::string summary(const RunConfig& c) const override {
     return "squeeze-excitation (" + choiceText(c.attention.squeeze.combine) + ")";
