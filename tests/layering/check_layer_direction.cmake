@@ -2,16 +2,22 @@
 #   app -> widgets -> analysis -> core
 # so core/ includes only core/, analysis/ also core/, widgets/ also analysis/, app/ anything;
 # and no layer includes tests/ (test code is not part of the product).
-#   cmake -DROOT=<tree with core/ analysis/ widgets/ app/> -P check_layer_direction.cmake
+#   cmake [-DROOT=<tree with core/ analysis/ widgets/ app/>] [-DLINK_FILES=a|b]
+#         -P check_layer_direction.cmake
 # Every include is judged by its first folder: "analysis/x.h" and <analysis/x.h> both belong
 # to analysis; a relative include ("../../app/x.h") is resolved against the including file
 # first. Errors name file:line (relative to ROOT) and the include as written.
+# LINK_FILES ('|'-separated) are link lists written at configure time, one per target, named
+# <target>_links.txt: the same rule holds for CMake's link edges (attnlab_core_* may link
+# only attnlab_core_*, attnlab_analysis_* also those, attnlab_widgets* also analysis').
 cmake_minimum_required(VERSION 3.25)  # policies for -P mode (IN_LIST)
 
-if(NOT IS_DIRECTORY "${ROOT}")
+if(NOT ROOT AND NOT LINK_FILES)
+  message(FATAL_ERROR "layer direction check: give ROOT, LINK_FILES or both")
+endif()
+if(ROOT AND NOT IS_DIRECTORY "${ROOT}")
   message(FATAL_ERROR "layer direction check: ROOT '${ROOT}' is not a folder")
 endif()
-get_filename_component(_root "${ROOT}" ABSOLUTE)
 
 set(_layers core analysis widgets app)  # bottom to top
 set(_include_regex "^[ \t]*#[ \t]*include[ \t]*([<\"])([^>\"]+)[>\"]")
@@ -21,6 +27,11 @@ include(${CMAKE_CURRENT_LIST_DIR}/line_of.cmake)
 set(_problems "")
 set(_checked 0)
 set(_rank 0)
+if(ROOT)
+  get_filename_component(_root "${ROOT}" ABSOLUTE)
+else()
+  set(_layers "")  # links only
+endif()
 foreach(_layer IN LISTS _layers)
   # Folders this layer must not include: every layer above it, and tests/.
   list(SUBLIST _layers ${_rank} -1 _above)
@@ -71,11 +82,57 @@ foreach(_layer IN LISTS _layers)
   endforeach()
 endforeach()
 
-if(_checked EQUAL 0)
+if(ROOT AND _checked EQUAL 0)
   message(FATAL_ERROR "layer direction check: no sources under ${_root}/{core,analysis,widgets,app}")
 endif()
+
+# The layer of a target, by name; "" for targets outside the layers (attnlab_torch, Qt6::...).
+function(_attnlab_target_layer name out)
+  set(_layer "")
+  if(name MATCHES "^attnlab_core($|_)")
+    set(_layer core)
+  elseif(name MATCHES "^attnlab_analysis($|_)")
+    set(_layer analysis)
+  elseif(name MATCHES "^attnlab_widgets($|_)")
+    set(_layer widgets)
+  elseif(name MATCHES "^(attnlab|attnlab-cli|attnlab_gui|attnlab_cli_[A-Za-z0-9_]+)$")
+    set(_layer app)
+  endif()
+  set(${out} "${_layer}" PARENT_SCOPE)
+endfunction()
+
+string(REPLACE "|" ";" _link_files "${LINK_FILES}")
+set(_targets_checked 0)
+set(_all_layers core analysis widgets app)
+foreach(_file IN LISTS _link_files)
+  if(NOT EXISTS "${_file}")
+    message(FATAL_ERROR "layer direction check: link list '${_file}' does not exist (configure first)")
+  endif()
+  get_filename_component(_name "${_file}" NAME)
+  string(REGEX REPLACE "_links\\.txt$" "" _target "${_name}")
+  _attnlab_target_layer("${_target}" _layer)
+  if(NOT _layer)
+    continue()
+  endif()
+  math(EXPR _targets_checked "${_targets_checked} + 1")
+  list(FIND _all_layers ${_layer} _rank)
+  file(READ "${_file}" _content)
+  string(REGEX MATCHALL "attnlab[A-Za-z0-9_-]*" _linked "${_content}")
+  list(REMOVE_DUPLICATES _linked)
+  foreach(_dep IN LISTS _linked)
+    _attnlab_target_layer("${_dep}" _dep_layer)
+    if(_dep_layer)
+      list(FIND _all_layers ${_dep_layer} _dep_rank)
+      if(_dep_rank GREATER _rank)
+        string(APPEND _problems
+          "\n  ${_target} links ${_dep}  (${_layer} is below ${_dep_layer}; ${_file})")
+      endif()
+    endif()
+  endforeach()
+endforeach()
+
 if(_problems)
-  message(FATAL_ERROR "layering violation: includes must go down the layers only "
+  message(FATAL_ERROR "layering violation: includes and links must go down the layers only "
                       "(app -> widgets -> analysis -> core; never tests/):${_problems}")
 endif()
-message(STATUS "layer direction check passed: ${_checked} files under ${_root}")
+message(STATUS "layer direction check passed: ${_checked} files, ${_targets_checked} targets' links")
