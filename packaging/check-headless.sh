@@ -74,12 +74,14 @@ if [ "${ATTNLAB_HEADLESS_INSIDE:-}" = "1" ]; then
   mode=namespace
   hide_everything
 elif [ "${ATTNLAB_HEADLESS_NO_NAMESPACE:-}" != "1" ] && [ "$(id -u)" -eq 0 ] &&
-     command -v unshare >/dev/null 2>&1 &&
-     unshare -m true 2>/dev/null; then
+     command -v unshare >/dev/null 2>&1 && probe=$(mktemp -d) &&
+     unshare -m --propagation private mount -t tmpfs -o size=1k none "$probe" 2>/dev/null &&
+     rmdir "$probe"; then
   # Re-run this script in a private mount namespace (mounts there never show outside).
   ATTNLAB_HEADLESS_INSIDE=1 exec unshare -m --propagation private \
     bash "$root/packaging/check-headless.sh" "$build_dir" -- "${ctest_args[@]}"
 else
+  [ -z "${probe:-}" ] || rmdir "$probe" 2>/dev/null || true
   mode=disable-find-package
   echo "check-headless: no private mount namespace (not root, or unshare not permitted);" \
        "falling back to CMAKE_DISABLE_FIND_PACKAGE_* and the checks below" >&2
