@@ -4,7 +4,7 @@
 #include "analysis/runs/attention_analysis.h"
 #include "analysis/runs/run_selection.h"
 #include "app/cli/command_errors.h"
-#include "app/cli/progress_printer.h"
+#include "app/cli/progress_bar.h"
 #include "app/cli/task_progress.h"
 
 #include <cstdio>
@@ -33,7 +33,7 @@ int runAnalyze(const AnalyzeCommandOptions& o) {
                          : o.out;
     analysis::prepareReportFolder(out);
 
-    TaskProgress progress(stderr, !o.plain && ProgressPrinter::isTerminal(stderr));
+    TaskProgress progress(stderr, !o.plain && ProgressBar::isTerminal(stderr));
     const auto report = analysis::analyzeRun(
         options, [&progress](const std::string& phase, std::int64_t done, std::int64_t total) {
           progress.update(phase, done, total);

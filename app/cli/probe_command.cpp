@@ -4,7 +4,7 @@
 #include "analysis/runs/coref_probe_run.h"
 #include "analysis/runs/run_selection.h"
 #include "app/cli/command_errors.h"
-#include "app/cli/progress_printer.h"
+#include "app/cli/progress_bar.h"
 #include "app/cli/task_progress.h"
 
 #include <cstdio>
@@ -31,7 +31,7 @@ int runProbeCoref(const ProbeCorefCommandOptions& o) {
                                    : o.out;
     analysis::prepareReportFolder(out);
 
-    TaskProgress progress(stderr, !o.plain && ProgressPrinter::isTerminal(stderr));
+    TaskProgress progress(stderr, !o.plain && ProgressBar::isTerminal(stderr));
     const auto report =
         analysis::probeCoreference(options, [&progress](std::int64_t done, std::int64_t total) {
           progress.update("examples", done, total);
