@@ -146,12 +146,6 @@ constexpr std::optional<E> parseChoice(std::string_view text) {
   return std::nullopt;
 }
 
-/// How many choices the table of E lists.
-template <class E>
-constexpr std::size_t choiceCount() {
-  return std::size(choiceTable(E{}));
-}
-
 /// std::string of choiceName, for concatenation in messages.
 template <class E>
 std::string choiceText(E value) {

@@ -11,7 +11,9 @@
 namespace attnlab::core {
 
 IntervalMetrics::IntervalMetrics(const RunConfig& config, std::vector<LoggedQuantity> quantities)
-    : m_config(config), m_quantities(std::move(quantities)) {
+    : m_config(config),
+      m_mechanisms(enabledMechanisms(config)),
+      m_quantities(std::move(quantities)) {
   reset();
 }
 
@@ -26,8 +28,13 @@ void IntervalMetrics::reset() {
 }
 
 void IntervalMetrics::add(const StepMeasurements& m) {
+  // In place after the first step: no new device tensor per step for the sums.
   auto accumulate = [](at::Tensor& sum, const at::Tensor& value) {
-    sum = sum.defined() ? sum + value : value.clone();
+    if (sum.defined()) {
+      sum.add_(value);
+    } else {
+      sum = value.clone();
+    }
   };
   accumulate(m_mlmLossSum, m.mlmLossSum);
   accumulate(m_correct, m.correct);
@@ -66,7 +73,7 @@ TrainingProgress IntervalMetrics::flush(std::int64_t step, MaskedLanguageModelIm
   // read from the model at log time.
   const double micro = static_cast<double>(std::max<std::int64_t>(1, m_microBatches));
   std::map<std::string, std::vector<double>> sampled;
-  for (const auto* mechanism : enabledMechanisms(m_config)) {
+  for (const auto* mechanism : m_mechanisms) {
     mechanism->sample(m_config, model, step, sampled);
   }
   for (const auto& q : m_quantities) {

@@ -48,6 +48,7 @@ class IntervalMetrics {
   void reset();
 
   RunConfig m_config;
+  std::vector<const AttentionMechanism*> m_mechanisms;  // the enabled ones
   std::vector<LoggedQuantity> m_quantities;
   at::Tensor m_mlmLossSum, m_correct, m_predicted, m_lastGradNorm;
   double m_lastLearningRate = 0.0;

@@ -24,17 +24,6 @@ ObjectiveComposer::ObjectiveComposer(const RunConfig& config, GuidanceTokens tok
   }
 }
 
-ObjectiveComposer::ObjectiveComposer(const RunConfig& config, int layers, int heads,
-                                     GuidanceTokens tokens)
-    : ObjectiveComposer(
-          [&] {
-            RunConfig c = config;
-            c.model.layers = layers;
-            c.model.heads = heads;
-            return c;
-          }(),
-          std::move(tokens)) {}
-
 ObjectiveComposer::~ObjectiveComposer() = default;
 
 StepOutcome ObjectiveComposer::compute(MaskedLanguageModelImpl& model, const at::Tensor& inputIds,

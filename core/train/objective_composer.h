@@ -36,9 +36,6 @@ class ObjectiveComposer {
  public:
   /// `tokens`: the ids token-pattern terms look for (guidanceTokensFor(tokenizer)).
   ObjectiveComposer(const RunConfig& config, GuidanceTokens tokens);
-  /// Kept for callers that pass the model's shape separately; `layers`/`heads` must equal
-  /// config.model's.
-  ObjectiveComposer(const RunConfig& config, int layers, int heads, GuidanceTokens tokens);
   ~ObjectiveComposer();
 
   StepOutcome compute(MaskedLanguageModelImpl& model, const at::Tensor& inputIds,

@@ -143,12 +143,11 @@ class TrainingRun {
   void openRunDirectory() {
     validateRunConfig(m_config);
     ensureWritableDirectory(m_runDir);
-    const int threads = configureIntraOpThreads(m_config.train.threads);
-    m_threads = threads;
+    m_threads = configureIntraOpThreads(m_config.train.threads);
     m_device = resolveDevice(m_config.train.device);
     m_events.run(0, "setup",
                  "run " + m_config.run.name + " in " + m_runDir.string() + " on " + m_device.str() +
-                     ", " + std::to_string(threads) + " thread(s)");
+                     ", " + std::to_string(m_threads) + " thread(s)");
   }
 
   void findCheckpointToResume() {

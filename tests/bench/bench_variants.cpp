@@ -307,8 +307,7 @@ int main(int argc, char** argv) {
     torch::manual_seed(0);
     r.model = MaskedLanguageModel(r.config.model, r.config.attention, kSequence, kVocab, 0);
     r.model->train();
-    r.composer = std::make_unique<ObjectiveComposer>(r.config, r.config.model.layers,
-                                                     r.config.model.heads, tokens);
+    r.composer = std::make_unique<ObjectiveComposer>(r.config, tokens);
     std::vector<std::pair<std::string, at::Tensor>> named;
     for (const auto& p : r.model->named_parameters()) {
       named.emplace_back(p.key(), p.value());

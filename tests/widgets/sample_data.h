@@ -15,6 +15,7 @@
 
 #include "analysis/attention/streaming_distribution.h"
 #include "widgets/plots/plot_data.h"
+#include "widgets/plots/violin_grid.h"
 
 namespace attnlab::widgets::sample {
 
@@ -127,19 +128,15 @@ inline std::vector<std::vector<double>> jsdSamples(int pairs, int heads, int n, 
   return out;
 }
 
-/// What the analysis emits for such values: each list through an
-/// analysis::StreamingDistribution over [lo, hi], summarised. Use the analysis' own ranges
+/// What the analysis emits for such values: the widget's summariseSamples() (each list
+/// through an analysis::StreamingDistribution) over [lo, hi]. Use the analysis' own ranges
 /// (entropy [0, ln T] for sequences of T tokens, JSD [0, 1] bits).
 inline std::vector<analysis::DistributionSummary> summaries(
     const std::vector<std::vector<double>>& samples, double lo, double hi) {
-  std::vector<analysis::DistributionSummary> out;
-  out.reserve(samples.size());
-  for (const auto& v : samples) {
-    analysis::StreamingDistribution d(lo, hi);
-    d.addMany(std::span<const double>(v));
-    out.push_back(d.summarise());
-  }
-  return out;
+  widgets::ViolinScale range = widgets::ViolinScale::entropyNats();
+  range.lowerBound = lo;
+  range.upperBound = hi;
+  return widgets::summariseSamples(samples, range);
 }
 
 /// A noisy MLM loss curve: exponential decay from ln(8000) = 9.0 to ~2.5, noise, a few
