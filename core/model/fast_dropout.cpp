@@ -1,5 +1,7 @@
 #include "core/model/fast_dropout.h"
 
+#include "core/runtime/engine_random.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
@@ -18,7 +20,7 @@ inline std::uint64_t splitmix64(std::uint64_t x) {
 }
 
 std::uint64_t drawSeed() {
-  auto gen = at::detail::getDefaultCPUGenerator();
+  auto gen = threadGenerator();
   std::lock_guard<std::mutex> lock(gen.mutex());
   return at::check_generator<at::CPUGeneratorImpl>(gen)->random64();
 }

@@ -7,11 +7,12 @@ namespace attnlab::core {
 
 /// Dropout whose CPU mask comes from a counter-based generator: element i is kept when
 /// splitmix64(seed + i) says so, with one 64-bit seed drawn from LibTorch's default CPU
-/// generator per call. LibTorch's own CPU bernoulli draws one Mersenne-Twister number at a
-/// time on one thread (~30 ms per 4 M elements here); this fills the mask in parallel,
-/// about ten times faster, and the result does not depend on the thread count. Because
-/// the seed comes from the default generator, checkpointing that generator's state still
-/// makes resume exact. On CUDA it defers to torch::dropout.
+/// generator per call (the thread's engine generator when a run installed one, see
+/// core/runtime/engine_random.h). LibTorch's own CPU bernoulli draws one Mersenne-Twister
+/// number at a time on one thread (~30 ms per 4 M elements here); this fills the mask in
+/// parallel, about ten times faster, and the result does not depend on the thread count.
+/// Because the seed comes from that generator, checkpointing its state still makes resume
+/// exact. On CUDA it defers to torch::dropout.
 class FastDropoutImpl : public torch::nn::Cloneable<FastDropoutImpl> {
  public:
   explicit FastDropoutImpl(double p = 0.5);

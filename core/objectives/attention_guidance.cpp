@@ -227,4 +227,64 @@ double guidanceWeight(const GuidanceConfig& config, std::int64_t step, std::int6
   return alpha;
 }
 
+ProbeGuidance probeGuidance(const RunConfig& config,
+                            const std::vector<std::vector<std::string>>& probePieces) {
+  ProbeGuidance out;
+  const GuidanceConfig& g = config.attention.guidance;
+  if (!g.enabled || probePieces.empty() || probePieces.front().empty()) return out;
+  const auto B = static_cast<std::int64_t>(probePieces.size());
+  const auto T = static_cast<std::int64_t>(probePieces.front().size());
+  // Stand-in ids: only padding, delimiters and periods matter to the patterns.
+  enum : std::int64_t { kPad = 0, kBos, kEos, kDot, kWordDot, kOther };
+  auto ids = torch::full({B, T}, kPad, torch::kLong);
+  auto mask = torch::zeros({B, T}, torch::kLong);
+  for (std::int64_t b = 0; b < B; ++b) {
+    const auto& row = probePieces[static_cast<std::size_t>(b)];
+    for (std::int64_t t = 0; t < T && t < static_cast<std::int64_t>(row.size()); ++t) {
+      const std::string& piece = row[static_cast<std::size_t>(t)];
+      std::int64_t id = kOther;
+      if (piece == "<pad>")
+        id = kPad;
+      else if (piece == "<s>")
+        id = kBos;
+      else if (piece == "</s>")
+        id = kEos;
+      else if (piece == ".")
+        id = kDot;
+      else if (piece == "\xE2\x96\x81.")
+        id = kWordDot;
+      ids[b][t] = id;
+      mask[b][t] = id == kPad ? 0 : 1;
+    }
+  }
+  const GuidanceTokens tokens{{kBos, kEos}, {kDot, kWordDot}};
+  const bool uniformEdges = g.edgeRows == GuidanceEdgeRows::Uniform;
+  const std::vector<GuidancePattern> heads = assignGuidanceHeads(g, config.model.heads);
+  const std::vector<bool> layers = guidedLayers(g, config.model.layers);
+  std::map<GuidancePattern, int> index;
+  out.length = static_cast<int>(T);
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    std::vector<int> ofHead(heads.size(), -1);
+    for (std::size_t h = 0; l < layers.size() && layers[l] && h < heads.size(); ++h) {
+      const GuidancePattern p = heads[h];
+      if (p == GuidancePattern::None) continue;
+      auto it = index.find(p);
+      if (it == index.end()) {
+        it = index.emplace(p, static_cast<int>(out.patternNames.size())).first;
+        out.patternNames.emplace_back(guidancePatternName(p));
+        const at::Tensor target = guidancePattern(p, ids, mask, tokens, uniformEdges).contiguous();
+        std::vector<std::vector<float>> perSequence;
+        for (std::int64_t b = 0; b < B; ++b) {
+          const float* data = target[b].data_ptr<float>();
+          perSequence.emplace_back(data, data + T * T);
+        }
+        out.targets.push_back(std::move(perSequence));
+      }
+      ofHead[h] = it->second;
+    }
+    out.patternOfHead.push_back(std::move(ofHead));
+  }
+  return out;
+}
+
 }  // namespace attnlab::core

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -64,5 +65,19 @@ GuidanceLoss guidanceLoss(const std::vector<at::Tensor>& probabilities,
 ///   hold (code):    alpha_0 while step < hold_steps, then
 ///                   alpha_0 * max(0, (totalSteps - step) / max(1, totalSteps - hold_steps))
 double guidanceWeight(const GuidanceConfig& config, std::int64_t step, std::int64_t totalSteps);
+
+/// The guidance targets of a logged probe batch, for viewers that draw the target over the
+/// actual attention. Built from the pieces a run log stores (no tokenizer needed): padding
+/// is "<pad>", delimiters "<s>" and "</s>", periods "." and "▁.".
+struct ProbeGuidance {
+  std::vector<std::vector<int>> patternOfHead;  ///< [layer][head] index into patterns, -1 none
+  std::vector<std::string> patternNames;        ///< "next", "prev", ...
+  /// [pattern][sequence] the T x T target (row-major, T = the probe length), padding zero.
+  std::vector<std::vector<std::vector<float>>> targets;
+  int length = 0;  ///< T
+};
+/// Empty when guidance is off in `config` or there is no probe batch.
+ProbeGuidance probeGuidance(const RunConfig& config,
+                            const std::vector<std::vector<std::string>>& probePieces);
 
 }  // namespace attnlab::core

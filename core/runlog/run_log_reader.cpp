@@ -135,18 +135,39 @@ std::vector<std::string> RunLogReader::seriesNames() const {
   return names;
 }
 
-ScalarSeries RunLogReader::scalar(const std::string& name) const {
+ScalarSeries RunLogReader::scalar(const std::string& name, std::uint64_t firstRow) const {
   State& s = *m_state;
   const std::string g = s.leafPath(layout::kScalars, name, "scalar");
-  const std::uint64_t n = s.rowsOf({g + "/step", g + "/value", g + "/wall_time"});
+  const std::uint64_t total = s.rowsOf({g + "/step", g + "/value", g + "/wall_time"});
+  const std::uint64_t first = std::min(firstRow, total);
+  const std::uint64_t n = total - first;
   ScalarSeries out;
   out.steps.resize(n);
   out.values.resize(n);
   out.wallTimes.resize(n);
-  s.dataset(g + "/step").readRows(out.steps.data(), hdf5::ElementType::Int64, 0, n);
-  s.dataset(g + "/value").readRows(out.values.data(), hdf5::ElementType::Float64, 0, n);
-  s.dataset(g + "/wall_time").readRows(out.wallTimes.data(), hdf5::ElementType::Float64, 0, n);
+  if (n == 0) return out;
+  s.dataset(g + "/step").readRows(out.steps.data(), hdf5::ElementType::Int64, first, n);
+  s.dataset(g + "/value").readRows(out.values.data(), hdf5::ElementType::Float64, first, n);
+  s.dataset(g + "/wall_time").readRows(out.wallTimes.data(), hdf5::ElementType::Float64, first, n);
   return out;
+}
+
+std::uint64_t RunLogReader::scalarRows(const std::string& name) const {
+  State& s = *m_state;
+  const std::string g = s.leafPath(layout::kScalars, name, "scalar");
+  return s.rowsOf({g + "/step", g + "/value", g + "/wall_time"});
+}
+
+std::vector<std::int64_t> RunLogReader::seriesSteps(const std::string& name,
+                                                    std::uint64_t firstRow) const {
+  State& s = *m_state;
+  const std::string g = s.leafPath(layout::kSeries, name, "series");
+  const std::uint64_t total = s.rowsOf({g + "/step", g + "/value", g + "/wall_time"});
+  const std::uint64_t first = std::min(firstRow, total);
+  std::vector<std::int64_t> steps(total - first);
+  if (!steps.empty())
+    s.dataset(g + "/step").readRows(steps.data(), hdf5::ElementType::Int64, first, steps.size());
+  return steps;
 }
 
 std::uint64_t RunLogReader::seriesRows(const std::string& name) const {
@@ -196,16 +217,20 @@ std::vector<CheckpointEntry> RunLogReader::checkpoints() const {
   return out;
 }
 
-std::vector<RunEvent> RunLogReader::events() const {
+std::vector<RunEvent> RunLogReader::events(std::uint64_t firstRow) const {
   State& s = *m_state;
   const std::string g = layout::kEvents;
-  const std::uint64_t n = s.rowsOf({g + "/step", g + "/wall_time", g + "/kind", g + "/message"});
+  const std::uint64_t total =
+      s.rowsOf({g + "/step", g + "/wall_time", g + "/kind", g + "/message"});
+  const std::uint64_t first = std::min(firstRow, total);
+  const std::uint64_t n = total - first;
+  if (n == 0) return {};
   std::vector<std::int64_t> steps(n);
   std::vector<double> times(n);
-  s.dataset(g + "/step").readRows(steps.data(), hdf5::ElementType::Int64, 0, n);
-  s.dataset(g + "/wall_time").readRows(times.data(), hdf5::ElementType::Float64, 0, n);
-  const auto kinds = s.dataset(g + "/kind").readStringRows(0, n);
-  const auto messages = s.dataset(g + "/message").readStringRows(0, n);
+  s.dataset(g + "/step").readRows(steps.data(), hdf5::ElementType::Int64, first, n);
+  s.dataset(g + "/wall_time").readRows(times.data(), hdf5::ElementType::Float64, first, n);
+  const auto kinds = s.dataset(g + "/kind").readStringRows(first, n);
+  const auto messages = s.dataset(g + "/message").readStringRows(first, n);
   std::vector<RunEvent> out(n);
   for (std::uint64_t i = 0; i < n; ++i) out[i] = {steps[i], times[i], kinds[i], messages[i]};
   return out;

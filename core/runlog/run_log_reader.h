@@ -71,16 +71,23 @@ class RunLogReader {
   std::vector<std::string> scalarNames() const;
   std::vector<std::string> seriesNames() const;
 
-  /// Throws RunLogError for a name the log does not have.
-  ScalarSeries scalar(const std::string& name) const;
+  /// Rows [firstRow, end) of a scalar (all by default): a live view passes the count it
+  /// already holds and reads only what is new. Throws RunLogError for an unknown name.
+  ScalarSeries scalar(const std::string& name, std::uint64_t firstRow = 0) const;
+  /// Rows a scalar has now (the shortest of its columns).
+  std::uint64_t scalarRows(const std::string& name) const;
   /// Rows [firstRow, firstRow + maxRows) of a series (all rows by default); attention
   /// snapshots can be large, so a viewer reads the rows it shows.
   TensorSeries series(const std::string& name, std::uint64_t firstRow = 0,
                       std::uint64_t maxRows = ~std::uint64_t{0}) const;
   /// Rows a series has now.
   std::uint64_t seriesRows(const std::string& name) const;
+  /// The steps of a series' rows from `firstRow` on, without reading (or decompressing)
+  /// their values: the list of snapshot steps of a long run costs one small read.
+  std::vector<std::int64_t> seriesSteps(const std::string& name, std::uint64_t firstRow = 0) const;
   std::vector<CheckpointEntry> checkpoints() const;
-  std::vector<RunEvent> events() const;
+  /// Events from row `firstRow` on (all by default).
+  std::vector<RunEvent> events(std::uint64_t firstRow = 0) const;
 
   /// Picks up rows written since opening or the last refresh (H5Drefresh of every open
   /// dataset). Harmless on a closed log.

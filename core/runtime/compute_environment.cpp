@@ -1,6 +1,7 @@
 #include "core/runtime/compute_environment.h"
 
 #include "core/runtime/device.h"
+#include "core/runtime/engine_random.h"
 
 #include <torch/torch.h>
 #include <torch/version.h>
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -22,8 +24,13 @@ int configureIntraOpThreads(int requested) {
 
 double measureMatmulGflops(int n, int repetitions) {
   torch::NoGradGuard noGrad;
-  const auto a = torch::randn({n, n});
-  const auto b = torch::randn({n, n});
+  at::Tensor a, b;
+  {
+    // A training run may be seeding the global generator for its construction right now.
+    std::lock_guard<std::mutex> lock(globalGeneratorMutex());
+    a = torch::randn({n, n});
+    b = torch::randn({n, n});
+  }
   auto c = torch::mm(a, b);  // warm-up: first call allocates and spins up threads
   double best = 0.0;
   for (int r = 0; r < std::max(1, repetitions); ++r) {

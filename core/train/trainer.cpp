@@ -10,11 +10,13 @@
 #include "core/runlog/run_log_writer.h"
 #include "core/runtime/compute_environment.h"
 #include "core/runtime/device.h"
+#include "core/runtime/engine_random.h"
 #include "core/train/adamw.h"
 #include "core/train/attention_snapshots.h"
 #include "core/train/evaluation.h"
 #include "core/train/interval_metrics.h"
 #include "core/train/objective_composer.h"
+#include "core/train/run_directory_lock.h"
 #include "core/train/train_step.h"
 #include "core/train/training_state.h"
 
@@ -143,6 +145,7 @@ class TrainingRun {
   void openRunDirectory() {
     validateRunConfig(m_config);
     ensureWritableDirectory(m_runDir);
+    m_lock.emplace(m_runDir);  // refuses a directory another process (or run) is training
     m_threads = configureIntraOpThreads(m_config.train.threads);
     m_device = resolveDevice(m_config.train.device);
     m_events.run(0, "setup",
@@ -192,13 +195,20 @@ class TrainingRun {
   void buildModel() {
     const RunConfig& c = m_config;
     const auto& tokenizer = m_data->tokenizer.tokenizer;
-    torch::manual_seed(c.run.seed);  // fixes initialisation and dropout
-    m_model = MaskedLanguageModel(c.model, c.attention, c.data.sequenceLength,
-                                  tokenizer.vocabSize(), tokenizer.specialIds().pad);
-    m_objective = std::make_unique<ObjectiveComposer>(c, guidanceTokensFor(tokenizer));
-    m_snapshots = std::make_unique<AttentionSnapshots>(
-        c, m_data->validation.blocksPerEpoch() > 0 ? &m_data->validation.blocks() : nullptr,
-        tokenizer, c.attention.asa.enabled);
+    // The seed fixes initialisation and dropout. Construction draws from LibTorch's global
+    // generator (seeded under its lock); training draws from the run's own generator, which
+    // continues where construction left off, so nothing else in the process can shift the
+    // run's random numbers (core/runtime/engine_random.h).
+    at::Generator runGenerator = seededConstruction(static_cast<std::uint64_t>(c.run.seed), [&] {
+      m_model = MaskedLanguageModel(c.model, c.attention, c.data.sequenceLength,
+                                    tokenizer.vocabSize(), tokenizer.specialIds().pad);
+      m_objective = std::make_unique<ObjectiveComposer>(c, guidanceTokensFor(tokenizer));
+      m_snapshots = std::make_unique<AttentionSnapshots>(
+          c, m_data->validation.blocksPerEpoch() > 0 ? &m_data->validation.blocks() : nullptr,
+          tokenizer, c.attention.asa.enabled);
+    });
+    m_generator.emplace(std::move(runGenerator));
+    if (m_device.is_cuda()) torch::cuda::manual_seed_all(static_cast<std::uint64_t>(c.run.seed));
     m_model->to(m_device);
     m_model->train();
     std::vector<std::pair<std::string, at::Tensor>> named;
@@ -331,6 +341,8 @@ class TrainingRun {
   TrainingControl& m_control;
   TrainingSummary m_summary;
   int m_threads = 0;
+  std::optional<RunDirectoryLock> m_lock;            // held from opening the directory to the end
+  std::optional<ScopedThreadGenerator> m_generator;  // the run's random numbers
   c10::Device m_device{c10::kCPU};
   CheckpointStore m_checkpoints;
   std::optional<CheckpointData> m_resume;

@@ -4,6 +4,7 @@
 #include "core/config/config_loader.h"
 #include "core/config/config_schema.h"
 #include "core/errors/error.h"
+#include "core/runtime/engine_random.h"
 #include "core/train/adamw.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -20,7 +21,7 @@ constexpr const char* kModelPrefix = "model/";
 constexpr const char* kCpuRngBlob = "rng/torch_cpu";
 
 std::vector<std::uint8_t> cpuRngState() {
-  auto gen = at::detail::getDefaultCPUGenerator();
+  auto gen = threadGenerator();
   std::lock_guard<std::mutex> lock(gen.mutex());
   const auto state = gen.get_state();
   const auto* bytes = state.data_ptr<std::uint8_t>();
@@ -28,7 +29,7 @@ std::vector<std::uint8_t> cpuRngState() {
 }
 
 void restoreCpuRngState(const std::vector<std::uint8_t>& bytes) {
-  auto gen = at::detail::getDefaultCPUGenerator();
+  auto gen = threadGenerator();
   std::lock_guard<std::mutex> lock(gen.mutex());
   auto state = torch::empty({static_cast<int64_t>(bytes.size())}, torch::kUInt8);
   std::memcpy(state.data_ptr<std::uint8_t>(), bytes.data(), bytes.size());

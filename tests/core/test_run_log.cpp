@@ -135,6 +135,51 @@ class TestRunLog : public QObject {
     QVERIFY_THROWS_EXCEPTION(attnlab::RunLogError, r.scalar("train/nope"));
   }
 
+  // A live view reads only rows after those it holds, and the snapshot steps without their
+  // values; the reads agree with a full read of the same log while the writer appends.
+  void incrementalReadsWhileWriterIsLive() {
+    const std::string file = path("incremental.h5");
+    RunLogWriter w(file, testSchema(), 0.02);
+    w.appendScalar("train/loss", 1, 5.0);
+    w.appendSeries("attention/entropy", 1, std::vector<float>{1, 2, 3, 4, 5, 6});
+    w.addEvent(1, "start", "first");
+    w.sync();
+    RunLogReader r(file);
+    QVERIFY(r.isSwmr());
+    QCOMPARE(r.scalarRows("train/loss"), std::uint64_t{1});
+    std::vector<std::int64_t> steps = r.scalar("train/loss", 0).steps;
+    std::vector<std::int64_t> snapshotSteps = r.seriesSteps("attention/entropy");
+    std::size_t events = r.events().size();
+    for (int step = 2; step <= 40; ++step) {
+      w.appendScalar("train/loss", step, 5.0 - step * 0.01);
+      if (step % 8 == 0)
+        w.appendSeries("attention/entropy", step, std::vector<float>(6, float(step)));
+      if (step % 10 == 0) w.addEvent(step, "note", "step " + std::to_string(step));
+      if (step % 5 == 0) {
+        w.sync();
+        r.refresh();
+        const auto fresh = r.scalar("train/loss", steps.size());
+        steps.insert(steps.end(), fresh.steps.begin(), fresh.steps.end());
+        const auto freshSteps = r.seriesSteps("attention/entropy", snapshotSteps.size());
+        snapshotSteps.insert(snapshotSteps.end(), freshSteps.begin(), freshSteps.end());
+        events += r.events(events).size();
+      }
+    }
+    w.close();
+    RunLogReader full(file);
+    QCOMPARE(steps, full.scalar("train/loss").steps);
+    QCOMPARE(steps.size(), std::size_t{40});
+    QCOMPARE(snapshotSteps, full.series("attention/entropy").steps);
+    QCOMPARE(snapshotSteps, (std::vector<std::int64_t>{1, 8, 16, 24, 32, 40}));
+    QCOMPARE(events, full.events().size());
+    QCOMPARE(events, std::size_t{5});
+    // Past the end: nothing, not an error.
+    QCOMPARE(full.scalar("train/loss", 1000).steps.size(), std::size_t{0});
+    QCOMPARE(full.seriesSteps("attention/entropy", 99).size(), std::size_t{0});
+    QCOMPARE(full.events(99).size(), std::size_t{0});
+    QCOMPARE(full.scalar("train/loss", 38).steps, (std::vector<std::int64_t>{39, 40}));
+  }
+
   void h5pyReadsWhileWriterIsLive() {
     const std::string file = path("live.h5");
     RunLogWriter w(file, testSchema(), 0.2);

@@ -4,3 +4,5 @@ attnlab_add_qtest(core test_trainer LIBS attnlab_core_train attnlab_core_config 
 # Every attention variant end to end (tiny models; tokenizer, hence 'deepbind').
 attnlab_add_qtest(core test_variant_training
   LIBS attnlab_core_train attnlab_core_config attnlab_core_inspect LABELS deepbind TIMEOUT 600)
+# The run-directory lock (two processes never train one directory).
+attnlab_add_qtest(core test_run_directory_lock LIBS attnlab_core_train)
