@@ -1,0 +1,473 @@
+#include "app/gui/new_run/new_run_dialog.h"
+
+#include "app/gui/new_run/config_form.h"
+#include "app/gui/new_run/config_presets.h"
+#include "core/config/config_loader.h"
+#include "core/errors/error.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSettings>
+#include <QSignalBlocker>
+#include <QVBoxLayout>
+
+#include <exception>
+#include <filesystem>
+
+namespace attnlab::app {
+
+namespace {
+
+// QSettings keys. paths/runsFolder and engine/ompWaitPolicy are shared with the rest of the
+// app (app_settings.cpp reads them); the newRun/ ones are this dialog's own.
+const QString kRunsFolderKey = QStringLiteral("paths/runsFolder");
+const QString kWaitPolicyKey = QStringLiteral("engine/ompWaitPolicy");
+const QString kLastPresetKey = QStringLiteral("newRun/lastPreset");
+const QString kLastFileDirKey = QStringLiteral("newRun/lastConfigFolder");
+const QString kDefaultPreset = QStringLiteral("tiny");
+
+const QString kErrorColour = QStringLiteral("#c62828");
+
+QString defaultRunsFolder() {
+  return QDir::homePath() + QStringLiteral("/attnlab-runs");
+}
+
+std::filesystem::path toPath(const QString& path) {
+  return std::filesystem::path(QFile::encodeName(path).toStdString());
+}
+
+/// The command line's text for a failure: "<where>: <reason>" (Error::what()).
+QString cliMessage(const std::exception& e) {
+  return QString::fromStdString(e.what());
+}
+
+}  // namespace
+
+NewRunDialog::NewRunDialog(QWidget* parent) : NewRunDialog(QString(), QString(), parent) {}
+
+NewRunDialog::NewRunDialog(const QString& runsFolder, const QString& preset, QWidget* parent)
+    : QDialog(parent) {
+  const QSettings settings;
+  m_runsFolder = runsFolder.isEmpty()
+                     ? settings.value(kRunsFolderKey, defaultRunsFolder()).toString()
+                     : runsFolder;
+  build();
+  populatePresets(preset.isEmpty() ? settings.value(kLastPresetKey, kDefaultPreset).toString()
+                                   : preset);
+  updateState();
+}
+
+void NewRunDialog::build() {
+  setWindowTitle(QStringLiteral("New run"));
+  setObjectName(QStringLiteral("newRunDialog"));
+
+  // --- where the config comes from -------------------------------------------------
+  m_preset = new QComboBox(this);
+  m_preset->setObjectName(QStringLiteral("presetCombo"));
+  m_preset->setPlaceholderText(QStringLiteral("(from a file)"));
+  m_preset->setMinimumContentsLength(16);
+  auto* presetLabel = new QLabel(QStringLiteral("&Preset:"), this);
+  presetLabel->setBuddy(m_preset);
+  auto* load = new QPushButton(QStringLiteral("&Load…"), this);
+  load->setObjectName(QStringLiteral("loadButton"));
+  load->setToolTip(QStringLiteral("Read a TOML or JSON run configuration into the form"));
+  m_save = new QPushButton(QStringLiteral("Save as &TOML…"), this);
+  m_save->setObjectName(QStringLiteral("saveButton"));
+  m_save->setToolTip(QStringLiteral("Write the form's configuration, every key, as TOML"));
+  m_presetDescription = new QLabel(this);
+  m_presetDescription->setObjectName(QStringLiteral("presetDescription"));
+  m_presetDescription->setForegroundRole(QPalette::PlaceholderText);
+  m_presetDescription->setWordWrap(true);
+
+  auto* source = new QHBoxLayout;
+  source->addWidget(presetLabel);
+  source->addWidget(m_preset);
+  source->addWidget(m_presetDescription, 1);
+  source->addWidget(load);
+  source->addWidget(m_save);
+
+  m_loadError = new QLabel(this);
+  m_loadError->setObjectName(QStringLiteral("loadError"));
+  m_loadError->setWordWrap(true);
+  m_loadError->setTextFormat(Qt::PlainText);
+  m_loadError->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_loadError->setStyleSheet(
+      QStringLiteral(
+          "QLabel { color: %1; border: 1px solid %1; border-radius: 3px; padding: 6px; }")
+          .arg(kErrorColour));
+  m_loadError->hide();
+
+  m_form = new ConfigForm(this);
+  m_form->setObjectName(QStringLiteral("configForm"));
+
+  // --- where the run goes ----------------------------------------------------------
+  m_directory = new QLineEdit(this);
+  m_directory->setObjectName(QStringLiteral("runDirectory"));
+  m_directory->setPlaceholderText(QStringLiteral("folder for the run log, checkpoints and cache"));
+  auto* browse = new QPushButton(QStringLiteral("&Browse…"), this);
+  browse->setObjectName(QStringLiteral("browseButton"));
+  m_directoryNote = new QLabel(this);
+  m_directoryNote->setObjectName(QStringLiteral("directoryNote"));
+  m_directoryNote->setWordWrap(true);
+  auto* directoryRow = new QHBoxLayout;
+  directoryRow->addWidget(m_directory, 1);
+  directoryRow->addWidget(browse);
+  auto* directoryColumn = new QVBoxLayout;
+  directoryColumn->setSpacing(2);
+  directoryColumn->addLayout(directoryRow);
+  directoryColumn->addWidget(m_directoryNote);
+
+  // --- engine ----------------------------------------------------------------------
+  m_waitPolicy = new QComboBox(this);
+  m_waitPolicy->setObjectName(QStringLiteral("ompWaitPolicy"));
+  m_waitPolicy->addItem(QStringLiteral("Passive (recommended for the app)"),
+                        QStringLiteral("passive"));
+  m_waitPolicy->addItem(QStringLiteral("Active"), QStringLiteral("active"));
+  m_waitPolicy->addItem(QStringLiteral("System default"), QStringLiteral("default"));
+  m_waitPolicy->setToolTip(
+      QStringLiteral("OMP_WAIT_POLICY for the training threads. Passive threads sleep between "
+                     "parallel regions and leave the cores to the interface; active ones spin, "
+                     "slightly faster on an otherwise idle machine."));
+  {
+    const int stored =
+        m_waitPolicy->findData(QSettings().value(kWaitPolicyKey, QStringLiteral("passive")));
+    m_waitPolicy->setCurrentIndex(stored < 0 ? 0 : stored);
+  }
+  auto* waitNote = new QLabel(QStringLiteral("Takes effect the next time AttnLab starts."), this);
+  waitNote->setForegroundRole(QPalette::PlaceholderText);
+  // The thread count is a key of the run (train.threads); point at it rather than copy it.
+  auto* threads = new QLabel(
+      QStringLiteral("CPU threads: <a href=\"train.threads\">train.threads</a> on the Train page"),
+      this);
+  threads->setObjectName(QStringLiteral("threadsLink"));
+  connect(threads, &QLabel::linkActivated, m_form, &ConfigForm::focusKey);
+  auto* engine = new QGroupBox(QStringLiteral("Engine (this app, every run)"), this);
+  engine->setObjectName(QStringLiteral("engineGroup"));
+  auto* engineRow = new QHBoxLayout(engine);
+  engineRow->addWidget(new QLabel(QStringLiteral("OpenMP wait policy:"), engine));
+  engineRow->addWidget(m_waitPolicy);
+  engineRow->addWidget(waitNote);
+  engineRow->addStretch(1);
+  engineRow->addWidget(threads);
+
+  // --- verdict and buttons ---------------------------------------------------------
+  m_summary = new QLabel(this);
+  m_summary->setObjectName(QStringLiteral("summary"));
+  m_summary->setWordWrap(true);
+  m_summary->setTextFormat(Qt::RichText);
+  connect(m_summary, &QLabel::linkActivated, m_form, &ConfigForm::focusKey);
+
+  auto* buttons = new QDialogButtonBox(this);
+  m_start = buttons->addButton(QStringLiteral("Start"), QDialogButtonBox::AcceptRole);
+  m_start->setObjectName(QStringLiteral("startButton"));
+  m_start->setDefault(true);
+  buttons->addButton(QDialogButtonBox::Cancel);
+  connect(buttons, &QDialogButtonBox::accepted, this, &NewRunDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, this, &NewRunDialog::reject);
+
+  auto* directoryForm = new QFormLayout;
+  directoryForm->addRow(QStringLiteral("Run &folder:"), directoryColumn);
+  if (auto* label = qobject_cast<QLabel*>(directoryForm->labelForField(directoryColumn))) {
+    label->setBuddy(m_directory);
+  }
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(source);
+  layout->addWidget(m_loadError);
+  layout->addWidget(m_form, 1);
+  layout->addLayout(directoryForm);
+  layout->addWidget(engine);
+  layout->addWidget(m_summary);
+  layout->addWidget(buttons);
+  resize(980, 760);
+
+  // activated, not currentIndexChanged: picking the shown preset again reloads it (after a
+  // failed Load… or edits the person wants to drop).
+  connect(m_preset, &QComboBox::activated, this, &NewRunDialog::onPresetActivated);
+  connect(load, &QPushButton::clicked, this, &NewRunDialog::chooseLoadFile);
+  connect(m_save, &QPushButton::clicked, this, &NewRunDialog::chooseSaveFile);
+  connect(browse, &QPushButton::clicked, this, &NewRunDialog::browseDirectory);
+  connect(m_directory, &QLineEdit::textEdited, this, [this] { m_directoryFollowsName = false; });
+  connect(m_directory, &QLineEdit::textChanged, this, &NewRunDialog::updateState);
+  connect(m_form, &ConfigForm::validityChanged, this, &NewRunDialog::updateState);
+  connect(m_form, &ConfigForm::edited, this, [this] {
+    // Editing is a choice of its own: the file that failed no longer blocks Start.
+    m_loadFailed = false;
+    onRunNameMaybeChanged();
+    updateState();
+  });
+}
+
+void NewRunDialog::populatePresets(const QString& preferred) {
+  {
+    const QSignalBlocker block(m_preset);
+    m_preset->clear();
+    for (const ConfigPreset& preset : configPresets()) {
+      m_preset->addItem(preset.name, preset.path);
+      m_preset->setItemData(m_preset->count() - 1, preset.description, Qt::ToolTipRole);
+    }
+    m_preset->setCurrentIndex(-1);
+  }
+  if (m_preset->count() == 0) {
+    m_preset->setPlaceholderText(QStringLiteral("(no presets found)"));
+    m_presetDescription->setText(
+        QStringLiteral("No preset folder found; set ATTNLAB_CONFIG_DIR "
+                       "or use Load…. The form shows the defaults."));
+    onRunNameMaybeChanged();
+    return;
+  }
+  QString name = preferred;
+  if (m_preset->findText(name) < 0) name = kDefaultPreset;
+  if (m_preset->findText(name) < 0) name = m_preset->itemText(0);
+  selectPreset(name);
+}
+
+bool NewRunDialog::selectPreset(const QString& name) {
+  const int index = m_preset->findText(name);
+  if (index < 0) {
+    setLoadError(QStringLiteral("There is no preset called \"%1\" (looked in: %2).")
+                     .arg(name, configPresetDirectories().join(QStringLiteral(", "))));
+    m_loadFailed = true;
+    updateState();
+    return false;
+  }
+  m_preset->setCurrentIndex(index);
+  const QString path = m_preset->itemData(index).toString();
+  try {
+    m_form->setConfig(core::loadRunConfig(toPath(path)));
+  } catch (const std::exception& e) {
+    setLoadError(QStringLiteral("The preset \"%1\" does not load:\n%2").arg(name, cliMessage(e)));
+    m_loadFailed = true;
+    updateState();
+    return false;
+  }
+  m_presetName = name;
+  m_presetDescription->setText(m_preset->itemData(index, Qt::ToolTipRole).toString());
+  m_presetDescription->setToolTip(path);
+  setLoadError(QString());
+  m_loadFailed = false;
+  onRunNameMaybeChanged();
+  updateState();
+  return true;
+}
+
+QString NewRunDialog::currentPreset() const {
+  return m_presetName;
+}
+
+void NewRunDialog::onPresetActivated(int index) {
+  if (index >= 0) selectPreset(m_preset->itemText(index));
+}
+
+bool NewRunDialog::loadFile(const QString& path) {
+  core::RunConfig config;
+  try {
+    config = core::loadRunConfig(toPath(path));
+  } catch (const std::exception& e) {
+    // The form keeps what it had; the file and the command line's message are in sight.
+    setLoadError(QStringLiteral("Could not load %1:\n%2")
+                     .arg(QDir::toNativeSeparators(path), cliMessage(e)));
+    m_loadFailed = true;
+    updateState();
+    return false;
+  }
+  m_form->setConfig(config);
+  m_presetName.clear();
+  m_preset->setCurrentIndex(-1);  // the form no longer shows a preset
+  m_presetDescription->setText(
+      QStringLiteral("Loaded from %1").arg(QDir::toNativeSeparators(path)));
+  m_presetDescription->setToolTip(path);
+  QSettings().setValue(kLastFileDirKey, QFileInfo(path).absolutePath());
+  setLoadError(QString());
+  m_loadFailed = false;
+  onRunNameMaybeChanged();
+  updateState();
+  return true;
+}
+
+bool NewRunDialog::saveToml(const QString& path) {
+  if (!m_form->isValid()) {
+    setLoadError(QStringLiteral("Not saved: the configuration has problems (see below)."));
+    return false;
+  }
+  QSaveFile file(path);
+  const QByteArray text = QByteArray::fromStdString(core::toToml(m_form->config()));
+  if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size() || !file.commit()) {
+    setLoadError(QStringLiteral("Could not save %1: %2")
+                     .arg(QDir::toNativeSeparators(path), file.errorString()));
+    return false;
+  }
+  QSettings().setValue(kLastFileDirKey, QFileInfo(path).absolutePath());
+  return true;
+}
+
+void NewRunDialog::chooseLoadFile() {
+  const QString start = QSettings().value(kLastFileDirKey, m_runsFolder).toString();
+  const QString path = QFileDialog::getOpenFileName(
+      this, QStringLiteral("Load run configuration"), start,
+      QStringLiteral("Run configurations (*.toml *.json);;All files (*)"));
+  if (!path.isEmpty()) loadFile(path);
+}
+
+void NewRunDialog::chooseSaveFile() {
+  const QString start = QSettings().value(kLastFileDirKey, m_runsFolder).toString() +
+                        QLatin1Char('/') + m_form->fieldText(QStringLiteral("run.name")) +
+                        QStringLiteral(".toml");
+  QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Save configuration as TOML"),
+                                              start, QStringLiteral("TOML files (*.toml)"));
+  if (path.isEmpty()) return;
+  if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".toml");
+  saveToml(path);
+}
+
+void NewRunDialog::browseDirectory() {
+  const QString current = runDirectory();
+  const QString start = !current.isEmpty() && QFileInfo(current).isDir() ? current : m_runsFolder;
+  const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Run folder"), start);
+  if (dir.isEmpty()) return;
+  m_directoryFollowsName = false;
+  m_directory->setText(QDir::toNativeSeparators(dir));
+}
+
+void NewRunDialog::onRunNameMaybeChanged() {
+  if (!m_directoryFollowsName) return;
+  QString name = m_form->fieldText(QStringLiteral("run.name")).trimmed();
+  if (name.isEmpty()) return;
+  // A name is one folder, not a path into others.
+  name.replace(QLatin1Char('/'), QLatin1Char('_'));
+  name.replace(QLatin1Char('\\'), QLatin1Char('_'));
+  m_directory->setText(
+      QDir::toNativeSeparators(QDir::cleanPath(m_runsFolder + QLatin1Char('/') + name)));
+}
+
+QString NewRunDialog::runsFolder() const {
+  return m_runsFolder;
+}
+
+void NewRunDialog::setRunsFolder(const QString& folder) {
+  m_runsFolder = folder;
+  onRunNameMaybeChanged();
+  updateState();
+}
+
+void NewRunDialog::setLoadError(const QString& text) {
+  m_loadError->setText(text);
+  m_loadError->setVisible(!text.isEmpty());
+}
+
+QString NewRunDialog::loadError() const {
+  return m_loadError->isVisibleTo(this) ? m_loadError->text() : QString();
+}
+
+core::RunConfig NewRunDialog::config() const {
+  return m_form->config();
+}
+
+QString NewRunDialog::runDirectory() const {
+  QString text = m_directory->text().trimmed();
+  if (text.isEmpty()) return {};
+  if (text == QLatin1String("~") || text.startsWith(QLatin1String("~/"))) {
+    text = QDir::homePath() + text.mid(1);
+  }
+  return QDir::cleanPath(QFileInfo(QDir::fromNativeSeparators(text)).absoluteFilePath());
+}
+
+bool NewRunDialog::resumesExistingRun() const {
+  const QString dir = runDirectory();
+  if (dir.isEmpty()) return false;
+  return QFileInfo(dir + QStringLiteral("/run.h5")).isFile() ||
+         QFileInfo(dir + QStringLiteral("/checkpoints")).isDir();
+}
+
+QPushButton* NewRunDialog::startButton() const {
+  return m_start;
+}
+
+ConfigForm* NewRunDialog::form() const {
+  return m_form;
+}
+
+QString NewRunDialog::summaryText() const {
+  const QStringList problems = m_form->errors();
+  if (!problems.isEmpty()) {
+    QString text = problems.front();
+    if (problems.size() > 1) text += QStringLiteral(" (and %1 more)").arg(problems.size() - 1);
+    return text;
+  }
+  if (m_loadFailed) {
+    return QStringLiteral(
+        "The file above did not load: choose a preset or another file, or edit "
+        "the form.");
+  }
+  if (runDirectory().isEmpty()) return QStringLiteral("Choose a run folder.");
+  return {};
+}
+
+void NewRunDialog::updateState() {
+  const bool resume = resumesExistingRun();
+  m_start->setText(resume ? QStringLiteral("Resume") : QStringLiteral("Start"));
+  const QString dir = runDirectory();
+  if (resume) {
+    m_directoryNote->setText(
+        QStringLiteral("This folder holds a run: it will resume from its latest checkpoint."));
+  } else if (!dir.isEmpty() && QFileInfo(dir).isDir() && !QDir(dir).isEmpty()) {
+    m_directoryNote->setText(
+        QStringLiteral("This folder exists and is not empty; the run's files go next to what "
+                       "is there."));
+  } else if (!dir.isEmpty()) {
+    m_directoryNote->setText(QStringLiteral("A new run: its log, checkpoints and cache go here."));
+  } else {
+    m_directoryNote->clear();
+  }
+
+  const QString summary = summaryText();
+  const QStringList problems = m_form->errors();
+  if (summary.isEmpty()) {
+    m_summary->setText(QStringLiteral("Ready."));
+    m_summary->setStyleSheet(QString());
+  } else if (!problems.isEmpty()) {
+    // The first problem links to its field, on whichever page it is.
+    const QString first = problems.front();
+    const QString key = first.left(first.indexOf(QStringLiteral(": ")));
+    QString html = QStringLiteral("<b>%1 problem%2:</b> <a href=\"%3\" style=\"color: %4\">%5</a>")
+                       .arg(problems.size())
+                       .arg(problems.size() == 1 ? QString() : QStringLiteral("s"))
+                       .arg(key.toHtmlEscaped(), kErrorColour, first.toHtmlEscaped());
+    if (problems.size() > 1) html += QStringLiteral(" (and %1 more)").arg(problems.size() - 1);
+    m_summary->setText(html);
+    m_summary->setStyleSheet(QStringLiteral("color: %1;").arg(kErrorColour));
+  } else {
+    m_summary->setText(summary.toHtmlEscaped());
+    m_summary->setStyleSheet(QStringLiteral("color: %1;").arg(kErrorColour));
+  }
+
+  const bool valid = m_form->isValid();
+  m_save->setEnabled(valid);
+  m_start->setEnabled(valid && !dir.isEmpty() && !m_loadFailed);
+}
+
+void NewRunDialog::accept() {
+  if (!m_start->isEnabled()) return;
+  QSettings settings;
+  if (!m_presetName.isEmpty()) settings.setValue(kLastPresetKey, m_presetName);
+  // The runs folder is where this run went: the proposed one, or the parent of the folder
+  // the person chose.
+  const QString folder =
+      m_directoryFollowsName ? m_runsFolder : QFileInfo(runDirectory()).absolutePath();
+  settings.setValue(kRunsFolderKey, folder);
+  settings.setValue(kWaitPolicyKey, m_waitPolicy->currentData().toString());
+  QDialog::accept();
+}
+
+}  // namespace attnlab::app
