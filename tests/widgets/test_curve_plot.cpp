@@ -91,6 +91,55 @@ class TestCurvePlot : public QObject {
     QCOMPARE(live.displayedLine("r"), once.displayedLine("r"));
   }
 
+  void runsKeepTheColourTheyWereGiven() {
+    CurvePlot w;
+    w.resize(800, 500);
+    const sample::Curve c = sample::lossCurve(500);
+    const QColor orange("#e6550d"), teal("#1b9e77");
+    w.setSeries("a", c.steps, c.values);
+    w.setSeries("b", c.steps, c.values);
+    const QColor paletteB = w.seriesColour("b");
+    QCOMPARE(paletteB, w.theme().seriesColour(1));
+    w.setSeriesColour("a", orange);
+    w.setSeriesColour("later", teal);  // before the series exists
+    QCOMPARE(w.seriesColour("a"), orange);
+    QCOMPARE(w.seriesColour("b"), paletteB);  // the others keep the palette
+    QVERIFY(!w.seriesColour("later").isValid());
+    w.appendPoints("later", c.steps, c.values);
+    QCOMPARE(w.seriesColour("later"), teal);
+    // A theme change and a replaced series keep the chosen colour; the band takes it too.
+    w.setTheme(Theme::dark());
+    w.setSeries("a", c.steps, c.values);
+    w.replotNow();
+    QCOMPARE(w.seriesColour("a"), orange);
+    QCOMPARE(w.seriesColour("b"), Theme::dark().seriesColour(1));
+    const QImage image = w.renderImage(QSize(800, 500));
+    bool sawOrange = false;
+    for (int y = 0; y < image.height() && !sawOrange; ++y)
+      for (int x = 0; x < image.width() && !sawOrange; ++x)
+        sawOrange = image.pixelColor(x, y) == orange;
+    QVERIFY(sawOrange);
+    // An invalid colour goes back to the palette.
+    w.setSeriesColour("a", QColor());
+    QCOMPARE(w.seriesColour("a"), Theme::dark().seriesColour(0));
+  }
+
+  void legendMovesToTheCornerAsked() {
+    CurvePlot w;
+    w.resize(800, 500);
+    const sample::Curve c = sample::lossCurve(300);
+    w.setSeries("run", c.steps, c.values);
+    QCOMPARE(w.legendAlignment(), Qt::AlignTop | Qt::AlignRight);
+    w.setLegendAlignment(Qt::AlignBottom | Qt::AlignRight);
+    QCOMPARE(w.legendAlignment(), Qt::AlignBottom | Qt::AlignRight);
+    w.replotNow();
+    // The legend is drawn in the lower half of the axis rect.
+    const QRect legend = w.customPlot()->legend->outerRect();
+    const QRect area = w.customPlot()->axisRect()->rect();
+    QVERIFY(legend.top() > area.center().y());
+    QVERIFY(legend.right() <= area.right() + 1 && legend.left() > area.center().x());
+  }
+
   void timeAxesAndLogY() {
     CurvePlot w;
     w.resize(900, 600);

@@ -43,6 +43,21 @@ class TestLayerSeriesPlot : public QObject {
     QVERIFY2(hot.lightness() > cold.lightness() + 60, qPrintable(hot.name() + cold.name()));
   }
 
+  void heatmapRowAxisSaysWhatTheRowsAre() {
+    LayerSeriesPlot w;
+    w.setSeries("temperature/q", "temperature", {0, 50}, Matrix(4, 2, 1.0f),
+                {"L0 H0", "L0 H1", "L1 H0", "L1 H1"});
+    w.setView(LayerSeriesView::Heatmap);
+    QCOMPARE(w.customPlot()->yAxis->label(), QString("layer"));
+    w.setRowAxisTitle("layer, head");
+    QCOMPARE(w.customPlot()->yAxis->label(), QString("layer, head"));
+    // Lines keep the value on the y axis; the title comes back with the heatmap.
+    w.setView(LayerSeriesView::Lines);
+    QCOMPARE(w.customPlot()->yAxis->label(), QString("temperature/q (temperature)"));
+    w.setView(LayerSeriesView::Heatmap);
+    QCOMPARE(w.customPlot()->yAxis->label(), QString("layer, head"));
+  }
+
   void unevenStepsAreResampled() {
     LayerSeriesPlot w;
     w.setSeries("x", "", {0, 1, 2, 100}, Matrix(1, 4, {1, 2, 3, 4}));

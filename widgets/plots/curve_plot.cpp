@@ -161,6 +161,22 @@ std::size_t CurvePlot::pointCount(const QString& run) const {
   return s ? s->values.size() : 0;
 }
 
+void CurvePlot::setSeriesColour(const QString& run, const QColor& colour) {
+  if (colour.isValid())
+    m_fixedColours.insert(run, colour);
+  else
+    m_fixedColours.remove(run);
+  if (find(run) == nullptr) return;
+  applyThemeToContent();
+  m_dirty = true;  // the next layout sets the line width for its density again
+  requestReplot();
+}
+
+QColor CurvePlot::seriesColour(const QString& run) const {
+  const Series* s = find(run);
+  return s ? s->line->pen().color() : QColor();
+}
+
 void CurvePlot::setSmoothing(double weight) {
   m_smoothing = std::clamp(weight, 0.0, 0.999);
   for (auto& s : m_series) resmooth(*s, 0);
@@ -220,6 +236,15 @@ void CurvePlot::setShowEnvelope(bool on) {
   m_showEnvelope = on;
   m_dirty = true;
   requestReplot();
+}
+
+void CurvePlot::setLegendAlignment(Qt::Alignment alignment) {
+  m_plot->axisRect()->insetLayout()->setInsetAlignment(0, alignment);
+  requestReplot();
+}
+
+Qt::Alignment CurvePlot::legendAlignment() const {
+  return m_plot->axisRect()->insetLayout()->insetAlignment(0);
 }
 
 void CurvePlot::dataChanged() {
@@ -330,7 +355,7 @@ std::vector<std::vector<double>> CurvePlot::displayedEnvelope(const QString& run
 
 void CurvePlot::applyThemeToContent() {
   for (const auto& s : m_series) {
-    const QColor c = m_theme.seriesColour(s->colourIndex);
+    const QColor c = m_fixedColours.value(s->name, m_theme.seriesColour(s->colourIndex));
     s->line->setPen(QPen(c, 1.6));
     QColor band = c;
     band.setAlpha(60);

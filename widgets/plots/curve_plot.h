@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QColor>
+#include <QHash>
 #include <QString>
 #include <QStringList>
 
@@ -45,6 +47,13 @@ class CurvePlot : public PlotWidget {
   QStringList runs() const;
   /// Number of full-resolution points held for `run`.
   std::size_t pointCount(const QString& run) const;
+  /// Draws `run` in `colour` instead of the theme's palette (an app shows each run in the
+  /// colour it has everywhere else). Kept when the series is replaced, removed and added
+  /// again, or created later, and across theme changes; an invalid colour goes back to the
+  /// palette.
+  void setSeriesColour(const QString& run, const QColor& colour);
+  /// The colour `run`'s line is drawn in (invalid when there is no such series).
+  QColor seriesColour(const QString& run) const;
 
   /// EMA weight in [0, 1): 0 = raw data, 0.6 = TensorBoard's default, 0.99 = heavy.
   void setSmoothing(double weight);
@@ -57,6 +66,10 @@ class CurvePlot : public PlotWidget {
   void setYLabel(const QString& quantity, const QString& unit = {});
   /// Show the raw min/max band when smoothing is on (default true).
   void setShowEnvelope(bool on);
+  /// The corner of the plot the legend sits in (default top right); a rising curve, like
+  /// accuracy, is hidden less with the legend at the bottom.
+  void setLegendAlignment(Qt::Alignment alignment);
+  Qt::Alignment legendAlignment() const;
 
   /// Fits both axes to all data and follows new data again.
   void fitToData();
@@ -79,6 +92,7 @@ class CurvePlot : public PlotWidget {
   void rebuild();
 
   std::vector<std::unique_ptr<Series>> m_series;
+  QHash<QString, QColor> m_fixedColours;
   double m_smoothing = 0.6;
   CurveXAxis m_xAxis = CurveXAxis::Step;
   bool m_logY = false;

@@ -44,6 +44,14 @@ void LayerSeriesPlot::setView(LayerSeriesView view) {
   rebuild();
 }
 
+void LayerSeriesPlot::setRowAxisTitle(const QString& title) {
+  m_rowTitle = title;
+  if (m_view == LayerSeriesView::Heatmap) {
+    m_plot->yAxis->setLabel(m_rowTitle);
+    requestReplot();
+  }
+}
+
 void LayerSeriesPlot::setColourMap(ColourMap map) {
   m_colourMap = map;
   rebuild();
@@ -129,7 +137,7 @@ void LayerSeriesPlot::rebuild() {
     const int every = std::max(1, rows / 16);
     for (int r = 0; r < rows; r += every) ticker->addTick(r, m_labels.value(r));
     m_plot->yAxis->setTicker(ticker);
-    m_plot->yAxis->setLabel(tr("layer"));
+    m_plot->yAxis->setLabel(m_rowTitle);
   }
   applyTheme(*m_plot, m_theme);
   requestReplot();

@@ -32,6 +32,9 @@ class LayerSeriesPlot : public PlotWidget {
   void setSeries(const QString& quantity, const QString& unit, const std::vector<double>& steps,
                  const Matrix& values, const QStringList& labels = {});
   void setView(LayerSeriesView view);
+  /// What the rows are, as the heatmap's row axis says (default "layer"; "layer, head"
+  /// for per-head series flattened to rows).
+  void setRowAxisTitle(const QString& title);
   LayerSeriesView view() const { return m_view; }
   void setColourMap(ColourMap map);
   int seriesCount() const { return m_values.rows; }
@@ -49,6 +52,7 @@ class LayerSeriesPlot : public PlotWidget {
   std::vector<double> m_steps;
   Matrix m_values;
   QStringList m_labels;
+  QString m_rowTitle = QStringLiteral("layer");
   LayerSeriesView m_view = LayerSeriesView::Lines;
   ColourMap m_colourMap = ColourMap::Viridis;
   QCPColorMap* m_map = nullptr;

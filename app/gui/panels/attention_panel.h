@@ -1,0 +1,101 @@
+#pragma once
+
+// The Attention tab: the probe batch's attention snapshots of one run (the first selected).
+// A layer x head grid of thumbnails and one head enlarged with its tokens, a step slider
+// over the snapshot steps that follows the newest one until moved by hand, the probe
+// sequence, and the guidance target of guided heads as an overlay.
+
+#include "app/gui/run_session.h"
+#include "widgets/plots/attention_heatmap.h"
+#include "widgets/plots/head_grid.h"
+#include "widgets/plots/theme.h"
+
+#include <QList>
+#include <QPointer>
+#include <QStringList>
+#include <QTimer>
+#include <QWidget>
+
+#include <cstdint>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QSlider;
+class QSplitter;
+class QStackedLayout;
+
+namespace attnlab::app {
+
+class AttentionPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit AttentionPanel(QWidget* parent = nullptr);
+  ~AttentionPanel() override;
+
+  /// The runs selected in the sidebar; the panel shows the first (none: a placeholder).
+  void setRuns(const QList<RunSession*>& runs);
+  void setTheme(const widgets::Theme& theme);
+
+  /// The run shown, or nullptr.
+  RunSession* run() const { return m_run; }
+  /// The snapshot step chosen (slider), -1 when there is none; the step drawn lags it
+  /// until the frame has been read.
+  std::int64_t currentStep() const { return m_wantedStep; }
+  std::int64_t shownStep() const { return m_shownStep; }
+  /// Whether the slider jumps to each new snapshot (on by default; moving it turns it off).
+  bool followLatest() const;
+  void setFollowLatest(bool on);
+  /// The enlarged head and the probe sequence shown.
+  int selectedLayer() const { return m_layer; }
+  int selectedHead() const { return m_head; }
+  int sequence() const { return m_sequence; }
+  /// The hover read-out under the heatmap ("from → to: weight"), or its hint.
+  QString hoverText() const;
+
+  widgets::HeadGrid* headGrid() const { return m_grid; }
+  widgets::AttentionHeatmap* heatmap() const { return m_heatmap; }
+
+ protected:
+  void showEvent(QShowEvent* event) override;
+
+ private:
+  void scheduleRefresh();
+  void refresh();
+  void syncSteps();
+  void fillSequences();
+  void selectStepIndex(int index);
+  void drawFrame(const SnapshotFrame& frame);
+  void drawHeatmap(const SnapshotFrame& frame);
+  int realLength(const SnapshotFrame& frame) const;
+  void updateStepLabel();
+  void showHover(int query, int key, double value);
+
+  QPointer<RunSession> m_run;
+  std::vector<std::int64_t> m_steps;  // the run's snapshot steps, slider index -> step
+  std::int64_t m_wantedStep = -1;     // chosen on the slider
+  std::int64_t m_requestedStep = -1;  // last step asked of the session
+  std::int64_t m_shownStep = -1;      // drawn now
+  int m_layer = 0, m_head = 0, m_sequence = 0;
+  QStringList m_tokens;  // the enlarged head's tokens (real ones only)
+  bool m_stepsDirty = false, m_metaDirty = false, m_frameDirty = false;
+  QTimer m_refresh;
+  widgets::Theme m_theme = widgets::Theme::light();
+
+  QStackedLayout* m_stack = nullptr;
+  QLabel* m_placeholder = nullptr;
+  QWidget* m_content = nullptr;
+  QSlider* m_slider = nullptr;
+  QLabel* m_stepLabel = nullptr;
+  QCheckBox* m_follow = nullptr;
+  QComboBox* m_sequenceBox = nullptr;
+  QCheckBox* m_logScale = nullptr;
+  QCheckBox* m_guidance = nullptr;
+  QSplitter* m_splitter = nullptr;
+  widgets::HeadGrid* m_grid = nullptr;
+  widgets::AttentionHeatmap* m_heatmap = nullptr;
+  QLabel* m_hover = nullptr;
+};
+
+}  // namespace attnlab::app

@@ -1,0 +1,288 @@
+#include "app/gui/panels/variants_panel.h"
+
+#include <QComboBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QStackedLayout>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <utility>
+
+namespace attnlab::app {
+
+namespace {
+constexpr int kRefreshMs = 40;
+constexpr int kMinPlotHeight = 280;
+// Up to this many rows read as lines with a legend; more (per-head series) as an image.
+constexpr int kMaxLineRows = 16;
+
+// Sorted by name, except that the temperatures read q, k, v as in the attention formula.
+QString orderKey(const QString& name) {
+  static const QStringList qkv = {QStringLiteral("temperature/q"), QStringLiteral("temperature/k"),
+                                  QStringLiteral("temperature/v")};
+  const qsizetype i = qkv.indexOf(name);
+  return i < 0 ? name : QStringLiteral("temperature/%1").arg(i);
+}
+
+bool hasRows(const LayerSeries& s) {
+  return s.rowSize() > 0 && !s.steps.empty() &&
+         s.values.size() >= static_cast<std::size_t>(s.rowSize());
+}
+}  // namespace
+
+widgets::Matrix VariantsPanel::rowsOverSteps(const LayerSeries& series) {
+  const std::int64_t rowSize = series.rowSize();
+  if (rowSize <= 0) return {};
+  const std::size_t n =
+      std::min(series.steps.size(), series.values.size() / static_cast<std::size_t>(rowSize));
+  widgets::Matrix m(static_cast<int>(rowSize), static_cast<int>(n), 0.0f);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::int64_t r = 0; r < rowSize; ++r)
+      m.at(static_cast<int>(r), static_cast<int>(i)) =
+          series.values[i * static_cast<std::size_t>(rowSize) + static_cast<std::size_t>(r)];
+  return m;
+}
+
+QStringList VariantsPanel::rowLabels(const LayerSeries& series) {
+  QStringList labels;
+  const auto& shape = series.innerShape;
+  if (shape.size() == 2) {
+    for (std::int64_t l = 0; l < shape[0]; ++l)
+      for (std::int64_t h = 0; h < shape[1]; ++h) labels << QStringLiteral("L%1 H%2").arg(l).arg(h);
+  } else if (shape.size() == 1) {
+    for (std::int64_t l = 0; l < shape[0]; ++l) labels << QStringLiteral("L%1").arg(l);
+  } else {
+    for (std::int64_t i = 0; i < series.rowSize(); ++i) labels << QString::number(i);
+  }
+  return labels;
+}
+
+VariantsPanel::VariantsPanel(QWidget* parent) : QWidget(parent) {
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(4, 4, 4, 4);
+  m_stack = new QStackedLayout;
+  outer->addLayout(m_stack, 1);
+  m_placeholder = new QLabel(this);
+  m_placeholder->setObjectName(QStringLiteral("variantsPlaceholder"));
+  m_placeholder->setAlignment(Qt::AlignCenter);
+  m_placeholder->setWordWrap(true);
+  m_stack->addWidget(m_placeholder);
+
+  m_content = new QWidget(this);
+  m_stack->addWidget(m_content);
+  auto* layout = new QVBoxLayout(m_content);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(4);
+  auto* bar = new QHBoxLayout;
+  auto* viewTitle = new QLabel(QStringLiteral("View"), m_content);
+  m_viewBox = new QComboBox(m_content);
+  m_viewBox->setObjectName(QStringLiteral("variantsView"));
+  m_viewBox->addItem(QStringLiteral("Automatic"), static_cast<int>(View::Automatic));
+  m_viewBox->addItem(QStringLiteral("Lines"), static_cast<int>(View::Lines));
+  m_viewBox->addItem(QStringLiteral("Heatmap"), static_cast<int>(View::Heatmap));
+  m_viewBox->setToolTip(QStringLiteral(
+      "Lines: one line per layer (or head) over steps. Heatmap: rows over steps as an image. "
+      "Automatic: lines for per-layer series, a heatmap for per-head ones."));
+  viewTitle->setBuddy(m_viewBox);
+  bar->addWidget(viewTitle);
+  bar->addWidget(m_viewBox);
+  bar->addStretch(1);
+  layout->addLayout(bar);
+  m_scroll = new QScrollArea(m_content);
+  m_scroll->setWidgetResizable(true);
+  m_scroll->setFrameShape(QFrame::NoFrame);
+  m_gridHost = new QWidget(m_scroll);
+  m_grid = new QGridLayout(m_gridHost);
+  m_grid->setContentsMargins(0, 0, 0, 0);
+  m_grid->setSpacing(6);
+  m_grid->setColumnStretch(0, 1);
+  m_grid->setColumnStretch(1, 1);
+  m_scroll->setWidget(m_gridHost);
+  layout->addWidget(m_scroll, 1);
+
+  m_refresh.setSingleShot(true);
+  m_refresh.setInterval(kRefreshMs);
+  connect(&m_refresh, &QTimer::timeout, this, &VariantsPanel::refresh);
+  connect(m_viewBox, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
+    for (auto& [name, plot] : m_plots) plot->setView(viewFor(plot->seriesCount()));
+  });
+  updatePlaceholder();
+}
+
+VariantsPanel::~VariantsPanel() = default;
+
+bool VariantsPanel::hasContent() const {
+  return m_run && !m_run->layerSeries().empty();
+}
+
+void VariantsPanel::setView(View view) {
+  m_viewBox->setCurrentIndex(m_viewBox->findData(static_cast<int>(view)));
+}
+
+VariantsPanel::View VariantsPanel::view() const {
+  return static_cast<View>(m_viewBox->currentData().toInt());
+}
+
+widgets::LayerSeriesView VariantsPanel::viewFor(int rows) const {
+  switch (view()) {
+    case View::Lines:
+      return widgets::LayerSeriesView::Lines;
+    case View::Heatmap:
+      return widgets::LayerSeriesView::Heatmap;
+    case View::Automatic:
+      break;
+  }
+  return rows <= kMaxLineRows ? widgets::LayerSeriesView::Lines : widgets::LayerSeriesView::Heatmap;
+}
+
+void VariantsPanel::setRuns(const QList<RunSession*>& runs) {
+  RunSession* run = nullptr;
+  for (RunSession* r : runs)
+    if (r != nullptr) {
+      run = r;
+      break;
+    }
+  if (run == m_run) return;
+  if (m_run) disconnect(m_run, nullptr, this, nullptr);
+  m_run = run;
+  if (run != nullptr) {
+    connect(run, &RunSession::layerSeriesChanged, this, [this](const QStringList& names) {
+      for (const QString& n : names) m_pending.insert(n);
+      noteContent();  // at once: the window may show the tab while this panel is hidden
+      scheduleRefresh();
+    });
+    connect(run, &QObject::destroyed, this, [this] {
+      m_rebuildPending = true;
+      noteContent();
+      scheduleRefresh();
+    });
+  }
+  m_rebuildPending = true;
+  noteContent();
+  if (isVisible()) refresh();
+}
+
+void VariantsPanel::noteContent() {
+  const bool now = hasContent();
+  if (now == m_hadContent) return;
+  m_hadContent = now;
+  emit contentChanged(now);
+}
+
+void VariantsPanel::setTheme(const widgets::Theme& theme) {
+  m_theme = theme;
+  for (auto& [name, plot] : m_plots) plot->setTheme(theme);
+}
+
+QStringList VariantsPanel::seriesNames() const {
+  return m_order;
+}
+
+widgets::LayerSeriesPlot* VariantsPanel::plotFor(const QString& series) const {
+  const auto it = m_plots.find(series);
+  return it == m_plots.end() ? nullptr : it->second;
+}
+
+void VariantsPanel::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  refresh();
+}
+
+void VariantsPanel::scheduleRefresh() {
+  if (isVisible() && !m_refresh.isActive()) m_refresh.start();
+}
+
+void VariantsPanel::refresh() {
+  m_refresh.stop();
+  if (!isVisible()) return;
+  if (m_rebuildPending)
+    rebuild();
+  else
+    updatePending();
+  updatePlaceholder();
+}
+
+void VariantsPanel::rebuild() {
+  m_rebuildPending = false;
+  m_pending.clear();
+  for (auto& [name, plot] : m_plots) delete plot;
+  m_plots.clear();
+  if (m_run)
+    for (const auto& [name, series] : m_run->layerSeries())
+      if (hasRows(series)) fill(addPlot(name), series);
+  relayoutGrid();
+}
+
+void VariantsPanel::updatePending() {
+  if (m_pending.isEmpty() || !m_run) return;
+  const QSet<QString> pending = std::exchange(m_pending, {});
+  bool added = false;
+  for (const QString& name : pending) {
+    const auto it = m_run->layerSeries().find(name);
+    if (it == m_run->layerSeries().end() || !hasRows(it->second)) continue;
+    widgets::LayerSeriesPlot* plot = plotFor(name);
+    if (plot == nullptr) {
+      plot = addPlot(name);
+      added = true;
+    }
+    // One row per logging step and a few dozen values each: redrawing the whole series is
+    // cheaper than keeping an append path for it.
+    fill(plot, it->second);
+  }
+  if (added) relayoutGrid();
+}
+
+widgets::LayerSeriesPlot* VariantsPanel::addPlot(const QString& name) {
+  auto* plot = new widgets::LayerSeriesPlot(m_gridHost);
+  plot->setObjectName(QStringLiteral("variants:") + name);
+  plot->setMinimumHeight(kMinPlotHeight);
+  plot->setTheme(m_theme);
+  m_plots[name] = plot;
+  return plot;
+}
+
+void VariantsPanel::fill(widgets::LayerSeriesPlot* plot, const LayerSeries& series) {
+  const widgets::Matrix rows = rowsOverSteps(series);
+  plot->setTitle(series.meaning.isEmpty() ? series.name : series.meaning);
+  plot->setToolTip(series.name);
+  plot->setRowAxisTitle(series.innerShape.size() == 2 ? QStringLiteral("layer, head")
+                                                      : QStringLiteral("layer"));
+  const widgets::LayerSeriesView wanted = viewFor(rows.rows);
+  if (plot->view() != wanted) plot->setView(wanted);
+  plot->setSeries(series.name, series.unit, series.steps, rows, rowLabels(series));
+}
+
+void VariantsPanel::relayoutGrid() {
+  m_order.clear();
+  for (const auto& [name, plot] : m_plots) m_order << name;
+  std::sort(m_order.begin(), m_order.end(),
+            [](const QString& a, const QString& b) { return orderKey(a) < orderKey(b); });
+  while (m_grid->count() > 0) delete m_grid->takeAt(0);
+  const int columnSpan = m_order.size() == 1 ? 2 : 1;  // a lone plot takes the width
+  for (int i = 0; i < m_order.size(); ++i) {
+    widgets::LayerSeriesPlot* plot = m_plots[m_order[i]];
+    m_grid->addWidget(plot, i / 2, i % 2, 1, columnSpan);
+    plot->show();
+  }
+}
+
+void VariantsPanel::updatePlaceholder() {
+  if (!m_run) {
+    m_placeholder->setText(QStringLiteral("Select a run in the Runs list to see its variants."));
+    m_stack->setCurrentWidget(m_placeholder);
+  } else if (!hasContent()) {
+    m_placeholder->setText(QStringLiteral("This run logs no variant quantities."));
+    m_stack->setCurrentWidget(m_placeholder);
+  } else if (m_plots.empty()) {
+    m_placeholder->setText(
+        QStringLiteral("The variants' per-layer quantities appear with the first logged step."));
+    m_stack->setCurrentWidget(m_placeholder);
+  } else {
+    m_stack->setCurrentWidget(m_content);
+  }
+}
+
+}  // namespace attnlab::app
