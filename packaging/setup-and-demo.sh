@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
-# The README's main command: installs what is missing, builds, and runs the demo:
-# pretraining a small encoder with MLM on WordNet's glosses (real English that Debian's
-# wordnet-base installs) with the tiny configuration. It trains a SentencePiece tokenizer,
-# builds the token store, trains 2,000 steps with a live progress line and evaluations,
-# and writes runs/tiny/run.h5 (the run log) and checkpoints, then analyses the trained model:
-# attention statistics over the validation split (runs/tiny/analysis/step-2000/) and the
-# synthetic coreference probe (runs/tiny/analysis/coref-step-2000/). Running it again resumes
-# (or, when finished, reports the finished run). Extra arguments go to `attnlab-cli train`,
-# e.g. --set schedule.steps=4000.
+# The README's main command: installs what is missing, builds, and runs the demo: pretraining
+# a small encoder with MLM on WordNet's glosses (real English that Debian's wordnet-base
+# installs) with the tiny configuration.
+#
+# With a display (DISPLAY or WAYLAND_DISPLAY set) it opens the desktop app training the demo
+# live in runs/tiny: curves, attention snapshots, console, Pause / Stop / Checkpoint now.
+# Without one (a server, an ssh session, CI) it says so and runs the headless twin instead:
+# attnlab-cli trains (live progress line), then analyses the trained model's attention and
+# probes it for coreference (reports under runs/tiny/analysis/). ATTNLAB_HEADLESS=1 forces the
+# headless path. Running it again resumes (or, when finished, shows the finished run). Extra
+# arguments are config overrides, e.g. --set schedule.steps=4000.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/install-deps.sh
 cmake --preset release
+
+if [[ -z "${ATTNLAB_HEADLESS:-}" && ( -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" ) ]]; then
+  cmake --build --preset release --target attnlab attnlab-cli attnlab_spbridge
+  echo "Opening the AttnLab window: it trains the tiny demo in runs/tiny and shows it live."
+  exec build/release/bin/attnlab --train resources/configs/tiny.toml --run-dir runs/tiny "$@"
+fi
+
+echo "No display (DISPLAY and WAYLAND_DISPLAY are unset): running the headless demo with attnlab-cli."
+echo "On a desktop the same command opens the app; 'attnlab runs/tiny' shows this run afterwards."
 cmake --build --preset release --target attnlab-cli attnlab attnlab_spbridge
 build/release/bin/attnlab-cli train --config resources/configs/tiny.toml --run-dir runs/tiny "$@"
 echo

@@ -1,41 +1,135 @@
+#include "app/gui/app_settings.h"
 #include "app/gui/main_window.h"
-#include "core/runtime/compute_environment.h"
+#include "app/gui/opened_runs.h"
+#include "app/gui/training_controller.h"
+#include "core/config/config_loader.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QSettings>
 #include <QTimer>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+// libgomp reads OMP_WAIT_POLICY once, when it is loaded, before main() runs. To apply the
+// app's setting (passive by default: idle OpenMP threads sleep instead of spinning, so the
+// GUI and the log reader get the cores between the engine's parallel regions) the app
+// re-executes itself once with the variable set. An explicit OMP_WAIT_POLICY wins.
+void applyOmpWaitPolicy(char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY") != nullptr || std::getenv("ATTNLAB_OMP_APPLIED") != nullptr)
+    return;
+  const QString policy = attnlab::app::AppSettings().ompWaitPolicy();
+  if (policy != QStringLiteral("passive") && policy != QStringLiteral("active")) return;
+  setenv("OMP_WAIT_POLICY", policy.toUpper().toLatin1().constData(), 1);
+  setenv("ATTNLAB_OMP_APPLIED", "1", 1);
+  execv("/proc/self/exe", argv);
+  // execv only returns on failure: go on with the inherited policy.
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
+  QCoreApplication::setApplicationName(QStringLiteral("AttnLab"));
+  QCoreApplication::setOrganizationName(QStringLiteral("AttnLab"));
+  applyOmpWaitPolicy(argv);
+
   QApplication app(argc, argv);
-  QApplication::setApplicationName(QStringLiteral("AttnLab"));
-  QApplication::setOrganizationName(QStringLiteral("AttnLab"));
   QApplication::setApplicationVersion(QStringLiteral(ATTNLAB_VERSION));
+  QApplication::setApplicationDisplayName(QStringLiteral("AttnLab"));
 
   QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("AttnLab: pretraining and attention analysis"));
+  parser.setApplicationDescription(
+      QStringLiteral("AttnLab: pretrain BERT-style encoders and study their attention. Opens "
+                     "the run folders given as arguments (finished, stopped, or still being "
+                     "written by attnlab-cli train, which is then followed live)."));
   parser.addHelpOption();
   parser.addVersionOption();
+  parser.addPositionalArgument(QStringLiteral("runs"), QStringLiteral("Run folders to open."),
+                               QStringLiteral("[RUN_DIR...]"));
+  const QCommandLineOption train(QStringLiteral("train"),
+                                 QStringLiteral("Start training this config (TOML or JSON) in the "
+                                                "window, as File > New run does."),
+                                 QStringLiteral("config"));
+  const QCommandLineOption runDir(QStringLiteral("run-dir"),
+                                  QStringLiteral("Run folder for --train (default: "
+                                                 "<runs folder>/<run.name>)."),
+                                  QStringLiteral("dir"));
+  const QCommandLineOption set(QStringLiteral("set"),
+                               QStringLiteral("Override a config key for --train, key=value "
+                                              "(repeatable)."),
+                               QStringLiteral("key=value"));
   const QCommandLineOption screenshot(
       QStringLiteral("screenshot"),
-      QStringLiteral("Render the main window to a PNG file once it is shown, then exit."),
+      QStringLiteral("Save the window as a PNG once the opened runs are loaded (or once "
+                     "training reaches --screenshot-step), then exit."),
       QStringLiteral("file"));
-  parser.addOption(screenshot);
+  const QCommandLineOption screenshotStep(QStringLiteral("screenshot-step"),
+                                          QStringLiteral("With --train and --screenshot: take "
+                                                         "the screenshot at this step."),
+                                          QStringLiteral("step"));
+  parser.addOptions({train, runDir, set, screenshot, screenshotStep});
   parser.process(app);
 
-  attnlab::core::configureIntraOpThreads(0);
   attnlab::app::MainWindow window;
   window.show();
+  for (const QString& path : parser.positionalArguments()) window.openRun(path);
+
+  if (parser.isSet(train)) {
+    std::vector<std::string> overrides;
+    for (const QString& s : parser.values(set)) overrides.push_back(s.toStdString());
+    try {
+      const auto config =
+          attnlab::core::loadRunConfig(parser.value(train).toStdString(), overrides);
+      const QString dir = parser.isSet(runDir)
+                              ? parser.value(runDir)
+                              : attnlab::app::AppSettings().runsFolder() + QLatin1Char('/') +
+                                    QString::fromStdString(config.run.name);
+      if (!window.startTraining(config, dir)) return 1;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "attnlab: %s\n", e.what());
+      return 1;
+    }
+  }
 
   if (parser.isSet(screenshot)) {
     const QString path = parser.value(screenshot);
-    // After the first paint, so the window has its final layout.
-    QTimer::singleShot(500, &window, [&window, path] {
-      const bool ok = window.grab().save(path, "PNG");
-      if (!ok) std::fprintf(stderr, "attnlab: cannot write the screenshot %s\n", qPrintable(path));
-      QApplication::exit(ok ? 0 : 1);
+    const qint64 wantStep = parser.value(screenshotStep).toLongLong();
+    auto* poll = new QTimer(&window);
+    auto waited = std::make_shared<int>(0);
+    QObject::connect(poll, &QTimer::timeout, &window, [&window, path, wantStep, poll, waited] {
+      *waited += 100;
+      bool ready = true;
+      for (auto* run : window.openedRuns()->runs()) {
+        ready = ready && run->status() != attnlab::app::RunStatus::Opening;
+        if (wantStep > 0 && attnlab::app::isActiveHere(run->status()))
+          ready = ready && run->step() >= wantStep;
+      }
+      // Give up waiting after 10 minutes; a screenshot of what is there beats none.
+      if (!ready && *waited < 600000) return;
+      poll->stop();
+      // One more event-loop round so the last batch is painted.
+      QTimer::singleShot(1500, &window, [&window, path] {
+        const bool ok = window.grab().save(path, "PNG");
+        if (!ok)
+          std::fprintf(stderr, "attnlab: cannot write the screenshot %s\n", qPrintable(path));
+        if (window.training()->isRunning()) {
+          QObject::connect(window.training(), &attnlab::app::TrainingController::finished, qApp,
+                           [ok] { QApplication::exit(ok ? 0 : 1); });
+          window.training()->stop();
+        } else {
+          QApplication::exit(ok ? 0 : 1);
+        }
+      });
     });
+    poll->start(100);
   }
   return QApplication::exec();
 }

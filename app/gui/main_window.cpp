@@ -1,39 +1,463 @@
 #include "app/gui/main_window.h"
 
+#include "app/gui/app_settings.h"
+#include "app/gui/new_run/new_run_dialog.h"
+#include "app/gui/opened_runs.h"
+#include "app/gui/panels/attention_panel.h"
+#include "app/gui/panels/console_dock.h"
+#include "app/gui/panels/curves_panel.h"
+#include "app/gui/panels/run_status_bar.h"
+#include "app/gui/panels/runs_panel.h"
+#include "app/gui/panels/variants_panel.h"
+#include "app/gui/training_controller.h"
+#include "core/config/config_loader.h"
 #include "core/runtime/compute_environment.h"
+#include "widgets/plots/theme.h"
 
-#include <QLabel>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPalette>
 #include <QStatusBar>
-#include <QVBoxLayout>
+#include <QStyle>
+#include <QTabWidget>
+#include <QToolBar>
 
 namespace attnlab::app {
 
+namespace {
+
+// The palette the platform gave the app, captured before the app changes it.
+const QPalette& systemPalette() {
+  static const QPalette palette = QGuiApplication::palette();
+  return palette;
+}
+
+bool systemPrefersDark() {
+  // Qt 6.4 has no colour-scheme query: the system palette's window colour tells.
+  return systemPalette().color(QPalette::Window).lightness() < 128;
+}
+
+QPalette darkPalette() {
+  QPalette p;
+  p.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+  p.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
+  p.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+  p.setColor(QPalette::AlternateBase, QColor(0x2b, 0x2b, 0x2b));
+  p.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
+  p.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
+  p.setColor(QPalette::ButtonText, QColor(0xe0, 0xe0, 0xe0));
+  p.setColor(QPalette::Highlight, QColor(0x3d, 0x7a, 0xc6));
+  p.setColor(QPalette::HighlightedText, Qt::white);
+  p.setColor(QPalette::ToolTipBase, QColor(0x35, 0x35, 0x35));
+  p.setColor(QPalette::ToolTipText, QColor(0xe0, 0xe0, 0xe0));
+  p.setColor(QPalette::PlaceholderText, QColor(0x90, 0x90, 0x90));
+  p.setColor(QPalette::Disabled, QPalette::Text, QColor(0x80, 0x80, 0x80));
+  p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(0x80, 0x80, 0x80));
+  p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(0x80, 0x80, 0x80));
+  return p;
+}
+
+}  // namespace
+
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(QStringLiteral("AttnLab"));
-  resize(1100, 720);
+  setObjectName(QStringLiteral("mainWindow"));
+  resize(1280, 820);
+  setAcceptDrops(true);
+  setDockNestingEnabled(true);
 
-  auto* central = new QWidget(this);
-  auto* layout = new QVBoxLayout(central);
-  auto* heading = new QLabel(QStringLiteral("<h2>AttnLab</h2><p>Pretraining and attention "
-                                            "analysis workbench</p>"),
-                             central);
-  m_environment = new QLabel(central);
-  m_environment->setObjectName(QStringLiteral("environmentLabel"));
-  m_environment->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_environment->setText(QString::fromStdString(core::describeTorchBuild()));
-  layout->addWidget(heading);
-  layout->addWidget(m_environment);
-  layout->addStretch(1);
-  setCentralWidget(central);
+  m_settings = new AppSettings(this);
+  m_runs = new OpenedRuns(this);
+  m_training = new TrainingController(this);
 
-  auto* fileMenu = menuBar()->addMenu(QStringLiteral("&File"));
-  fileMenu->addAction(QStringLiteral("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-  statusBar()->showMessage(QStringLiteral("Ready"));
+  // The main area: one tab per view of the selected runs. Part 2 adds tabs here.
+  m_tabs = new QTabWidget(this);
+  m_tabs->setObjectName(QStringLiteral("viewTabs"));
+  m_tabs->setDocumentMode(true);
+  m_curves = new CurvesPanel(m_tabs);
+  m_attention = new AttentionPanel(m_tabs);
+  m_variants = new VariantsPanel(m_tabs);
+  m_tabs->addTab(m_curves, QStringLiteral("Curves"));
+  m_tabs->addTab(m_attention, QStringLiteral("Attention"));
+  m_tabs->addTab(m_variants, QStringLiteral("Variants"));
+  setCentralWidget(m_tabs);
+
+  buildDocks();
+  buildMenus();
+  wireTraining();
+
+  m_statusBar = new RunStatusBar(this);
+  statusBar()->addPermanentWidget(m_statusBar);
+  statusBar()->showMessage(QStringLiteral("Ready: File > New run (Ctrl+N) or Open run (Ctrl+O)"));
+
+  connect(m_runs, &OpenedRuns::runOpened, this, [this](RunSession* run) {
+    m_runsPanel->addRun(run);
+    connect(run, &RunSession::messagesAppended, this, [this, run](int first) {
+      // The engine of this process reports its run directly (wireTraining); the log's copy
+      // of the same events would print twice.
+      if (run == m_trainingRun) return;
+      const auto& lines = run->messages();
+      for (int i = first; i < static_cast<int>(lines.size()); ++i)
+        m_console->append(run->name(), run->colour(), lines[static_cast<std::size_t>(i)]);
+    });
+    connect(run, &RunSession::statusChanged, this, &MainWindow::updateActions);
+    m_runsPanel->selectOnly(run);
+  });
+  connect(m_runs, &OpenedRuns::runClosing, this,
+          [this](RunSession* run) { m_runsPanel->removeRun(run); });
+  connect(m_runs, &OpenedRuns::openFailed, this,
+          [this](const QString&, const QString& message) { showError(message); });
+  connect(m_runsPanel, &RunsPanel::selectionChanged, this, &MainWindow::showSelection);
+  connect(m_runsPanel, &RunsPanel::resumeRequested, this,
+          [this](RunSession* run) { resumeRun(run); });
+  connect(m_runsPanel, &RunsPanel::stopRequested, this, [this](RunSession* run) {
+    if (run == m_trainingRun) m_training->stop();
+  });
+  connect(m_runsPanel, &RunsPanel::closeRequested, this, [this](RunSession* run) {
+    if (run != m_trainingRun || !m_training->isRunning()) m_runs->close(run);
+  });
+
+  applyTheme();
+  m_defaultState = saveState();
+  restoreGeometry(m_settings->windowGeometry());
+  restoreState(m_settings->windowState());
+  updateActions();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildDocks() {
+  m_runsPanel = new RunsPanel(this);
+  auto* runsDock = new QDockWidget(QStringLiteral("Runs"), this);
+  runsDock->setObjectName(QStringLiteral("runsDock"));
+  runsDock->setWidget(m_runsPanel);
+  addDockWidget(Qt::LeftDockWidgetArea, runsDock);
+
+  m_console = new ConsoleDock(this);
+  addDockWidget(Qt::BottomDockWidgetArea, m_console);
+  resizeDocks({runsDock}, {260}, Qt::Horizontal);
+  resizeDocks({m_console}, {160}, Qt::Vertical);
+}
+
+void MainWindow::buildMenus() {
+  auto* file = menuBar()->addMenu(QStringLiteral("&File"));
+  auto* newRun =
+      file->addAction(QStringLiteral("&New run…"), QKeySequence::New, this, &MainWindow::newRun);
+  newRun->setObjectName(QStringLiteral("newRunAction"));
+  auto* open = file->addAction(QStringLiteral("&Open run…"), QKeySequence::Open, this,
+                               &MainWindow::openRunDialog);
+  open->setObjectName(QStringLiteral("openRunAction"));
+  m_recentMenu = file->addMenu(QStringLiteral("Open &recent"));
+  m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
+  connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+  rebuildRecentMenu();
+  QAction* closeRun = file->addAction(QStringLiteral("&Close run"), this, [this] {
+    RunSession* run = m_runsPanel->currentRun();
+    if (run != nullptr && (run != m_trainingRun || !m_training->isRunning())) m_runs->close(run);
+  });
+  closeRun->setObjectName(QStringLiteral("closeRunAction"));
+  // QKeySequence::Close is Ctrl+F4 on some platforms; Ctrl+W is what people press.
+  closeRun->setShortcuts(
+      {QKeySequence(QStringLiteral("Ctrl+W")), QKeySequence(QKeySequence::Close)});
+  file->addSeparator();
+  file->addAction(QStringLiteral("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  auto* runMenu = menuBar()->addMenu(QStringLiteral("&Run"));
+  m_pauseAction =
+      runMenu->addAction(QStringLiteral("&Pause"), QKeySequence(QStringLiteral("Ctrl+Shift+P")),
+                         m_training, &TrainingController::pause);
+  m_pauseAction->setObjectName(QStringLiteral("pauseAction"));
+  m_pauseAction->setToolTip(QStringLiteral("The engine finishes its step and holds"));
+  m_resumeAction = runMenu->addAction(QStringLiteral("&Resume"),
+                                      QKeySequence(QStringLiteral("Ctrl+Shift+R")), this, [this] {
+                                        if (m_training->isRunning()) {
+                                          m_training->resume();
+                                        } else if (RunSession* run = m_runsPanel->currentRun()) {
+                                          resumeRun(run);
+                                        }
+                                      });
+  m_resumeAction->setObjectName(QStringLiteral("resumeAction"));
+  m_stopAction = runMenu->addAction(QStringLiteral("&Stop"), QKeySequence(QStringLiteral("Ctrl+.")),
+                                    m_training, &TrainingController::stop);
+  m_stopAction->setObjectName(QStringLiteral("stopAction"));
+  m_stopAction->setToolTip(QStringLiteral("Finish the step, write a checkpoint, close the log"));
+  m_checkpointAction = runMenu->addAction(QStringLiteral("&Checkpoint now"),
+                                          QKeySequence(QStringLiteral("Ctrl+Shift+S")), m_training,
+                                          &TrainingController::checkpointNow);
+  m_checkpointAction->setObjectName(QStringLiteral("checkpointAction"));
+
+  auto* view = menuBar()->addMenu(QStringLiteral("&View"));
+  for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+  view->addSeparator();
+  auto* themes = new QActionGroup(this);
+  const std::pair<QString, ThemeMode> modes[] = {
+      {QStringLiteral("Follow the &system"), ThemeMode::System},
+      {QStringLiteral("&Light"), ThemeMode::Light},
+      {QStringLiteral("&Dark"), ThemeMode::Dark}};
+  auto* themeMenu = view->addMenu(QStringLiteral("&Theme"));
+  for (const auto& [label, mode] : modes) {
+    QAction* a = themeMenu->addAction(label);
+    a->setCheckable(true);
+    a->setChecked(m_settings->themeMode() == mode);
+    a->setObjectName(QStringLiteral("theme%1Action").arg(static_cast<int>(mode)));
+    themes->addAction(a);
+    connect(a, &QAction::triggered, this, [this, m = mode] {
+      m_settings->setThemeMode(m);
+      applyTheme();
+    });
+  }
+  view->addSeparator();
+  view->addAction(QStringLiteral("&Reset layout"), this, &MainWindow::resetLayout)
+      ->setObjectName(QStringLiteral("resetLayoutAction"));
+
+  auto* help = menuBar()->addMenu(QStringLiteral("&Help"));
+  help->addAction(QStringLiteral("&About AttnLab"), this, &MainWindow::showAbout)
+      ->setObjectName(QStringLiteral("aboutAction"));
+
+  auto* toolbar = addToolBar(QStringLiteral("Run"));
+  toolbar->setObjectName(QStringLiteral("runToolbar"));
+  toolbar->addAction(newRun);
+  toolbar->addAction(open);
+  toolbar->addSeparator();
+  toolbar->addAction(m_pauseAction);
+  toolbar->addAction(m_resumeAction);
+  toolbar->addAction(m_stopAction);
+  toolbar->addAction(m_checkpointAction);
+}
+
+void MainWindow::wireTraining() {
+  connect(m_training, &TrainingController::statusChanged, this, [this](RunStatus status) {
+    if (m_trainingRun) m_trainingRun->setStatus(status);
+    updateActions();
+  });
+  connect(m_training, &TrainingController::progressChanged, this, [this] {
+    if (!m_trainingRun) return;
+    m_statusBar->showProgress(m_trainingRun->name(), m_training->progress(), m_training->status());
+  });
+  connect(m_training, &TrainingController::stepReported, this, [this](qint64 step, qint64 total) {
+    if (!m_trainingRun) return;
+    m_trainingRun->setLiveStep(step, total);
+    m_runs->pollNow(m_trainingRun);  // the rows are in the log within a flush
+  });
+  connect(m_training, &TrainingController::message, this, [this](const RunMessage& m) {
+    if (!m_trainingRun) return;
+    m_console->append(m_trainingRun->name(), m_trainingRun->colour(), m);
+    if (m.kind == QStringLiteral("error")) statusBar()->showMessage(m.text, 15000);
+  });
+  connect(m_training, &TrainingController::finished, this, [this](bool ok, const QString& error) {
+    RunSession* run = m_trainingRun;
+    if (run) {
+      m_runs->setTrainingHere(run, false);
+      m_runs->pollNow(run);
+    }
+    m_statusBar->showIdle();
+    if (!ok) {
+      showError(QStringLiteral("%1 failed: %2")
+                    .arg(run ? run->name() : QStringLiteral("The run"), error));
+    } else if (run) {
+      statusBar()->showMessage(
+          QStringLiteral("%1: %2").arg(run->name(), runStatusText(run->status())), 10000);
+    }
+    m_trainingRun = nullptr;
+    updateActions();
+    if (m_closeWhenStopped) close();
+  });
+}
+
+bool MainWindow::startTraining(const core::RunConfig& config, const QString& directory) {
+  if (m_training->isRunning()) {
+    showError(QStringLiteral("%1 is still training; stop it before starting another run (the "
+                             "app trains one run at a time so the engine keeps both cores)")
+                  .arg(m_training->runDirectory()));
+    return false;
+  }
+  QDir().mkpath(directory);
+  RunSession* run = m_runs->open(directory, /*expectTraining=*/true);
+  if (run == nullptr) return false;
+  m_trainingRun = run;
+  run->setStatus(RunStatus::PreparingData);
+  QString whyNot;
+  if (!m_training->start(config, run->directory(), &whyNot)) {
+    m_trainingRun = nullptr;
+    showError(whyNot);
+    return false;
+  }
+  m_settings->addRecentRun(run->directory());
+  m_runsPanel->selectOnly(run);
+  m_statusBar->showProgress(run->name(), m_training->progress(), m_training->status());
+  updateActions();
+  return true;
+}
+
+bool MainWindow::resumeRun(RunSession* run) {
+  if (run == nullptr) return false;
+  const QString configPath = QDir(run->directory()).filePath(QStringLiteral("config.toml"));
+  try {
+    const core::RunConfig config = core::loadRunConfig(configPath.toStdString());
+    return startTraining(config, run->directory());
+  } catch (const std::exception& e) {
+    showError(
+        QStringLiteral("Cannot resume %1: %2").arg(run->name(), QString::fromStdString(e.what())));
+    return false;
+  }
+}
+
+RunSession* MainWindow::openRun(const QString& path) {
+  RunSession* run = m_runs->open(path);
+  if (run != nullptr) m_settings->addRecentRun(run->directory());
+  return run;
+}
+
+void MainWindow::newRun() {
+  auto* dialog = new NewRunDialog(this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QDialog::accepted, this,
+          [this, dialog] { startTraining(dialog->config(), dialog->runDirectory()); });
+  dialog->open();
+}
+
+void MainWindow::openRunDialog() {
+  const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Open run folder"),
+                                                        m_settings->runsFolder());
+  if (!dir.isEmpty()) openRun(dir);
+}
+
+void MainWindow::rebuildRecentMenu() {
+  m_recentMenu->clear();
+  const QStringList recent = m_settings->recentRuns();
+  for (const QString& dir : recent)
+    m_recentMenu->addAction(dir, this, [this, dir] { openRun(dir); });
+  if (recent.isEmpty()) m_recentMenu->addAction(QStringLiteral("(none yet)"))->setEnabled(false);
+  m_recentMenu->addSeparator();
+  m_recentMenu->addAction(QStringLiteral("Clear list"), m_settings, &AppSettings::clearRecentRuns);
+}
+
+void MainWindow::showSelection(const QList<RunSession*>& runs) {
+  m_curves->setRuns(runs);
+  m_attention->setRuns(runs);
+  m_variants->setRuns(runs);
+  updateActions();
+}
+
+void MainWindow::updateActions() {
+  const bool running = m_training->isRunning();
+  const bool paused = m_training->isPaused();
+  RunSession* current = m_runsPanel ? m_runsPanel->currentRun() : nullptr;
+  const bool resumable =
+      current != nullptr && current != m_trainingRun &&
+      (current->status() == RunStatus::Stopped || current->status() == RunStatus::Incomplete ||
+       current->status() == RunStatus::Failed);
+  m_pauseAction->setEnabled(running && !paused && m_training->status() != RunStatus::Stopping);
+  m_resumeAction->setEnabled((running && paused) || (!running && resumable));
+  m_stopAction->setEnabled(running && m_training->status() != RunStatus::Stopping);
+  m_checkpointAction->setEnabled(running && m_training->status() == RunStatus::Training);
+}
+
+void MainWindow::resetLayout() {
+  restoreState(m_defaultState);
+  for (QDockWidget* dock : findChildren<QDockWidget*>()) dock->show();
+}
+
+void MainWindow::showAbout() {
+  auto* box = new QMessageBox(
+      QMessageBox::Information, QStringLiteral("About AttnLab"),
+      QStringLiteral("<h3>AttnLab %1</h3><p>Pretraining and attention "
+                     "analysis workbench.</p><pre>%2</pre>")
+          .arg(QApplication::applicationVersion(), environmentSummary().toHtmlEscaped()),
+      QMessageBox::Ok, this);
+  box->setObjectName(QStringLiteral("aboutBox"));
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
 }
 
 QString MainWindow::environmentSummary() const {
-  return m_environment->text();
+  return QString::fromStdString(core::describeTorchBuild());
+}
+
+void MainWindow::showError(const QString& text) {
+  m_lastError = text;
+  m_console->appendNote(text, /*error=*/true);
+  statusBar()->showMessage(text, 15000);
+  auto* box =
+      new QMessageBox(QMessageBox::Warning, QStringLiteral("AttnLab"), text, QMessageBox::Ok, this);
+  box->setObjectName(QStringLiteral("errorBox"));
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();  // not exec(): the window (and a run) keep going behind it
+}
+
+void MainWindow::applyTheme() {
+  if (m_applyingTheme) return;
+  m_applyingTheme = true;
+  (void)systemPalette();  // capture it before the first change
+  const ThemeMode mode = m_settings->themeMode();
+  const bool dark = mode == ThemeMode::Dark || (mode == ThemeMode::System && systemPrefersDark());
+  if (mode == ThemeMode::Dark) {
+    QApplication::setPalette(darkPalette());
+  } else if (mode == ThemeMode::Light) {
+    QApplication::setPalette(QApplication::style()->standardPalette());
+  } else {
+    QApplication::setPalette(systemPalette());
+  }
+  const widgets::Theme theme = dark ? widgets::Theme::dark() : widgets::Theme::light();
+  QList<QColor> palette;
+  for (const QColor& c : theme.series) palette << c;
+  m_runs->setPalette(palette);
+  m_curves->setTheme(theme);
+  m_attention->setTheme(theme);
+  m_variants->setTheme(theme);
+  m_applyingTheme = false;
+}
+
+void MainWindow::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::ThemeChange && m_settings &&
+      m_settings->themeMode() == ThemeMode::System)
+    applyTheme();
+  QMainWindow::changeEvent(event);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (m_training->isRunning()) {
+    event->ignore();
+    if (m_closeWhenStopped) return;  // already stopping
+    auto* box = new QMessageBox(QMessageBox::Question, QStringLiteral("A run is training"),
+                                QStringLiteral("%1 is training. Stop it (the engine finishes its "
+                                               "step, writes a checkpoint and closes the log) and "
+                                               "close the window?")
+                                    .arg(m_trainingRun ? m_trainingRun->name() : QString()),
+                                QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("closeWhileTrainingBox"));
+    QPushButton* stop = box->addButton(QStringLiteral("Stop and close"), QMessageBox::AcceptRole);
+    stop->setObjectName(QStringLiteral("stopAndCloseButton"));
+    box->addButton(QStringLiteral("Keep the window"), QMessageBox::RejectRole)
+        ->setObjectName(QStringLiteral("keepWindowButton"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::buttonClicked, this, [this, stop](QAbstractButton* clicked) {
+      if (clicked != stop) return;
+      m_closeWhenStopped = true;
+      m_training->stop();
+    });
+    box->open();
+    return;
+  }
+  m_settings->saveWindow(saveGeometry(), saveState());
+  QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  for (const QUrl& url : event->mimeData()->urls())
+    if (url.isLocalFile()) openRun(url.toLocalFile());
+  event->acceptProposedAction();
 }
 
 }  // namespace attnlab::app

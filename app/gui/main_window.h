@@ -1,23 +1,104 @@
 #pragma once
 
+#include "app/gui/run_session.h"
+
 #include <QMainWindow>
 
+#include <memory>
+
 class QLabel;
+class QMenu;
+class QTabWidget;
+
+namespace attnlab::core {
+struct RunConfig;
+}
 
 namespace attnlab::app {
 
-/// The workbench's top-level window. It stays small: views come from widgets/, actions
-/// are wired to controllers, and no engine object lives here.
+class AppSettings;
+class AttentionPanel;
+class ConsoleDock;
+class CurvesPanel;
+class OpenedRuns;
+class RunStatusBar;
+class RunsPanel;
+class TrainingController;
+class VariantsPanel;
+
+/// The workbench's top-level window. It stays small: it builds the menus, docks and tabs
+/// and wires them to the controllers (OpenedRuns, TrainingController, AppSettings); every
+/// view lives in its own file under panels/, and no engine object lives here.
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
   explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
 
-  /// The text of the environment panel (LibTorch build, threads, device).
+  /// The LibTorch / BLAS / device line (Help > About shows it).
   QString environmentSummary() const;
 
+  /// Opens a run folder (or its run.h5); errors go to the console and a message box.
+  RunSession* openRun(const QString& path);
+  /// Trains `config` in `directory` inside the app (resumes when it holds a checkpoint).
+  bool startTraining(const core::RunConfig& config, const QString& directory);
+  /// Resumes a stopped run from its config.toml.
+  bool resumeRun(RunSession* run);
+
+  OpenedRuns* openedRuns() const { return m_runs; }
+  TrainingController* training() const { return m_training; }
+  RunsPanel* runsPanel() const { return m_runsPanel; }
+  CurvesPanel* curvesPanel() const { return m_curves; }
+  AttentionPanel* attentionPanel() const { return m_attention; }
+  VariantsPanel* variantsPanel() const { return m_variants; }
+  ConsoleDock* console() const { return m_console; }
+  RunStatusBar* runStatusBar() const { return m_statusBar; }
+  QTabWidget* views() const { return m_tabs; }
+  /// The last error shown to the person (tests assert its text).
+  QString lastError() const { return m_lastError; }
+
+ public slots:
+  void newRun();
+  void openRunDialog();
+  void resetLayout();
+  void showAbout();
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+  void changeEvent(QEvent* event) override;
+
  private:
-  QLabel* m_environment = nullptr;
+  void buildMenus();
+  void buildDocks();
+  void wireTraining();
+  void showSelection(const QList<RunSession*>& runs);
+  void applyTheme();
+  void showError(const QString& text);
+  void updateActions();
+  void rebuildRecentMenu();
+
+  AppSettings* m_settings = nullptr;
+  OpenedRuns* m_runs = nullptr;
+  TrainingController* m_training = nullptr;
+  RunSession* m_trainingRun = nullptr;  // the run the controller trains, if any
+  RunsPanel* m_runsPanel = nullptr;
+  CurvesPanel* m_curves = nullptr;
+  AttentionPanel* m_attention = nullptr;
+  VariantsPanel* m_variants = nullptr;
+  ConsoleDock* m_console = nullptr;
+  RunStatusBar* m_statusBar = nullptr;
+  QTabWidget* m_tabs = nullptr;
+  QMenu* m_recentMenu = nullptr;
+  QAction* m_pauseAction = nullptr;
+  QAction* m_resumeAction = nullptr;
+  QAction* m_stopAction = nullptr;
+  QAction* m_checkpointAction = nullptr;
+  QByteArray m_defaultState;
+  QString m_lastError;
+  bool m_closeWhenStopped = false;
+  bool m_applyingTheme = false;
 };
 
 }  // namespace attnlab::app

@@ -1,0 +1,218 @@
+#include "app/gui/training_controller.h"
+
+#include "core/train/trainer.h"
+#include "core/train/training_control.h"
+
+#include <QDateTime>
+#include <QMetaObject>
+
+#include <exception>
+#include <variant>
+
+namespace attnlab::app {
+
+namespace {
+double nowSeconds() {
+  return static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+}
+}  // namespace
+
+/// Runs on the engine thread: buffers events and posts one drain per batch.
+class TrainingController::Observer : public core::TrainingObserver {
+ public:
+  explicit Observer(TrainingController* owner) : m_owner(owner) {}
+
+  void onEvent(const core::TrainingEvent& event) override {
+    Item item;
+    item.event = event;
+    push(std::move(item));
+  }
+
+  void finish(bool ok, std::string error) {
+    Item item;
+    item.end = true;
+    item.ok = ok;
+    item.error = std::move(error);
+    push(std::move(item));
+  }
+
+  struct Item {
+    core::TrainingEvent event;
+    bool end = false;
+    bool ok = true;
+    std::string error;
+  };
+
+  std::vector<Item> take() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    std::vector<Item> out;
+    out.swap(m_items);
+    return out;
+  }
+
+ private:
+  void push(Item item) {
+    bool first = false;
+    {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      first = m_items.empty();
+      m_items.push_back(std::move(item));
+    }
+    // Only the first item of a batch posts; the drain takes everything queued by then.
+    if (first) QMetaObject::invokeMethod(m_owner, &TrainingController::drain, Qt::QueuedConnection);
+  }
+
+  TrainingController* m_owner;
+  std::mutex m_mutex;
+  std::vector<Item> m_items;
+};
+
+TrainingController::TrainingController(QObject* parent)
+    : QObject(parent), m_control(std::make_unique<core::TrainingControl>()) {}
+
+TrainingController::~TrainingController() {
+  if (m_thread.joinable()) {
+    m_control->requestStop();
+    m_thread.join();
+  }
+}
+
+bool TrainingController::start(const core::RunConfig& config, const QString& runDirectory,
+                               QString* whyNot) {
+  if (m_running) {
+    if (whyNot)
+      *whyNot =
+          QStringLiteral("%1 is still training in this window; stop it first").arg(m_runDirectory);
+    return false;
+  }
+  join();  // the previous run's thread has ended (finished was delivered)
+  m_control = std::make_unique<core::TrainingControl>();
+  m_observer = std::make_unique<Observer>(this);
+  m_runDirectory = runDirectory;
+  m_running = true;
+  m_paused = false;
+  m_progress = EngineProgress{};
+  m_progress.phase = QStringLiteral("starting");
+  setStatus(RunStatus::PreparingData);
+
+  core::TrainingControl* control = m_control.get();
+  Observer* observer = m_observer.get();
+  const std::string dir = runDirectory.toStdString();
+  m_thread = std::thread([config, dir, control, observer] {
+    // Every LibTorch object of the run is created, used and destroyed on this thread.
+    try {
+      core::Trainer trainer(config, dir, observer);
+      trainer.run(*control);
+      observer->finish(true, {});
+    } catch (const std::exception& e) {
+      observer->finish(false, e.what());
+    } catch (...) {
+      observer->finish(false, "training failed with an unknown error");
+    }
+  });
+  return true;
+}
+
+void TrainingController::pause() {
+  if (!m_running || m_paused) return;
+  m_paused = true;
+  m_control->setPaused(true);
+  setStatus(RunStatus::Paused);
+}
+
+void TrainingController::resume() {
+  if (!m_running || !m_paused) return;
+  m_paused = false;
+  m_control->setPaused(false);
+  setStatus(RunStatus::Training);
+}
+
+void TrainingController::stop() {
+  if (!m_running) return;
+  m_control->requestStop();
+  setStatus(RunStatus::Stopping);
+}
+
+void TrainingController::checkpointNow() {
+  if (m_running) m_control->requestCheckpoint();
+}
+
+void TrainingController::setStatus(RunStatus status) {
+  if (status == m_status) return;
+  m_status = status;
+  emit statusChanged(status);
+}
+
+void TrainingController::join() {
+  if (m_thread.joinable()) m_thread.join();
+}
+
+void TrainingController::drain() {
+  if (!m_observer) return;
+  bool progressed = false;
+  std::int64_t lastStep = -1, lastTotal = 0;
+  for (auto& item : m_observer->take()) {
+    if (item.end) {
+      join();
+      m_running = false;
+      m_paused = false;
+      RunMessage line{
+          m_progress.done, nowSeconds(),
+          item.ok ? QStringLiteral("engine") : QStringLiteral("error"),
+          item.ok ? QStringLiteral("the engine thread ended") : QString::fromStdString(item.error)};
+      if (!item.ok) emit message(line);
+      const bool stopped = m_status == RunStatus::Stopping;
+      setStatus(!item.ok                                                      ? RunStatus::Failed
+                : stopped                                                     ? RunStatus::Stopped
+                : m_progress.total > 0 && m_progress.done >= m_progress.total ? RunStatus::Finished
+                                                                              : RunStatus::Stopped);
+      emit finished(item.ok, item.ok ? QString() : QString::fromStdString(item.error));
+      continue;
+    }
+    std::visit(
+        [&](const auto& e) {
+          using T = std::decay_t<decltype(e)>;
+          if constexpr (std::is_same_v<T, core::PhaseEvent>) {
+            m_progress.phase = QString::fromStdString(e.phase);
+            m_progress.done = e.done;
+            m_progress.total = e.total;
+            progressed = true;
+          } else if constexpr (std::is_same_v<T, core::StepEvent>) {
+            if (m_progress.startStep < 0) m_progress.startStep = e.step;
+            m_progress.phase = QStringLiteral("training");
+            m_progress.done = e.step;
+            m_progress.total = e.totalSteps;
+            m_progress.tokensPerSecond = e.tokensPerSecond;
+            m_progress.elapsedSeconds = e.elapsedSeconds;
+            lastStep = e.step;
+            lastTotal = e.totalSteps;
+            progressed = true;
+            if (m_status == RunStatus::PreparingData) setStatus(RunStatus::Training);
+          } else if constexpr (std::is_same_v<T, core::EvaluationEvent>) {
+            emit message({e.step, nowSeconds(), QStringLiteral("evaluation"),
+                          QStringLiteral("evaluation at step %1: loss %2, accuracy %3")
+                              .arg(e.step)
+                              .arg(e.loss, 0, 'f', 4)
+                              .arg(e.accuracy, 0, 'f', 4)});
+          } else if constexpr (std::is_same_v<T, core::CheckpointEvent>) {
+            emit message({e.step, nowSeconds(), QStringLiteral("checkpoint"),
+                          QStringLiteral("checkpoint at step %1: %2")
+                              .arg(e.step)
+                              .arg(QString::fromStdString(e.path.string()))});
+          } else if constexpr (std::is_same_v<T, core::MilestoneEvent>) {
+            if (e.kind == "start" || e.kind == "resume") {
+              if (m_status == RunStatus::PreparingData)
+                setStatus(m_paused ? RunStatus::Paused : RunStatus::Training);
+              if (m_progress.startStep < 0) m_progress.startStep = e.step;
+            }
+            emit message({e.step, nowSeconds(), QString::fromStdString(e.kind),
+                          QString::fromStdString(e.message)});
+          }
+        },
+        item.event);
+  }
+  if (progressed) emit progressChanged();
+  if (lastStep >= 0) emit stepReported(lastStep, lastTotal);
+}
+
+}  // namespace attnlab::app

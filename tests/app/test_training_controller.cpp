@@ -1,0 +1,193 @@
+// The app's training controller against the CLI: the same tiny config trained on the app's
+// engine thread (while the GUI thread draws from LibTorch's global generator, as an
+// inspection would) ends with checkpoints bitwise identical to `attnlab-cli train`, also
+// with a pause/resume and a stop/resume in the middle; a directory another process trains
+// is refused with the holder's name; failures come back as messages, not exceptions.
+
+// LibTorch before Qt: Qt's `slots` keyword macro would break LibTorch's headers.
+#include <torch/torch.h>
+
+#include "app/gui/training_controller.h"
+#include "core/checkpoint/checkpoint_store.h"
+#include "core/config/config_loader.h"
+#include "core/tokenizer/sentencepiece_tokenizer.h"
+#include "core/train/run_directory_lock.h"
+#include "tests/support/cli_process.h"
+#include "tests/support/tiny_corpus.h"
+#include "tests/support/tiny_run_config.h"
+
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+
+#include <fstream>
+
+using namespace attnlab;
+namespace fs = std::filesystem;
+
+namespace {
+
+void compareCheckpoints(const fs::path& a, const fs::path& b, std::int64_t step) {
+  const auto la = core::CheckpointStore(a, 2, true).latest();
+  const auto lb = core::CheckpointStore(b, 2, true).latest();
+  QVERIFY(la && lb);
+  const auto ca = core::CheckpointStore::load(la->path);
+  const auto cb = core::CheckpointStore::load(lb->path);
+  QCOMPARE(ca.step, step);
+  QCOMPARE(cb.step, step);
+  QCOMPARE(ca.tensors.size(), cb.tensors.size());
+  for (const auto& [key, t] : ca.tensors) {
+    QVERIFY2(cb.tensors.count(key) == 1, key.c_str());
+    QVERIFY2(torch::equal(t, cb.tensors.at(key)), ("differs from the CLI's: " + key).c_str());
+  }
+}
+
+}  // namespace
+
+class TestTrainingController : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  core::RunConfig m_config;
+  fs::path m_cliRun;
+
+  fs::path path(const char* name) const { return fs::path(m_dir.path().toStdString()) / name; }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    tests::writeRegularCorpus(path("corpus.txt"), 400);
+    core::TokenizerTrainOptions t;
+    t.inputs = {path("corpus.txt")};
+    t.modelPrefix = path("tok");
+    t.vocabSize = 50;
+    core::SentencePieceTokenizer::train(t);
+    m_config = tests::tinyRunConfig(path("corpus.txt"), path("tok.model"));
+    QVERIFY(m_config.model.dropout > 0);  // dropout draws random numbers every step
+
+    // The reference: the CLI in its own process.
+    m_cliRun = path("cli");
+    const fs::path toml = path("tiny.toml");
+    std::ofstream(toml) << core::toToml(m_config);
+    const auto r =
+        tests::runCli({"train", "--config", QString::fromStdString(toml.string()), "--run-dir",
+                       QString::fromStdString(m_cliRun.string()), "--plain"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+  }
+
+  void matchesTheCliBitwiseWhileTheGuiDrawsRandomNumbers() {
+    app::TrainingController controller;
+    QSignalSpy finished(&controller, &app::TrainingController::finished);
+    // What an inspection does on the GUI thread while the run trains: draw from LibTorch's
+    // global generator. The run must not see it.
+    QTimer noise;
+    int draws = 0;
+    connect(&noise, &QTimer::timeout, this, [&draws] {
+      (void)torch::randn({256});
+      ++draws;
+    });
+    noise.start(1);
+    const fs::path dir = path("app");
+    QVERIFY(controller.start(m_config, QString::fromStdString(dir.string())));
+    QVERIFY(controller.isRunning());
+    QVERIFY(finished.wait(120000));
+    noise.stop();
+    QCOMPARE(finished.first().at(0).toBool(), true);
+    QCOMPARE(controller.status(), app::RunStatus::Finished);
+    QVERIFY2(draws > 3, qPrintable(QString::number(draws)));
+    compareCheckpoints(m_cliRun, dir, 8);
+  }
+
+  void pauseResumeAndStopResumeKeepTheBits() {
+    app::TrainingController controller;
+    QSignalSpy finished(&controller, &app::TrainingController::finished);
+    QSignalSpy steps(&controller, &app::TrainingController::stepReported);
+    QStringList kinds;
+    connect(&controller, &app::TrainingController::message, this,
+            [&kinds](const app::RunMessage& m) { kinds << m.kind; });
+    const fs::path dir = path("paused");
+    QVERIFY(controller.start(m_config, QString::fromStdString(dir.string())));
+
+    QTRY_VERIFY_WITH_TIMEOUT(controller.progress().done >= 2, 60000);
+    controller.pause();
+    QCOMPARE(controller.status(), app::RunStatus::Paused);
+    QTRY_VERIFY_WITH_TIMEOUT(kinds.contains(QStringLiteral("paused")), 30000);
+    // Held: no step is reported while paused.
+    const auto heldAt = controller.progress().done;
+    steps.clear();
+    QVERIFY(!steps.wait(600));
+    QCOMPARE(controller.progress().done, heldAt);
+    // Resume; pause again at the first new step, and stop while paused (a stop ends a
+    // pause): the run stops in the middle with a checkpoint at the held step.
+    QMetaObject::Connection again = connect(&controller, &app::TrainingController::stepReported,
+                                            &controller, &app::TrainingController::pause);
+    controller.resume();
+    QTRY_VERIFY_WITH_TIMEOUT(kinds.contains(QStringLiteral("unpaused")), 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(kinds.count(QStringLiteral("paused")), 2, 30000);
+    disconnect(again);
+    QVERIFY(controller.progress().done > heldAt);
+    controller.stop();
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(controller.status(), app::RunStatus::Stopped);
+    const auto stoppedAt = core::CheckpointStore(dir, 2, true).latest();
+    QVERIFY(stoppedAt);
+    QVERIFY2(stoppedAt->step > heldAt && stoppedAt->step < 8,
+             qPrintable(QString::number(stoppedAt->step)));
+
+    // Resume in the same controller, as the runs list's Resume does.
+    finished.clear();
+    QVERIFY(controller.start(m_config, QString::fromStdString(dir.string())));
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(finished.first().at(0).toBool(), true);
+    QCOMPARE(controller.status(), app::RunStatus::Finished);
+    compareCheckpoints(m_cliRun, dir, 8);
+  }
+
+  // Two processes never train one directory: the app refuses a directory the CLI trains,
+  // naming the CLI's process, and the window's controller reports it as a failure.
+  void aDirectoryAnotherProcessTrainsIsRefused() {
+    core::RunConfig longer = m_config;
+    longer.schedule.steps = 100000;
+    const fs::path dir = path("busy");
+    const fs::path toml = path("long.toml");
+    std::ofstream(toml) << core::toToml(longer);
+    QProcess cli;
+    cli.start(tests::kCli, {"train", "--config", QString::fromStdString(toml.string()), "--run-dir",
+                            QString::fromStdString(dir.string()), "--plain"});
+    QVERIFY(cli.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(core::runDirectoryHolder(dir).has_value(), 60000);
+
+    app::TrainingController controller;
+    QSignalSpy finished(&controller, &app::TrainingController::finished);
+    QVERIFY(controller.start(longer, QString::fromStdString(dir.string())));
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(finished.first().at(0).toBool(), false);
+    const QString error = finished.first().at(1).toString();
+    QVERIFY2(error.contains(QStringLiteral("being trained by pid %1").arg(cli.processId())),
+             qPrintable(error));
+    QCOMPARE(controller.status(), app::RunStatus::Failed);
+    cli.kill();
+    cli.waitForFinished();
+  }
+
+  // A failure on the engine thread (here: a corpus that does not exist) arrives as a
+  // message; nothing escapes the thread.
+  void failuresArriveAsMessages() {
+    core::RunConfig broken = m_config;
+    broken.corpus.paths = {path("missing.txt").string()};
+    app::TrainingController controller;
+    QSignalSpy finished(&controller, &app::TrainingController::finished);
+    QVERIFY(controller.start(broken, QString::fromStdString(path("broken").string())));
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(finished.first().at(0).toBool(), false);
+    QVERIFY2(finished.first().at(1).toString().contains(QStringLiteral("missing.txt")),
+             qPrintable(finished.first().at(1).toString()));
+    QCOMPARE(controller.status(), app::RunStatus::Failed);
+    QVERIFY(!controller.isRunning());
+  }
+};
+
+QTEST_MAIN(TestTrainingController)
+#include "test_training_controller.moc"
