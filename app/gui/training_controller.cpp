@@ -6,6 +6,7 @@
 #include <QDateTime>
 #include <QMetaObject>
 
+#include <atomic>
 #include <exception>
 #include <variant>
 
@@ -20,9 +21,19 @@ double nowSeconds() {
 /// Runs on the engine thread: buffers events and posts one drain per batch.
 class TrainingController::Observer : public core::TrainingObserver {
  public:
-  explicit Observer(TrainingController* owner) : m_owner(owner) {}
+  Observer(TrainingController* owner, core::TrainingControl* control)
+      : m_owner(owner), m_control(control) {}
+
+  std::atomic<std::int64_t> pauseAt{-1};
 
   void onEvent(const core::TrainingEvent& event) override {
+    if (const auto* step = std::get_if<core::StepEvent>(&event)) {
+      const std::int64_t at = pauseAt.load();
+      if (at >= 0 && step->step >= at) {
+        pauseAt = -1;
+        m_control->setPaused(true);  // the engine holds at its next step boundary
+      }
+    }
     Item item;
     item.event = event;
     push(std::move(item));
@@ -63,6 +74,7 @@ class TrainingController::Observer : public core::TrainingObserver {
   }
 
   TrainingController* m_owner;
+  core::TrainingControl* m_control;
   std::mutex m_mutex;
   std::vector<Item> m_items;
 };
@@ -87,7 +99,9 @@ bool TrainingController::start(const core::RunConfig& config, const QString& run
   }
   join();  // the previous run's thread has ended (finished was delivered)
   m_control = std::make_unique<core::TrainingControl>();
-  m_observer = std::make_unique<Observer>(this);
+  m_observer = std::make_unique<Observer>(this, m_control.get());
+  m_observer->pauseAt = m_pendingPauseAt;
+  m_pendingPauseAt = -1;
   m_runDirectory = runDirectory;
   m_running = true;
   m_paused = false;
@@ -131,6 +145,15 @@ void TrainingController::stop() {
   if (!m_running) return;
   m_control->requestStop();
   setStatus(RunStatus::Stopping);
+}
+
+void TrainingController::pauseAtStep(qint64 step) {
+  // Before start() it applies to the next run.
+  if (m_running && m_observer) {
+    m_observer->pauseAt = step;
+  } else {
+    m_pendingPauseAt = step;
+  }
 }
 
 void TrainingController::checkpointNow() {
@@ -200,6 +223,10 @@ void TrainingController::drain() {
                               .arg(e.step)
                               .arg(QString::fromStdString(e.path.string()))});
           } else if constexpr (std::is_same_v<T, core::MilestoneEvent>) {
+            if (e.kind == "paused" && !m_paused) {
+              m_paused = true;  // a pause the engine thread decided (pauseAtStep)
+              setStatus(RunStatus::Paused);
+            }
             if (e.kind == "start" || e.kind == "resume") {
               if (m_status == RunStatus::PreparingData)
                 setStatus(m_paused ? RunStatus::Paused : RunStatus::Training);

@@ -57,6 +57,10 @@ class TrainingController : public QObject {
   /// Finish the current step, checkpoint, close the log.
   void stop();
   void checkpointNow();
+  /// Pause when the engine reports step `step` (decided on the engine thread, so the run
+  /// holds exactly there; with train.log_every = 1 that is after that step). -1 clears it.
+  /// Called before start(), it applies to the run start() launches.
+  void pauseAtStep(qint64 step);
 
  signals:
   void statusChanged(attnlab::app::RunStatus status);
@@ -80,6 +84,7 @@ class TrainingController : public QObject {
   std::thread m_thread;
   bool m_running = false;
   bool m_paused = false;
+  qint64 m_pendingPauseAt = -1;
   QString m_runDirectory;
   RunStatus m_status = RunStatus::Incomplete;
   EngineProgress m_progress;
