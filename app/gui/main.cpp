@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QSettings>
+#include <QTabWidget>
 #include <QTimer>
 
 #include <unistd.h>
@@ -75,12 +76,21 @@ int main(int argc, char** argv) {
                                           QStringLiteral("With --train and --screenshot: take "
                                                          "the screenshot at this step."),
                                           QStringLiteral("step"));
-  parser.addOptions({train, runDir, set, screenshot, screenshotStep});
+  const QCommandLineOption view(QStringLiteral("view"),
+                                QStringLiteral("The tab to show first: Curves, Attention or "
+                                               "Variants."),
+                                QStringLiteral("tab"));
+  parser.addOptions({train, runDir, set, screenshot, screenshotStep, view});
   parser.process(app);
 
   attnlab::app::MainWindow window;
   window.show();
   for (const QString& path : parser.positionalArguments()) window.openRun(path);
+  if (parser.isSet(view)) {
+    for (int i = 0; i < window.views()->count(); ++i)
+      if (window.views()->tabText(i).compare(parser.value(view), Qt::CaseInsensitive) == 0)
+        window.views()->setCurrentIndex(i);
+  }
 
   if (parser.isSet(train)) {
     std::vector<std::string> overrides;
