@@ -10,6 +10,7 @@
 #include "app/gui/training_controller.h"
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/config/config_loader.h"
+#include "core/runtime/engine_random.h"
 #include "core/tokenizer/sentencepiece_tokenizer.h"
 #include "core/train/run_directory_lock.h"
 #include "tests/support/cli_process.h"
@@ -23,6 +24,7 @@
 #include <QtTest>
 
 #include <fstream>
+#include <mutex>
 
 using namespace attnlab;
 namespace fs = std::filesystem;
@@ -85,6 +87,10 @@ class TestTrainingController : public QObject {
     QTimer noise;
     int draws = 0;
     connect(&noise, &QTimer::timeout, this, [&draws] {
+      // The rule for code outside a run (core/runtime/engine_random.h): draws from the
+      // global generator take its lock, so they cannot fall inside a run's seeded
+      // construction. Training itself never reads the global generator.
+      std::lock_guard<std::mutex> lock(core::globalGeneratorMutex());
       (void)torch::randn({256});
       ++draws;
     });
