@@ -290,6 +290,7 @@ bool MainWindow::startTraining(const core::RunConfig& config, const QString& dir
     return false;
   }
   m_settings->addRecentRun(run->directory());
+  statusBar()->clearMessage();  // the run's own progress replaces "Ready: ..."
   m_runsPanel->selectOnly(run);
   m_statusBar->showProgress(run->name(), m_training->progress(), m_training->status());
   updateActions();
