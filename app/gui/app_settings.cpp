@@ -79,4 +79,8 @@ QString AppSettings::ompWaitPolicy() const {
   return QSettings().value(kWaitPolicy, QStringLiteral("passive")).toString();
 }
 
+void AppSettings::setOmpWaitPolicy(const QString& policy) {
+  QSettings().setValue(kWaitPolicy, policy);
+}
+
 }  // namespace attnlab::app

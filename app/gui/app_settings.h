@@ -37,6 +37,7 @@ class AppSettings : public QObject {
   /// "passive" (default), "active" or "default" (leave OMP_WAIT_POLICY as the environment
   /// has it); applied when the app starts (main.cpp), since libgomp reads it once.
   QString ompWaitPolicy() const;
+  void setOmpWaitPolicy(const QString& policy);
 
  signals:
   void recentRunsChanged();

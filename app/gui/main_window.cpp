@@ -120,9 +120,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_runsPanel, &RunsPanel::stopRequested, this, [this](RunSession* run) {
     if (run == m_trainingRun) m_training->stop();
   });
-  connect(m_runsPanel, &RunsPanel::closeRequested, this, [this](RunSession* run) {
-    if (run != m_trainingRun || !m_training->isRunning()) m_runs->close(run);
-  });
+  connect(m_runsPanel, &RunsPanel::closeRequested, this, &MainWindow::closeRun);
 
   applyTheme();
   m_defaultState = saveState();
@@ -158,10 +156,8 @@ void MainWindow::buildMenus() {
   m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
   connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
   rebuildRecentMenu();
-  QAction* closeRun = file->addAction(QStringLiteral("&Close run"), this, [this] {
-    RunSession* run = m_runsPanel->currentRun();
-    if (run != nullptr && (run != m_trainingRun || !m_training->isRunning())) m_runs->close(run);
-  });
+  QAction* closeRun = file->addAction(QStringLiteral("&Close run"), this,
+                                      [this] { this->closeRun(m_runsPanel->currentRun()); });
   closeRun->setObjectName(QStringLiteral("closeRunAction"));
   // QKeySequence::Close is Ctrl+F4 on some platforms; Ctrl+W is what people press.
   closeRun->setShortcuts(
@@ -322,6 +318,11 @@ void MainWindow::newRun() {
   connect(dialog, &QDialog::accepted, this,
           [this, dialog] { startTraining(dialog->config(), dialog->runDirectory()); });
   dialog->open();
+}
+
+void MainWindow::closeRun(RunSession* run) {
+  // The run this window trains stays open until its engine thread has ended.
+  if (run != nullptr && (run != m_trainingRun || !m_training->isRunning())) m_runs->close(run);
 }
 
 void MainWindow::openRunDialog() {

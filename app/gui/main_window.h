@@ -60,6 +60,8 @@ class MainWindow : public QMainWindow {
  public slots:
   void newRun();
   void openRunDialog();
+  /// Closes a run's views (not while this window trains it).
+  void closeRun(RunSession* run);
   void resetLayout();
   void showAbout();
 

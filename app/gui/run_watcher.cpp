@@ -169,13 +169,13 @@ void RunWatcher::readNew(RunUpdate& update) {
     points.values = std::move(s.values);
     points.wallTimes = std::move(s.wallTimes);
   }
-  if (!m_rowsRead.count("\x02scalars-announced")) {
-    m_rowsRead["\x02scalars-announced"] = 1;
-  } else {
-    // After the first batch only scalars with new rows travel.
+  // The first batch names every scalar (views lay out their plots); later ones carry only
+  // scalars with new rows.
+  if (m_scalarsAnnounced) {
     for (auto it = update.scalars.begin(); it != update.scalars.end();)
       it = it->second.steps.empty() ? update.scalars.erase(it) : std::next(it);
   }
+  m_scalarsAnnounced = true;
   for (const auto& name : m_layerSeriesNames) {
     std::uint64_t& have = m_rowsRead[name];
     if (r.seriesRows(name) <= have) continue;

@@ -65,6 +65,7 @@ class RunWatcher : public QObject {
   bool m_trainingHere = false;
   bool m_writerActive = false;
   bool m_failed = false;
+  bool m_scalarsAnnounced = false;
   int m_openAttempts = 0;
   QTimer* m_timer = nullptr;
   std::unique_ptr<core::RunLogReader> m_reader;

@@ -14,10 +14,8 @@
 #include "app/gui/training_controller.h"
 #include "core/config/config_loader.h"
 #include "core/runlog/run_log_reader.h"
-#include "core/tokenizer/sentencepiece_tokenizer.h"
 #include "tests/support/cli_process.h"
-#include "tests/support/tiny_corpus.h"
-#include "tests/support/tiny_run_config.h"
+#include "tests/support/tiny_run_setup.h"
 #include "widgets/plots/curve_plot.h"
 
 #include <QAction>
@@ -99,13 +97,7 @@ class TestMainWindow : public QObject {
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, qpath("settings"));
     QStandardPaths::setTestModeEnabled(true);
     QSettings().setValue(QStringLiteral("paths/runsFolder"), qpath("runs"));
-    tests::writeRegularCorpus(path("corpus.txt"), 400);
-    core::TokenizerTrainOptions t;
-    t.inputs = {path("corpus.txt")};
-    t.modelPrefix = path("tok");
-    t.vocabSize = 50;
-    core::SentencePieceTokenizer::train(t);
-    m_config = tests::tinyRunConfig(path("corpus.txt"), path("tok.model"));
+    m_config = tests::prepareTinyRun(m_dir.path().toStdString());
   }
 
   void showsTheWorkbench() {

@@ -5,11 +5,9 @@
 #include "app/gui/opened_runs.h"
 #include "core/config/config_loader.h"
 #include "core/runlog/run_log_reader.h"
-#include "core/tokenizer/sentencepiece_tokenizer.h"
 #include "core/train/run_directory_lock.h"
 #include "tests/support/cli_process.h"
-#include "tests/support/tiny_corpus.h"
-#include "tests/support/tiny_run_config.h"
+#include "tests/support/tiny_run_setup.h"
 
 #include <QDir>
 #include <QFile>
@@ -43,13 +41,7 @@ class TestOpenedRuns : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(m_dir.isValid());
-    tests::writeRegularCorpus(path("corpus.txt"), 400);
-    core::TokenizerTrainOptions t;
-    t.inputs = {path("corpus.txt")};
-    t.modelPrefix = path("tok");
-    t.vocabSize = 50;
-    core::SentencePieceTokenizer::train(t);
-    m_config = tests::tinyRunConfig(path("corpus.txt"), path("tok.model"));
+    m_config = tests::prepareTinyRun(m_dir.path().toStdString());
     m_finished = qpath("finished");
     const auto r = tests::runCli({"train", "--config", writeConfig(m_config, "tiny.toml"),
                                   "--run-dir", m_finished, "--plain"});

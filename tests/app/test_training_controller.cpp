@@ -11,11 +11,9 @@
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/config/config_loader.h"
 #include "core/runtime/engine_random.h"
-#include "core/tokenizer/sentencepiece_tokenizer.h"
 #include "core/train/run_directory_lock.h"
 #include "tests/support/cli_process.h"
-#include "tests/support/tiny_corpus.h"
-#include "tests/support/tiny_run_config.h"
+#include "tests/support/tiny_run_setup.h"
 
 #include <QProcess>
 #include <QSignalSpy>
@@ -60,13 +58,7 @@ class TestTrainingController : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(m_dir.isValid());
-    tests::writeRegularCorpus(path("corpus.txt"), 400);
-    core::TokenizerTrainOptions t;
-    t.inputs = {path("corpus.txt")};
-    t.modelPrefix = path("tok");
-    t.vocabSize = 50;
-    core::SentencePieceTokenizer::train(t);
-    m_config = tests::tinyRunConfig(path("corpus.txt"), path("tok.model"));
+    m_config = tests::prepareTinyRun(m_dir.path().toStdString());
     QVERIFY(m_config.model.dropout > 0);  // dropout draws random numbers every step
 
     // The reference: the CLI in its own process.

@@ -1,5 +1,6 @@
 #include "app/gui/new_run/new_run_dialog.h"
 
+#include "app/gui/app_settings.h"
 #include "app/gui/new_run/config_form.h"
 #include "app/gui/new_run/config_presets.h"
 #include "core/config/config_loader.h"
@@ -29,19 +30,13 @@ namespace attnlab::app {
 
 namespace {
 
-// QSettings keys. paths/runsFolder and engine/ompWaitPolicy are shared with the rest of the
-// app (app_settings.cpp reads them); the newRun/ ones are this dialog's own.
-const QString kRunsFolderKey = QStringLiteral("paths/runsFolder");
-const QString kWaitPolicyKey = QStringLiteral("engine/ompWaitPolicy");
+// This dialog's own QSettings keys; the runs folder and the wait policy belong to the app
+// (AppSettings).
 const QString kLastPresetKey = QStringLiteral("newRun/lastPreset");
 const QString kLastFileDirKey = QStringLiteral("newRun/lastConfigFolder");
 const QString kDefaultPreset = QStringLiteral("tiny");
 
 const QString kErrorColour = QStringLiteral("#c62828");
-
-QString defaultRunsFolder() {
-  return QDir::homePath() + QStringLiteral("/attnlab-runs");
-}
 
 std::filesystem::path toPath(const QString& path) {
   return std::filesystem::path(QFile::encodeName(path).toStdString());
@@ -59,9 +54,7 @@ NewRunDialog::NewRunDialog(QWidget* parent) : NewRunDialog(QString(), QString(),
 NewRunDialog::NewRunDialog(const QString& runsFolder, const QString& preset, QWidget* parent)
     : QDialog(parent) {
   const QSettings settings;
-  m_runsFolder = runsFolder.isEmpty()
-                     ? settings.value(kRunsFolderKey, defaultRunsFolder()).toString()
-                     : runsFolder;
+  m_runsFolder = runsFolder.isEmpty() ? AppSettings().runsFolder() : runsFolder;
   build();
   populatePresets(preset.isEmpty() ? settings.value(kLastPresetKey, kDefaultPreset).toString()
                                    : preset);
@@ -140,8 +133,7 @@ void NewRunDialog::build() {
                      "parallel regions and leave the cores to the interface; active ones spin, "
                      "slightly faster on an otherwise idle machine."));
   {
-    const int stored =
-        m_waitPolicy->findData(QSettings().value(kWaitPolicyKey, QStringLiteral("passive")));
+    const int stored = m_waitPolicy->findData(AppSettings().ompWaitPolicy());
     m_waitPolicy->setCurrentIndex(stored < 0 ? 0 : stored);
   }
   auto* waitNote = new QLabel(QStringLiteral("Takes effect the next time AttnLab starts."), this);
@@ -465,8 +457,9 @@ void NewRunDialog::accept() {
   // the person chose.
   const QString folder =
       m_directoryFollowsName ? m_runsFolder : QFileInfo(runDirectory()).absolutePath();
-  settings.setValue(kRunsFolderKey, folder);
-  settings.setValue(kWaitPolicyKey, m_waitPolicy->currentData().toString());
+  AppSettings app;
+  app.setRunsFolder(folder);
+  app.setOmpWaitPolicy(m_waitPolicy->currentData().toString());
   QDialog::accept();
 }
 
