@@ -245,6 +245,9 @@ void MainWindow::wireTraining() {
   connect(m_training, &TrainingController::message, this, [this](const RunMessage& m) {
     if (!m_trainingRun) return;
     m_console->append(m_trainingRun->name(), m_trainingRun->colour(), m);
+    // The engine writes these right after opening the log: the views may read it now.
+    if (m.kind == QStringLiteral("start") || m.kind == QStringLiteral("resume"))
+      m_runs->writerOpened(m_trainingRun);
     if (m.kind == QStringLiteral("error")) statusBar()->showMessage(m.text, 15000);
   });
   connect(m_training, &TrainingController::finished, this, [this](bool ok, const QString& error) {
@@ -267,7 +270,8 @@ void MainWindow::wireTraining() {
   });
 }
 
-bool MainWindow::startTraining(const core::RunConfig& config, const QString& directory) {
+bool MainWindow::startTraining(const core::RunConfig& config, const QString& requested) {
+  const QString directory = requested;  // a copy: it may name a session closed below
   if (m_training->isRunning()) {
     showError(QStringLiteral("%1 is still training; stop it before starting another run (the "
                              "app trains one run at a time so the engine keeps both cores)")
@@ -275,6 +279,10 @@ bool MainWindow::startTraining(const core::RunConfig& config, const QString& dir
     return false;
   }
   QDir().mkpath(directory);
+  // A run already open here is closed and opened again for training: its reader must let go
+  // of the log before the engine opens it for writing (HDF5 refuses otherwise), and a
+  // resumed log is cut back to the checkpoint, so the views read it again from the start.
+  if (RunSession* open = m_runs->find(directory)) m_runs->close(open);
   RunSession* run = m_runs->open(directory, /*expectTraining=*/true);
   if (run == nullptr) return false;
   m_trainingRun = run;

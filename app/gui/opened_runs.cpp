@@ -149,6 +149,11 @@ void OpenedRuns::setTrainingHere(RunSession* run, bool training) {
                               Q_ARG(bool, training));
 }
 
+void OpenedRuns::writerOpened(RunSession* run) {
+  if (Entry* e = entryOf(run))
+    QMetaObject::invokeMethod(e->watcher, &RunWatcher::writerOpened, Qt::QueuedConnection);
+}
+
 void OpenedRuns::pollNow(RunSession* run) {
   if (Entry* e = entryOf(run))
     QMetaObject::invokeMethod(e->watcher, &RunWatcher::pollNow, Qt::QueuedConnection);

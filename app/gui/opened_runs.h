@@ -41,6 +41,8 @@ class OpenedRuns : public QObject {
   void setTrainingHere(RunSession* run, bool training);
   /// Asks the run's watcher to read now.
   void pollNow(RunSession* run);
+  /// This process' engine opened `run`'s log for writing (the watcher waited for it).
+  void writerOpened(RunSession* run);
 
   /// The canonical directory for a path (absolute, without a trailing run.h5).
   static QString runDirectoryOf(const QString& path);

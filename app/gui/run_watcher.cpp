@@ -41,7 +41,9 @@ void registerRunWatcherTypes() {
 }
 
 RunWatcher::RunWatcher(QString runDirectory, bool expectTraining)
-    : m_directory(std::move(runDirectory)), m_expectTraining(expectTraining) {}
+    : m_directory(std::move(runDirectory)),
+      m_expectTraining(expectTraining),
+      m_awaitingWriter(expectTraining) {}
 
 RunWatcher::~RunWatcher() = default;
 
@@ -61,7 +63,13 @@ void RunWatcher::pollNow() {
 void RunWatcher::setTrainingHere(bool training) {
   m_trainingHere = training;
   if (training) m_expectTraining = true;
+  if (!training) m_awaitingWriter = false;
   if (m_timer != nullptr && !m_failed) schedule();
+}
+
+void RunWatcher::writerOpened() {
+  m_awaitingWriter = false;
+  pollNow();
 }
 
 void RunWatcher::shutdown() {
@@ -82,7 +90,7 @@ void RunWatcher::poll() {
   m_writerActive = holder.has_value();
   update.writerActive = m_writerActive;
   try {
-    if (!m_reader && !openReader(update)) {
+    if (!m_reader && (m_awaitingWriter || !openReader(update))) {
       schedule();
       return;
     }

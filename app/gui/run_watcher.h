@@ -43,8 +43,11 @@ class RunWatcher : public QObject {
   void pollNow();
   /// Reads the attention snapshot logged at `step` and sends it with snapshotReady.
   void loadSnapshot(qint64 step);
-  /// Whether this process trains the run now (it keeps the poll fast).
+  /// Whether this process trains the run now (it keeps the poll fast). False also ends a
+  /// wait for the writer (the engine ended, or never opened the log).
   void setTrainingHere(bool training);
+  /// This process' engine has opened the log for writing: the watcher may open it now.
+  void writerOpened();
   /// Stops polling and closes the log (before the watcher is deleted).
   void shutdown();
 
@@ -62,6 +65,10 @@ class RunWatcher : public QObject {
 
   QString m_directory;
   bool m_expectTraining = false;
+  /// This process is about to write the log: no reader may open it until the writer has.
+  /// HDF5 refuses, within one process, to open for writing a file already open for
+  /// reading; once the writer has it, a reader in the same process shares its file.
+  bool m_awaitingWriter = false;
   bool m_trainingHere = false;
   bool m_writerActive = false;
   bool m_failed = false;

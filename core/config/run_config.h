@@ -99,7 +99,7 @@ struct TrainConfig {
 };
 
 struct LogConfig {
-  double flushSeconds = 1.0;  ///< log.flush_seconds: run-log flush cadence
+  double flushSeconds = 0.25;  ///< log.flush_seconds: run-log flush cadence (bounds live latency)
   /// log.snapshot_sentences: probe texts whose attention is snapshotted; empty = draw
   /// log.snapshot_sequences blocks from the validation split with run.seed.
   std::vector<std::string> snapshotSentences;

@@ -31,6 +31,12 @@ herr_t collectMessage(unsigned /*n*/, const H5E_error2_t* err, void* clientData)
 }  // namespace
 
 void silenceHdf5ErrorPrinting() noexcept {
+  // Before the library's first use: no clean-up at exit. A file whose close failed (a write
+  // that failed part-way on a full disk) stays in HDF5's tables, and the at-exit clean-up
+  // then crashes the process after its work is done, turning a clear error into a
+  // segmentation fault. Every object this project opens is closed by its own handle.
+  static const bool noCleanUpAtExit = (H5dont_atexit(), true);
+  (void)noCleanUpAtExit;
   thread_local bool silenced = false;
   if (!silenced) {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);

@@ -12,6 +12,8 @@ namespace attnlab::core {
 
 namespace {
 
+constexpr MechanismName kName = *findMechanismName("asa");
+
 class AsaTerm : public ObjectiveTerm {
  public:
   explicit AsaTerm(const AsaConfig& config) : m_config(config) {}
@@ -49,10 +51,7 @@ class AsaTerm : public ObjectiveTerm {
 
 class AdversarialAttention : public AttentionMechanism {
  public:
-  AdversarialAttention()
-      : AttentionMechanism({"asa", "Adversarial self-attention (Wu et al. 2023)",
-                            "docs/variants.md#asa-adversarial-self-attention",
-                            MechanismStage::Mask}) {}
+  AdversarialAttention() : AttentionMechanism(identityOf(kName, MechanismStage::Mask)) {}
   bool enabled(const RunConfig& c) const override { return c.attention.asa.enabled; }
 
   std::string summary(const RunConfig& c) const override {

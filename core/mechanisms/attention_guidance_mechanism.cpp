@@ -14,6 +14,8 @@ namespace attnlab::core {
 
 namespace {
 
+constexpr MechanismName kName = *findMechanismName("guidance");
+
 /// The patterns any guided head uses, in first-use order (the log declares one scalar each).
 std::vector<GuidancePattern> patternsInUse(const RunConfig& c) {
   std::vector<GuidancePattern> used;
@@ -65,10 +67,7 @@ class GuidanceTerm : public ObjectiveTerm {
 
 class AttentionGuidance : public AttentionMechanism {
  public:
-  AttentionGuidance()
-      : AttentionMechanism({"guidance", "Attention guidance (Deshpande & Narasimhan 2020)",
-                            "docs/variants.md#attention-guidance", MechanismStage::ObjectiveOnly}) {
-  }
+  AttentionGuidance() : AttentionMechanism(identityOf(kName, MechanismStage::ObjectiveOnly)) {}
   bool enabled(const RunConfig& c) const override { return c.attention.guidance.enabled; }
 
   std::string summary(const RunConfig& c) const override {

@@ -15,6 +15,8 @@
 
 #include <ATen/core/Tensor.h>
 
+#include "core/mechanisms/mechanism_names.h"
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -99,6 +101,11 @@ struct MechanismIdentity {
   std::string_view docsAnchor;
   MechanismStage stage = MechanismStage::ObjectiveOnly;
 };
+
+/// A descriptor's identity: its entry in mechanism_names.h placed at `stage`.
+inline MechanismIdentity identityOf(const MechanismName& name, MechanismStage stage) {
+  return {name.id, name.title, name.docsAnchor, stage};
+}
 
 /// The descriptor of one mechanism. Stateless; one static instance each in the registry.
 class AttentionMechanism {

@@ -8,12 +8,11 @@ namespace attnlab::core {
 
 namespace {
 
+constexpr MechanismName kName = *findMechanismName("conv");
+
 class ConvolvedAttention : public AttentionMechanism {
  public:
-  ConvolvedAttention()
-      : AttentionMechanism({"conv", "Convolved attention (Dufter, Schmitt & Schuetze 2020)",
-                            "docs/variants.md#convolved-attention",
-                            MechanismStage::Probabilities}) {}
+  ConvolvedAttention() : AttentionMechanism(identityOf(kName, MechanismStage::Probabilities)) {}
   bool enabled(const RunConfig& c) const override {
     return c.attention.conv != ConvAttention::None;
   }

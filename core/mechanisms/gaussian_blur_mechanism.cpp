@@ -8,11 +8,11 @@ namespace attnlab::core {
 
 namespace {
 
+constexpr MechanismName kName = *findMechanismName("blur");
+
 class GaussianBlur : public AttentionMechanism {
  public:
-  GaussianBlur()
-      : AttentionMechanism({"blur", "Gaussian blurring (SesameBERT, Su & Cheng 2019)",
-                            "docs/variants.md#gaussian-blur", MechanismStage::Context}) {}
+  GaussianBlur() : AttentionMechanism(identityOf(kName, MechanismStage::Context)) {}
   // Stage: the context by default (the official code); `values` acts at the projections.
   bool enabled(const RunConfig& c) const override {
     return c.attention.blur.target != BlurTarget::None;

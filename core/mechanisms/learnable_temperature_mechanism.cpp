@@ -11,14 +11,13 @@ namespace attnlab::core {
 
 namespace {
 
+constexpr MechanismName kName = *findMechanismName("temperature");
+
 constexpr const char* kNames[] = {"temperature/q", "temperature/k", "temperature/v"};
 
 class LearnableTemperature : public AttentionMechanism {
  public:
-  LearnableTemperature()
-      : AttentionMechanism(
-            {"temperature", "Learnable temperature (Dufter, Schmitt & Schuetze 2020)",
-             "docs/variants.md#learnable-temperature", MechanismStage::Projections}) {}
+  LearnableTemperature() : AttentionMechanism(identityOf(kName, MechanismStage::Projections)) {}
   bool enabled(const RunConfig& c) const override { return c.attention.temperature; }
   std::string summary(const RunConfig&) const override { return "learnable temperature"; }
 

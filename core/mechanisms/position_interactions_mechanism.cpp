@@ -8,12 +8,11 @@ namespace attnlab::core {
 
 namespace {
 
+constexpr MechanismName kName = *findMechanismName("position");
+
 class PositionInteractions : public AttentionMechanism {
  public:
-  PositionInteractions()
-      : AttentionMechanism({"position",
-                            "Direct position interactions (Dufter, Schmitt & Schuetze 2020)",
-                            "docs/variants.md#position-interactions", MechanismStage::Scores}) {}
+  PositionInteractions() : AttentionMechanism(identityOf(kName, MechanismStage::Scores)) {}
   bool enabled(const RunConfig& c) const override {
     return c.attention.position.mode != PositionMode::None;
   }

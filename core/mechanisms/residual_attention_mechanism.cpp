@@ -8,12 +8,11 @@ namespace attnlab::core {
 
 namespace {
 
+constexpr MechanismName kName = *findMechanismName("residual");
+
 class ResidualAttention : public AttentionMechanism {
  public:
-  ResidualAttention()
-      : AttentionMechanism({"residual", "RealFormer residual attention (He et al. 2021)",
-                            "docs/variants.md#realformer-residual-attention",
-                            MechanismStage::Scores}) {}
+  ResidualAttention() : AttentionMechanism(identityOf(kName, MechanismStage::Scores)) {}
   bool enabled(const RunConfig& c) const override {
     return c.attention.residual != ResidualScores::None;
   }

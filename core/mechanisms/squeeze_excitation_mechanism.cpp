@@ -9,12 +9,11 @@ namespace attnlab::core {
 
 namespace {
 
+constexpr MechanismName kName = *findMechanismName("squeeze");
+
 class SqueezeExcitation : public AttentionMechanism {
  public:
-  SqueezeExcitation()
-      : AttentionMechanism(
-            {"squeeze", "Squeeze-and-Excitation over layers (SesameBERT, Su & Cheng 2019)",
-             "docs/variants.md#squeeze-and-excitation", MechanismStage::AcrossLayers}) {}
+  SqueezeExcitation() : AttentionMechanism(identityOf(kName, MechanismStage::AcrossLayers)) {}
   bool enabled(const RunConfig& c) const override { return c.attention.squeeze.enabled; }
   std::string summary(const RunConfig& c) const override {
     return "squeeze-excitation (" + choiceText(c.attention.squeeze.combine) + ")";

@@ -21,6 +21,20 @@ void collectLeaves(const hdf5::Group& group, const std::string& prefix,
 
 }  // namespace
 
+hdf5::File openRunLogFile(const std::string& path, hdf5::File::Mode mode, bool clearStatusFlags) {
+  try {
+    return hdf5::File::open(path, hdf5::ErrorDomain::RunLog, mode, clearStatusFlags);
+  } catch (const RunLogError& e) {
+    if (std::string(e.what()).find("truncated file") == std::string::npos) throw;
+    throw RunLogError(path,
+                      "the run log is damaged: the file is shorter than HDF5 recorded (a "
+                      "write failed part-way, as on a full disk), so it cannot be read. "
+                      "Its checkpoints are intact: move run.h5 aside and the run resumes "
+                      "from its last checkpoint with a new log (" +
+                          e.reason() + ")");
+  }
+}
+
 std::int64_t checkSchemaVersion(const hdf5::Group& root) {
   const auto& file = root.context().filePath;
   if (!root.hasAttribute("schema_version"))

@@ -25,6 +25,12 @@ inline const std::string kProbeTokens = "snapshots/tokens";
 /// or newer than kRunLogSchemaVersion (naming both versions).
 std::int64_t checkSchemaVersion(const hdf5::Group& root);
 
+/// Opens a run log; a file HDF5 reports as truncated (shorter than the space it recorded,
+/// which is what a write failing part-way on a full disk leaves) is reported as damaged,
+/// with what to do, instead of HDF5's bare "truncated file".
+hdf5::File openRunLogFile(const std::string& path, hdf5::File::Mode mode,
+                          bool clearStatusFlags = false);
+
 /// Names of the leaf groups (those holding a "step" dataset) under `group`, as '/'-paths.
 std::vector<std::string> leafNames(const hdf5::Group& group);
 

@@ -56,7 +56,7 @@ RunLogReader::RunLogReader(std::string path) : m_state(std::make_unique<State>()
   } catch (const RunLogError&) {
     // Not a latest-format file (or not SWMR-capable): a plain read still works for a
     // closed log, and its error is the clearer one when the file is unreadable.
-    s.file = File::open(s.path, hdf5::ErrorDomain::RunLog, File::Mode::ReadOnly);
+    s.file = layout::openRunLogFile(s.path, File::Mode::ReadOnly);
   }
   s.root = s.file.root();
   s.version = layout::checkSchemaVersion(s.root);

@@ -445,7 +445,7 @@ RunLogWriter::RunLogWriter(std::string path, RunLogSchema schema, double flushSe
                       "a run log already exists here; resume the run or choose another folder");
 
   if (exists) {
-    s.file = File::open(s.path, hdf5::ErrorDomain::RunLog, File::Mode::ReadWrite, true);
+    s.file = layout::openRunLogFile(s.path, File::Mode::ReadWrite, true);
     Group root = s.file.root();
     layout::checkSchemaVersion(root);
     checkSameSchema(root, s.schema, s.path);

@@ -6,6 +6,7 @@
 #include "core/config/config_loader.h"
 #include "core/config/config_schema.h"
 #include "core/errors/error.h"
+#include "core/mechanisms/mechanism_names.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -328,6 +329,14 @@ void TestConfigForm::variantCheckboxRevealsItsOptions() {
     QVERIFY2(toggle, qPrintable(id));
     QVERIFY2(!toggle->isChecked(), qPrintable(id));
     QVERIFY2(toggle->isVisible(), qPrintable(id));
+  }
+  // Each paper's mechanism is there under its paper's title (the registry's name table).
+  for (const auto& name : core::kMechanismNames) {
+    const QString id =
+        QStringLiteral("attention.") + QString::fromUtf8(name.id.data(), name.id.size());
+    QVERIFY2(form.variants().contains(id), qPrintable(id));
+    QCOMPARE(form.variantSwitch(id)->text(),
+             QString::fromUtf8(name.title.data(), name.title.size()));
   }
 
   // Attention guidance: its switch is the key attention.guidance.enabled.

@@ -198,8 +198,13 @@ class TestMainWindow : public QObject {
     QTest::mouseClick(window.runsPanel()->findChild<QPushButton*>("resumeRunButton"),
                       Qt::LeftButton);
     QTRY_VERIFY(window.training()->isRunning());
-    QTRY_COMPARE_WITH_TIMEOUT(again->status(), app::RunStatus::Finished, 120000);
-    QCOMPARE(again->step(), std::int64_t{400});
+    // Training reopens the run (its log is read again from the start once the engine has it).
+    app::RunSession* resumed = window.openedRuns()->find(runDir);
+    QVERIFY(resumed != nullptr);
+    QTRY_COMPARE_WITH_TIMEOUT(resumed->status(), app::RunStatus::Finished, 120000);
+    QCOMPARE(resumed->step(), std::int64_t{400});
+    QTRY_COMPARE_WITH_TIMEOUT(curvePoints(window, resumed, "train/loss"), std::size_t{400 / 5},
+                              10000);
   }
 
   void followsARunTheCliWrites() {

@@ -183,7 +183,7 @@ class TestConfig : public QObject {
     }
     QVERIFY(text.find("[model]\n") != std::string::npos);
     QVERIFY(text.find("layer_norm_eps = 1e-12\n") != std::string::npos);
-    QVERIFY(text.find("flush_seconds = 1.0\n") != std::string::npos);
+    QVERIFY(text.find("flush_seconds = 0.25\n") != std::string::npos);
     QCOMPARE(toToml(back), text);
   }
 

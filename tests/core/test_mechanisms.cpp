@@ -86,6 +86,10 @@ class TestMechanisms : public QObject {
     }
     QCOMPARE(describeMechanisms(RunConfig{}), std::string("baseline attention (no variants)"));
     QVERIFY(enabledMechanisms(RunConfig{}).empty());
+    // The torch-free name table (what the app's form shows) lists exactly the registry.
+    QCOMPARE(kMechanismNames.size(), attentionMechanisms().size());
+    for (const auto& name : kMechanismNames)
+      QVERIFY2(ids.count(std::string(name.id)) == 1, std::string(name.id).c_str());
   }
 
   void eachMechanismIsSwitchedOnByItsOwnSettings() {

@@ -3,6 +3,7 @@
 #include "core/config/config_loader.h"
 #include "core/config/config_schema.h"
 #include "core/errors/error.h"
+#include "core/mechanisms/mechanism_names.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -443,7 +444,14 @@ QWidget* ConfigForm::buildVariantsPage() {
 
     const std::string& meaning =
         v->enabling ? v->enabling->key->meaning : v->fields.front()->key->meaning;
-    const auto [head, rest] = splitMeaning(meaning);
+    // The paper's title where the section is a registered mechanism; the key's meaning
+    // (what the switch does) goes underneath.
+    auto [head, rest] = splitMeaning(meaning);
+    if (const auto* name =
+            core::findMechanismName(v->id.mid(kVariantRoot.size() + 1).toStdString())) {
+      head = qs(std::string(name->title));
+      rest = capitalised(plainText(meaning));
+    }
     auto* header = new QHBoxLayout;
     if (v->enabling && v->enabling->check) {
       v->toggle = v->enabling->check;

@@ -1,0 +1,264 @@
+// Faults in the middle of a run the app trains:
+// - the app killed with SIGKILL while it trains leaves a run that `attnlab-cli train` and the
+//   app (Resume in the runs list) both resume to checkpoints bitwise identical to a run that
+//   was never interrupted;
+// - a full disk mid-run (the file-size limit stands in for it, as in the plot-export test)
+//   stops the run with a message that names the file and the cause, keeps the last
+//   checkpoint intact and the log readable, and the same run resumes once there is room.
+
+// LibTorch before Qt: Qt's `slots` keyword macro would break LibTorch's headers.
+#include <torch/torch.h>
+
+#include "app/gui/main_window.h"
+#include "app/gui/opened_runs.h"
+#include "app/gui/panels/runs_panel.h"
+#include "app/gui/training_controller.h"
+#include "core/checkpoint/checkpoint_store.h"
+#include "core/config/config_loader.h"
+#include "core/errors/error.h"
+#include "core/runlog/run_log_reader.h"
+#include "core/train/run_directory_lock.h"
+#include "tests/support/cli_process.h"
+#include "tests/support/tiny_run_setup.h"
+
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sys/resource.h>
+
+#include <csignal>
+#include <fstream>
+
+using namespace attnlab;
+namespace fs = std::filesystem;
+
+namespace {
+
+const QString kApp = QStringLiteral(ATTNLAB_BINARY_DIR "/bin/attnlab");
+
+/// The newest checkpoint of `dir` equals `reference`'s newest, tensor by tensor, at `step`.
+void compareCheckpoints(const fs::path& reference, const fs::path& dir, std::int64_t step) {
+  const auto la = core::CheckpointStore(reference, 2, true).latest();
+  const auto lb = core::CheckpointStore(dir, 2, true).latest();
+  QVERIFY(la && lb);
+  const auto ca = core::CheckpointStore::load(la->path);
+  const auto cb = core::CheckpointStore::load(lb->path);
+  QCOMPARE(ca.step, step);
+  QCOMPARE(cb.step, step);
+  QCOMPARE(ca.tensors.size(), cb.tensors.size());
+  for (const auto& [key, t] : ca.tensors) {
+    QVERIFY2(cb.tensors.count(key) == 1, key.c_str());
+    QVERIFY2(torch::equal(t, cb.tensors.at(key)), ("differs from the reference: " + key).c_str());
+  }
+}
+
+std::int64_t latestCheckpointStep(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir / "checkpoints", ec)) return -1;
+  try {
+    const auto latest = core::CheckpointStore(dir, 2, true).latest();
+    return latest ? latest->step : -1;
+  } catch (const std::exception&) {
+    return -1;  // a checkpoint being renamed into place as we look
+  }
+}
+
+bool hasEvent(const fs::path& dir, const std::string& kind) {
+  const auto events = core::RunLogReader((dir / "run.h5").string()).events();
+  return std::any_of(events.begin(), events.end(),
+                     [&kind](const core::RunEvent& e) { return e.kind == kind; });
+}
+
+/// Holds RLIMIT_FSIZE at `bytes` (writes past it fail with EFBIG instead of SIGXFSZ) until
+/// destroyed. The limit binds root too, so this runs wherever the suite does.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    getrlimit(RLIMIT_FSIZE, &m_saved);
+    m_handler = std::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit tight = m_saved;
+    tight.rlim_cur = bytes;
+    m_ok = setrlimit(RLIMIT_FSIZE, &tight) == 0;
+  }
+  ~FileSizeLimit() { lift(); }
+  bool ok() const { return m_ok; }
+  void lift() {
+    if (!m_ok) return;
+    setrlimit(RLIMIT_FSIZE, &m_saved);
+    std::signal(SIGXFSZ, m_handler);
+    m_ok = false;
+  }
+
+ private:
+  struct rlimit m_saved {};
+  void (*m_handler)(int) = nullptr;
+  bool m_ok = false;
+};
+
+}  // namespace
+
+class TestTrainingFaults : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  core::RunConfig m_config;
+  fs::path m_toml;
+  fs::path m_reference;
+
+  fs::path path(const char* name) const { return fs::path(m_dir.path().toStdString()) / name; }
+  QString qpath(const fs::path& p) const { return QString::fromStdString(p.string()); }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    // Settings of this test only (the window remembers recent runs).
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath("settings"));
+    QStandardPaths::setTestModeEnabled(true);
+
+    m_config = tests::prepareTinyRun(m_dir.path().toStdString());
+    // Long enough to be killed in the middle, with several checkpoints before and after.
+    m_config.schedule.steps = 300;
+    m_config.train.checkpointEvery = 50;
+    m_config.train.evalEvery = 50;
+    m_config.train.logEvery = 5;
+    m_toml = path("faults.toml");
+    std::ofstream(m_toml) << core::toToml(m_config);
+
+    // The reference: the CLI, never interrupted.
+    m_reference = path("reference");
+    const auto r = tests::runCli(
+        {"train", "--config", qpath(m_toml), "--run-dir", qpath(m_reference), "--plain"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+  }
+
+  void appKilledMidRunResumesInTheCliAndTheApp() {
+    const fs::path killed = path("killed");
+    QProcess app;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_dir.filePath("app-config"));
+    app.setProcessEnvironment(env);
+    app.start(kApp, {"--train", qpath(m_toml), "--run-dir", qpath(killed)});
+    QVERIFY(app.waitForStarted());
+    // Killed after its second checkpoint, with the run well short of its end.
+    QTRY_VERIFY_WITH_TIMEOUT(latestCheckpointStep(killed) >= 100, 120000);
+    QVERIFY2(app.state() == QProcess::Running, qPrintable(app.readAllStandardError()));
+    app.kill();  // SIGKILL: no handler, no clean-up
+    QVERIFY(app.waitForFinished(10000));
+    QCOMPARE(app.exitStatus(), QProcess::CrashExit);
+    const std::int64_t killedAt = latestCheckpointStep(killed);
+    QVERIFY2(killedAt < m_config.schedule.steps, "the run ended before it was killed");
+
+    // The kernel released the run-directory lock; the log opens.
+    QVERIFY(!core::runDirectoryHolder(killed).has_value());
+    QVERIFY(core::RunLogReader((killed / "run.h5").string()).scalarRows("train/loss") > 0);
+
+    // Two copies of what the kill left: one for the CLI, one for the app.
+    const fs::path inApp = path("killed-app");
+    fs::copy(killed, inApp, fs::copy_options::recursive);
+
+    // The CLI resumes with the same command line.
+    const auto r =
+        tests::runCli({"train", "--config", qpath(m_toml), "--run-dir", qpath(killed), "--plain"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+    compareCheckpoints(m_reference, killed, m_config.schedule.steps);
+    QVERIFY(hasEvent(killed, "resume"));
+
+    // The app: open the run (an interrupted run reads as incomplete), Resume in the runs list.
+    app::MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    app::RunSession* run = window.openRun(qpath(inApp));
+    QVERIFY(run != nullptr);
+    QTRY_COMPARE_WITH_TIMEOUT(run->status(), app::RunStatus::Incomplete, 10000);
+    window.runsPanel()->selectOnly(run);
+    auto* resume = window.runsPanel()->findChild<QPushButton*>("resumeRunButton");
+    QTRY_VERIFY(resume->isEnabled());
+    QTest::mouseClick(resume, Qt::LeftButton);
+    QTRY_VERIFY(window.training()->isRunning());
+    run = window.openedRuns()->find(qpath(inApp));  // training reopens the run
+    QVERIFY(run != nullptr);
+    QTRY_COMPARE_WITH_TIMEOUT(run->status(), app::RunStatus::Finished, 120000);
+    compareCheckpoints(m_reference, inApp, m_config.schedule.steps);
+    QVERIFY(hasEvent(inApp, "resume"));
+    // The views read the resumed log afresh: no step twice, none going back (rows the kill
+    // left past the checkpoint were cut when the engine reopened the log).
+    const auto lossSteps = [run] {
+      const auto it = run->scalars().find(QStringLiteral("train/loss"));
+      return it == run->scalars().end() ? std::vector<double>() : it->second.steps;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(lossSteps().back(), double(m_config.schedule.steps), 10000);
+    const auto loss = lossSteps();
+    QVERIFY(std::adjacent_find(loss.begin(), loss.end(), std::greater_equal<double>()) ==
+            loss.end());
+  }
+
+  void fullDiskMidRunStopsWithTheLastCheckpointIntact() {
+    const fs::path dir = path("full");
+    app::TrainingController controller;
+    QSignalSpy finished(&controller, &app::TrainingController::finished);
+    controller.pauseAtStep(60);  // after the checkpoint at 50
+    QVERIFY(controller.start(m_config, qpath(dir)));
+    QTRY_COMPARE_WITH_TIMEOUT(controller.status(), app::RunStatus::Paused, 120000);
+    const auto before = core::CheckpointStore(dir, 2, true).latest();
+    QVERIFY(before);
+    QCOMPARE(before->step, std::int64_t{50});
+    const auto saved = core::CheckpointStore::load(before->path);
+
+    // The disk fills: no file may grow past half a checkpoint, so the next checkpoint (and
+    // any log append past that size) fails part-way.
+    const auto checkpointBytes = fs::file_size(before->path);
+    FileSizeLimit full(checkpointBytes / 2);
+    QVERIFY(full.ok());
+    controller.resume();
+    QVERIFY(finished.wait(120000));
+    full.lift();
+    QCOMPARE(finished.first().at(0).toBool(), false);
+    QCOMPARE(controller.status(), app::RunStatus::Failed);
+    const QString message = finished.first().at(1).toString();
+    qInfo("the run stopped with: %s", qPrintable(message));
+    // What and where: the file that could not be written and why.
+    QVERIFY2(message.contains(qpath(dir)), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("File too large")) ||
+                 message.contains(QStringLiteral("No space")),
+             qPrintable(message));
+
+    // The last checkpoint is intact; no process holds the directory.
+    const auto after = core::CheckpointStore(dir, 2, true).latest();
+    QVERIFY(after);
+    QCOMPARE(after->step, std::int64_t{50});
+    const auto reread = core::CheckpointStore::load(after->path);
+    for (const auto& [key, t] : saved.tensors)
+      QVERIFY2(torch::equal(t, reread.tensors.at(key)), key.c_str());
+    QVERIFY(!core::runDirectoryHolder(dir).has_value());
+    // The log: a write that failed part-way can leave it shorter than HDF5 recorded. Then it
+    // is reported as damaged, with what to do (issue 15 is to keep it readable).
+    const fs::path log = dir / "run.h5";
+    try {
+      QVERIFY(core::RunLogReader(log.string()).scalarRows("train/loss") > 0);
+    } catch (const RunLogError& e) {
+      const QString why = QString::fromUtf8(e.what());
+      QVERIFY2(why.contains(qpath(log)) && why.contains(QStringLiteral("the run log is damaged")) &&
+                   why.contains(QStringLiteral("move run.h5 aside")),
+               qPrintable(why));
+      fs::rename(log, dir / "run.h5.damaged");
+    }
+
+    // Room again: the same run resumes to the uninterrupted result.
+    finished.clear();
+    QVERIFY(controller.start(m_config, qpath(dir)));
+    QVERIFY(finished.wait(120000));
+    QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
+    compareCheckpoints(m_reference, dir, m_config.schedule.steps);
+  }
+};
+
+QTEST_MAIN(TestTrainingFaults)
+#include "test_training_faults.moc"
