@@ -1,15 +1,19 @@
 // The coreference data sources: the synthetic reflexive generator (checked slot by slot against
-// its grammar) and the CoNLL-2012 reader (checked against the fixtures in
-// tests/fixtures/coref/, whose mentions, heads and items were worked out by hand).
+// its grammar), the CoNLL-2012 reader and the reader of Lin et al.'s reflexive files (checked
+// against the fixtures in tests/fixtures/coref/, whose mentions, heads and items were worked
+// out by hand).
 #include "analysis/coref/conll_reader.h"
 #include "analysis/coref/coref_baselines.h"
+#include "analysis/coref/lin_reflexive_reader.h"
 #include "analysis/coref/reflexive_generator.h"
 #include "core/errors/error.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -197,6 +201,20 @@ class TestCorefData : public QObject {
     }
   }
 
+  // The engine's determiners differ from gr.refl's in one word: "this" for the possessive
+  // "her", a feminine pronoun that agrees with "herself" and that the det-or-noun rule would
+  // score as right inside the antecedent NP (docs/analysis.md#the-generator-against-lins-grammar).
+  // No determiner may carry a gender.
+  void determinersCarryNoGender() {
+    const ReflexiveGrammar& g = reflexiveGrammar();
+    CorefExample ex;
+    ex.words = g.determiners;
+    for (int i = 0; i < static_cast<int>(ex.words.size()); ++i) {
+      const Agreement a = mentionAgreement(ex, Mention{i, i + 1, i, -1});
+      QVERIFY2(a.gender == Gender::Unknown, ex.words[static_cast<size_t>(i)].c_str());
+    }
+  }
+
   void badOptionsThrow() {
     QVERIFY_THROWS_EXCEPTION(attnlab::ConfigError, generateReflexives({1, -1, false, 0.4}));
     QVERIFY_THROWS_EXCEPTION(attnlab::ConfigError, generateReflexives({1, 10, false, 1.5}));
@@ -339,6 +357,147 @@ class TestCorefData : public QObject {
   void missingFileThrows() {
     QVERIFY_THROWS_EXCEPTION(attnlab::DataError,
                              readConll2012(kFixtures + "no-such-file.conll", {}));
+  }
+
+  // --- Lin et al.'s reflexive files ----------------------------------------------------------
+  // lin_reflexives.tsv holds lines in the release's exact format: refl.0's empty last field,
+  // refl.1-4's "4 5 " with its trailing space (PP "by", relative clauses with the distractor
+  // inside or after them), refl.5-8's two phrases in one field, one line with one field per
+  // phrase, a blank line and six bad lines.
+  void linReaderReadsTheReleaseFormat() {
+    const std::string path = kFixtures + "lin_reflexives.tsv";
+    const CorefDataset d = readLinReflexives(path);
+    QCOMPARE(qs(d.name), QString("lin_reflexives.tsv"));
+    struct Expected {
+      int line;
+      const char* words;
+      const char* mentions;  // begin-end:head:cluster; distractors are singletons (-1)
+      const char* items;
+    };
+    const std::vector<Expected> expected = {
+        {1, "our prince will love himself", "0-2:1:0 4-5:4:0", "m1/q4/[0,1]"},
+        {2, "the actor who could smile could hurt himself", "0-2:1:0 7-8:7:0", "m1/q7/[0,1]"},
+        {3, "some husband could accept your wizard by himself", "0-2:1:0 4-6:5:-1 7-8:7:0",
+         "m2/q7/[0,1]"},
+        {5, "my girl could kick our king by herself", "0-2:1:0 4-6:5:-1 7-8:7:0", "m2/q7/[0,1]"},
+        {6, "your wife who your sister will hurt will clean herself", "0-2:1:0 3-5:4:-1 9-10:9:0",
+         "m2/q9/[0,1]"},
+        {9, "some girl that would cry will love your niece by herself",
+         "0-2:1:0 7-9:8:-1 10-11:10:0", "m2/q10/[0,1]"},
+        {11, "my queen who can kick her girl would remember your lady by herself",
+         "0-2:1:0 5-7:6:-1 9-11:10:-1 12-13:12:0", "m3/q12/[0,1]"},
+        {14, "the king that the queen would hit would remember her nun by himself",
+         "0-2:1:0 3-5:4:-1 9-11:10:-1 12-13:12:0", "m3/q12/[0,1]"},
+    };
+    QCOMPARE(d.examples.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      const CorefExample& ex = d.examples[i];
+      QCOMPARE(qs(ex.source), qs(path + ":" + std::to_string(expected[i].line)));
+      QCOMPARE(wordsText(ex), QString(expected[i].words));
+      QCOMPARE(mentionsText(ex), QString(expected[i].mentions));
+      QCOMPARE(itemsText(ex), QString(expected[i].items));
+      QVERIFY(ex.pos.empty());
+    }
+
+    // Each bad line with its file:line and reason, in file order; the blank line 8 is not one.
+    const std::vector<std::pair<int, const char*>> skipped = {
+        {4,
+         "has 2 tab-separated field(s); a line needs at least 3: sentence, reflexive index, "
+         "antecedent indices"},
+        {7, "reflexive index 'four' is not an integer"},
+        {10, "distractor index 9 is out of range: the sentence has 5 words (0 to 4)"},
+        {12, "reflexive index 4 lies inside the antecedent group (0 1 4)"},
+        {13, "the sentence is empty"},
+        {15, "reflexive index 5 is out of range: the sentence has 5 words (0 to 4)"},
+    };
+    QCOMPARE(d.skipped.size(), skipped.size());
+    for (size_t i = 0; i < skipped.size(); ++i) {
+      QCOMPARE(qs(d.skipped[i].where), qs(path + ":" + std::to_string(skipped[i].first)));
+      QCOMPARE(qs(d.skipped[i].reason), QString(skipped[i].second));
+    }
+
+    // The distractors are mentions the baselines see: the nearest mention is the distractor
+    // on the six lines that have one, the antecedent on the two that do not.
+    const auto scores = scoreBaselines(d);
+    QCOMPARE(scores[0].correct, std::int64_t(0));  // previous word: the verb or "by"
+    QCOMPARE(scores[1].items, std::int64_t(8));
+    QCOMPARE(scores[1].correct, std::int64_t(2));
+  }
+
+  // Every other kind of bad line, one stream each: the bad line is line 2 after a good one.
+  void linReaderReportsEachBadLine_data() {
+    QTest::addColumn<QString>("line");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("one field")
+        << "the king can love himself"
+        << "has 1 tab-separated field(s); "
+           "a line needs at least 3: sentence, reflexive index, antecedent indices";
+    QTest::newRow("two reflexives") << "the king can love himself\t3 4\t0 1"
+                                    << "the reflexive field '3 4' must hold exactly one index";
+    QTest::newRow("no reflexive") << "the king can love himself\t\t0 1"
+                                  << "the reflexive field '' must hold exactly one index";
+    QTest::newRow("empty antecedent") << "the king can love himself\t4\t \t"
+                                      << "the antecedent field is empty";
+    QTest::newRow("antecedent not an integer") << "the king can love himself\t4\t0 1.5"
+                                               << "antecedent index '1.5' is not an integer";
+    QTest::newRow("negative index") << "the king can love himself\t4\t-1 1"
+                                    << "antecedent index -1 is out of range: the sentence has 5 "
+                                       "words (0 to 4)";
+    QTest::newRow("reflexive in a distractor")
+        << "the king near the man can love himself\t7\t0 1\t6 7"
+        << "reflexive index 7 lies inside the distractor group (6 7)";
+    QTest::newRow("word in two groups") << "the king near the man can love himself\t7\t0 1\t1 2"
+                                        << "word 1 is listed twice in the index groups";
+  }
+  void linReaderReportsEachBadLine() {
+    QFETCH(QString, line);
+    QFETCH(QString, reason);
+    std::istringstream in("our prince will love himself\t4\t0 1\t\n" + line.toStdString() + "\n");
+    const CorefDataset d = readLinReflexives(in, "s.tsv");
+    QCOMPARE(d.examples.size(), size_t(1));
+    QCOMPARE(d.skipped.size(), size_t(1));
+    QCOMPARE(qs(d.skipped[0].where), QString("s.tsv:2"));
+    QCOMPARE(qs(d.skipped[0].reason), reason);
+  }
+
+  // Windows line ends, a last line without newline, and one field per distractor phrase read
+  // the same as the release's one field.
+  void linReaderAcceptsVariants() {
+    std::istringstream in(
+        "our prince will love himself\t4\t0 1\t\r\n"
+        "my queen who can kick her girl would remember your lady by herself\t12\t0 1\t5 6\t9 10");
+    const CorefDataset d = readLinReflexives(in, "v.tsv");
+    QVERIFY(d.skipped.empty());
+    QCOMPARE(d.examples.size(), size_t(2));
+    QCOMPARE(qs(d.examples[0].words.back()), QString("himself"));
+    QCOMPARE(mentionsText(d.examples[1]), QString("0-2:1:0 5-7:6:-1 9-11:10:-1 12-13:12:0"));
+    QCOMPARE(qs(d.examples[1].source), QString("v.tsv:2"));
+  }
+
+  // No usable line, no line at all, no file: errors that name the file.
+  void linReaderErrorsNameTheFile() {
+    auto message = [](auto&& read) -> QString {
+      try {
+        read();
+      } catch (const attnlab::DataError& e) {
+        return QString::fromUtf8(e.what());
+      }
+      return "no error";
+    };
+    std::istringstream bad("the king\t9\t0\n\nthe queen\n");
+    QCOMPARE(message([&] { readLinReflexives(bad, "bad.tsv"); }),
+             QString("bad.tsv: holds no usable reflexive line: all 2 lines were skipped; the "
+                     "first, bad.tsv:1: reflexive index 9 is out of range: the sentence has 2 "
+                     "words (0 to 1)"));
+    std::istringstream empty("\n \n");
+    QCOMPARE(message([&] { readLinReflexives(empty, "empty.tsv"); }),
+             QString("empty.tsv: holds no reflexive line"));
+    const std::string missing = kFixtures + "no-such-refl.1";
+    QCOMPARE(message([&] { readLinReflexives(missing); }), qs(missing + ": no such file"));
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QCOMPARE(message([&] { readLinReflexives(dir.path().toStdString()); }),
+             dir.path() + ": is a folder, not a reflexive data file");
   }
 };
 
