@@ -466,7 +466,8 @@ QWidget* ConfigForm::buildVariantsPage() {
     if (v->toggle) {
       v->toggle->setParent(box);
       m_focusOrder.push_back(v->toggle);
-      v->toggle->setText(head);
+      // A button reads '&' as a shortcut marker ("Deshpande & Narasimhan"): double it.
+      v->toggle->setText(QString(head).replace(QLatin1Char('&'), QStringLiteral("&&")));
       QFont bold = v->toggle->font();
       bold.setBold(true);
       v->toggle->setFont(bold);
