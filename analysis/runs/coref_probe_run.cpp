@@ -1,6 +1,7 @@
 #include "analysis/runs/coref_probe_run.h"
 
 #include "analysis/coref/conll_reader.h"
+#include "analysis/coref/lin_reflexive_reader.h"
 #include "analysis/coref/reflexive_generator.h"
 #include "analysis/runs/run_selection.h"
 #include "core/errors/error.h"
@@ -18,6 +19,7 @@ namespace attnlab::analysis {
 namespace {
 
 constexpr std::string_view kConllPrefix = "conll:";
+constexpr std::string_view kLinPrefix = "lin:";
 
 /// One example as the model sees it.
 struct EncodedExample {
@@ -70,8 +72,19 @@ coref::CorefDataset loadDataset(const CorefProbeOptions& options, int maxPieces,
                   " windows of whole sentences of at most " + std::to_string(maxPieces) + " pieces";
     return data;
   }
-  throw DataError("--dataset",
-                  "'" + options.dataset + "' is not a dataset; use synthetic or conll:PATH");
+  if (options.dataset.rfind(kLinPrefix, 0) == 0) {
+    const std::string path = options.dataset.substr(kLinPrefix.size());
+    if (path.empty()) throw DataError("--dataset", "lin: needs a path, e.g. lin:data_refl/refl.1");
+    auto data = coref::readLinReflexives(path);
+    std::size_t withDistractors = 0;
+    for (const auto& e : data.examples) withDistractors += e.mentions.size() > 2 ? 1 : 0;
+    description = "Lin et al.'s reflexive file " + path + ", " +
+                  std::to_string(data.examples.size()) + " sentences (" +
+                  std::to_string(withDistractors) + " with distractor noun phrases)";
+    return data;
+  }
+  throw DataError("--dataset", "'" + options.dataset +
+                                   "' is not a dataset; use synthetic, conll:PATH or lin:PATH");
 }
 
 }  // namespace

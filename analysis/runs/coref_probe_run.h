@@ -15,7 +15,8 @@ namespace attnlab::analysis {
 struct CorefProbeOptions {
   std::filesystem::path run;         ///< run directory or checkpoint file
   std::optional<std::int64_t> step;  ///< latest checkpoint when empty
-  /// "synthetic" (reflexives, Lin et al.'s grammar) or "conll:PATH" (CoNLL-2012 file).
+  /// "synthetic" (reflexives, Lin et al.'s grammar), "conll:PATH" (CoNLL-2012 file) or
+  /// "lin:PATH" (one of Lin et al.'s released reflexive files, refl.0 .. refl.8).
   std::string dataset = "synthetic";
   int syntheticSize = 1000;
   std::uint64_t seed = 1;

@@ -107,7 +107,8 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingPath);
   corefCmd
       ->add_option("--dataset", coref.dataset,
-                   "synthetic (reflexives, Lin et al.'s grammar) or conll:PATH (CoNLL-2012)")
+                   "synthetic (reflexives, Lin et al.'s grammar), conll:PATH (CoNLL-2012) or "
+                   "lin:PATH (Lin et al.'s reflexive file, refl.0 .. refl.8)")
       ->capture_default_str();
   corefCmd->add_option("--step", coref.step, "Checkpoint step (default: the latest)");
   corefCmd->add_option("--size", coref.size, "Synthetic sentences to generate")

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <sstream>
 
 using namespace attnlab;
 using namespace attnlab::analysis;
@@ -274,6 +275,110 @@ class TestRunAnalysis : public QObject {
     QVERIFY(report.datasetDescription.find("pieces") != std::string::npos);
     QCOMPARE(report.result.baselines.size(), std::size_t{4});
     for (const auto& b : report.result.baselines) QCOMPARE(b.items, report.result.items);
+  }
+
+  // Lin et al.'s released format through the model: the reader's bad lines reach the report
+  // with file:line, and every head's accuracy equals the share of reflexives whose word-level
+  // argmax, recomputed here from the model's attention in double precision, is any word of the
+  // antecedent group (the fixture parsed here by its own split, not by the reader).
+  void corefProbeOnLinData() {
+    const std::string fixture =
+        std::string(ATTNLAB_SOURCE_DIR) + "/tests/fixtures/coref/lin_reflexives.tsv";
+    CorefProbeOptions options;
+    options.run = m_run;
+    options.dataset = "lin:" + fixture;
+    options.batchSize = 3;  // padded batches; the recomputation runs each sentence alone
+    const auto report = probeCoreference(options);
+    QVERIFY2(report.datasetDescription.find("8 sentences (6 with distractor noun phrases)") !=
+                 std::string::npos,
+             report.datasetDescription.c_str());
+    const std::vector<int> badLines = {4, 7, 10, 12, 13, 15};
+    QVERIFY(report.skipped.size() >= badLines.size());
+    for (std::size_t i = 0; i < badLines.size(); ++i)
+      QCOMPARE(report.skipped[i].where, fixture + ":" + std::to_string(badLines[i]));
+
+    core::AttentionInspector inspector(report.source.checkpoint);
+    const auto& tokenizer = inspector.tokenizer();
+    const auto& specials = tokenizer.specialIds();
+    const int heads = 6;  // 3 layers x 2 heads, layer-major as the report
+    std::vector<std::int64_t> sure(heads, 0), ambiguous(heads, 0);
+    std::int64_t items = 0, tooLong = 0;
+    std::ifstream in(fixture);
+    std::string line;
+    for (int lineNo = 1; std::getline(in, line); ++lineNo) {
+      if (line.empty() || std::find(badLines.begin(), badLines.end(), lineNo) != badLines.end())
+        continue;
+      std::vector<std::string> fields;
+      std::stringstream tabs(line);
+      for (std::string f; std::getline(tabs, f, '\t');) fields.push_back(f);
+      std::vector<std::string> words;
+      std::stringstream spaces(fields[0]);
+      for (std::string w; spaces >> w;) words.push_back(w);
+      const int reflexive = std::stoi(fields[1]);
+      std::vector<int> group;
+      std::stringstream indices(fields[2]);
+      for (int i; indices >> i;) group.push_back(i);
+
+      // <s> word pieces... </s>; span[w] = [first piece, end) of layout word w.
+      std::vector<std::int64_t> ids = {specials.bos};
+      std::vector<std::pair<int, int>> span = {{0, 1}};
+      for (const auto& w : words) {
+        auto pieces = tokenizer.encode(w);
+        if (pieces.empty()) pieces.push_back(specials.unk);
+        span.emplace_back(static_cast<int>(ids.size()),
+                          static_cast<int>(ids.size() + pieces.size()));
+        ids.insert(ids.end(), pieces.begin(), pieces.end());
+      }
+      span.emplace_back(static_cast<int>(ids.size()), static_cast<int>(ids.size()) + 1);
+      ids.push_back(specials.eos);
+      if (static_cast<int>(ids.size()) > inspector.maxLength()) {
+        ++tooLong;
+        continue;
+      }
+      ++items;
+      const auto p = inspector.probabilitiesOf(torch::tensor(ids).unsqueeze(0))
+                         .to(torch::kDouble)
+                         .contiguous();  // [L, 1, H, T, T]
+      const auto a = p.accessor<double, 5>();
+      const auto [q0, q1] = span[static_cast<std::size_t>(reflexive + 1)];
+      for (int lh = 0; lh < heads; ++lh) {
+        // The reflexive's row at word level: mean over its pieces, sum over each word's.
+        std::vector<double> row(span.size(), 0.0);
+        for (int q = q0; q < q1; ++q)
+          for (std::size_t w = 0; w < span.size(); ++w)
+            for (int k = span[w].first; k < span[w].second; ++k)
+              row[w] += a[lh / 2][0][lh % 2][q][k] / (q1 - q0);
+        // Best word of the antecedent group against the best of all other words (specials
+        // included): a head is right when the former wins.
+        double bestIn = -1, bestOut = -1;
+        for (std::size_t w = 0; w < row.size(); ++w) {
+          const bool inGroup =
+              std::find(group.begin(), group.end(), static_cast<int>(w) - 1) != group.end();
+          double& best = inGroup ? bestIn : bestOut;
+          best = std::max(best, row[w]);
+        }
+        if (std::abs(bestIn - bestOut) < 1e-5) {
+          ++ambiguous[static_cast<std::size_t>(lh)];  // float vs double may break this tie
+        } else if (bestIn > bestOut) {
+          ++sure[static_cast<std::size_t>(lh)];
+        }
+      }
+    }
+    QVERIFY2(items > 0, "no fixture sentence fits the tiny model");
+    QCOMPARE(report.result.items, items);
+    QCOMPARE(static_cast<std::int64_t>(report.skipped.size()),
+             static_cast<std::int64_t>(badLines.size()) + tooLong);
+    for (int lh = 0; lh < heads; ++lh) {
+      const auto h = static_cast<std::size_t>(lh);
+      const auto got = report.result.correct[h];
+      QVERIFY2(got >= sure[h] && got <= sure[h] + ambiguous[h],
+               qPrintable(QString("head %1: %2 correct, recomputed %3 (+%4 ties)")
+                              .arg(lh)
+                              .arg(got)
+                              .arg(sure[h])
+                              .arg(ambiguous[h])));
+      QCOMPARE(report.result.accuracy[h], static_cast<double>(got) / static_cast<double>(items));
+    }
   }
 
   // The reports name the run, step, data and units; JSON parses; CSVs have a row per head.
