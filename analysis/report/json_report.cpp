@@ -21,6 +21,7 @@ json distributionJson(const DistributionSummary& d) {
               {"q3", d.q3},
               {"max", d.max},
               {"resolution", d.resolution},
+              {"clamped", d.clamped},
               {"histogram", {{"edges", d.histogramEdges}, {"counts", d.histogramCounts}}},
               {"kde", {{"x", d.kdeX}, {"density", d.kdeDensity}, {"bandwidth", d.kdeBandwidth}}}};
 }
@@ -38,6 +39,16 @@ json runJson(const AnalysedCheckpoint& source) {
 }
 
 }  // namespace
+
+const char* argmaxName(coref::ArgmaxScope scope) {
+  switch (scope) {
+    case coref::ArgmaxScope::AllWords:
+      return "all";
+    case coref::ArgmaxScope::ExcludeSelfAndSpecials:
+      return "exclude-self-special";
+  }
+  return "all";  // unreachable: -Werror=switch keeps the switch complete
+}
 
 std::string analysisJson(const AnalysisReport& r) {
   const auto& s = r.statistics;
@@ -93,8 +104,8 @@ std::string analysisJson(const AnalysisReport& r) {
   for (const auto& k : r.skipped) skipped.push_back({{"where", k.where}, {"reason", k.reason}});
 
   json doc{
-      {"format", "attnlab-analysis"},
-      {"format_version", 1},
+      {"format", kAnalysisFormat},
+      {"format_version", kReportFormatVersion},
       {"run", runJson(r.source)},
       {"available_checkpoint_steps", r.availableSteps},
       {"evaluation",
@@ -146,8 +157,8 @@ std::string corefJson(const CorefProbeReport& r) {
   }
   json skipped = json::array();
   for (const auto& k : r.skipped) skipped.push_back({{"where", k.where}, {"reason", k.reason}});
-  json doc{{"format", "attnlab-coref-probe"},
-           {"format_version", 1},
+  json doc{{"format", kCorefFormat},
+           {"format_version", kReportFormatVersion},
            {"run", runJson(r.source)},
            {"dataset",
             {{"name", r.dataset},
@@ -161,7 +172,8 @@ std::string corefJson(const CorefProbeReport& r) {
               "a head is right when the mention's head word attends most to a head word of one "
               "of its antecedents (word-level attention: sum over pieces as keys, mean over "
               "pieces as queries)"},
-             {"argmax_over", r.scope}}},
+             {"argmax_over", r.scope},
+             {"argmax", argmaxName(p.scope)}}},
            {"units", {{"accuracy", "fraction of items, 0..1"}}},
            {"layers", p.layers},
            {"heads", p.heads},

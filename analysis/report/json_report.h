@@ -1,5 +1,7 @@
 #pragma once
 
+#include "analysis/coref/word_attention.h"
+
 #include <string>
 
 namespace attnlab::analysis {
@@ -7,9 +9,20 @@ namespace attnlab::analysis {
 struct AnalysisReport;
 struct CorefProbeReport;
 
+/// The reports' `format` names and their `format_version`: the writers write these, and the
+/// readers (report_readers.h) refuse another format or a newer version. Bump the version when
+/// a field changes meaning or goes away; a field added is read as optional instead.
+inline constexpr const char* kAnalysisFormat = "attnlab-analysis";
+inline constexpr const char* kCorefFormat = "attnlab-coref-probe";
+inline constexpr int kReportFormatVersion = 1;
+
 /// The complete report as JSON, for machines: every number the other formats show plus the
 /// distributions' histograms and kernel density estimates (what a violin plot needs).
 std::string analysisJson(const AnalysisReport& report);
 std::string corefJson(const CorefProbeReport& report);
+
+/// The name coref.json gives an argmax scope (`scoring.argmax`), as `--argmax` spells it:
+/// "all" or "exclude-self-special".
+const char* argmaxName(coref::ArgmaxScope scope);
 
 }  // namespace attnlab::analysis

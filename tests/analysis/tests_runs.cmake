@@ -4,3 +4,6 @@ attnlab_add_qtest(analysis test_run_analysis
 # The report writers on hand-built results (no engine run).
 attnlab_add_qtest(analysis test_report_formats
   LIBS attnlab_analysis_report nlohmann_json::nlohmann_json)
+# The report readers against the writers: every field round-trips, bad files are named.
+attnlab_add_qtest(analysis test_report_readers
+  LIBS attnlab_analysis_report nlohmann_json::nlohmann_json)

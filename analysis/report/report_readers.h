@@ -1,0 +1,33 @@
+#pragma once
+
+// Reads the JSON reports back into the structs they were written from (json_report.h), so
+// the desktop app can show a report `attnlab-cli analyze` or `probe coref` wrote without
+// rerunning the model. No LibTorch, no Qt.
+
+#include "analysis/report/json_report.h"
+#include "analysis/runs/analysis_report.h"
+#include "analysis/runs/coref_probe_report.h"
+
+#include <filesystem>
+
+namespace attnlab::analysis {
+
+/// Rebuilds the AnalysisReport an analysis.json was written from. Every number comes back
+/// exactly (the writer prints doubles in their shortest round-trip form); JSON null reads as
+/// NaN (the writer's NaN and infinities). Two fields the file does not carry on their own are
+/// taken from their equals: statistics.sequences from evaluation.sequences; and a
+/// distribution's `clamped`, added to format version 1 later, reads as 0 when absent.
+///
+/// Throws DataError with where() = the path and a reason that starts with the JSON pointer of
+/// the offending field ("/per_head/3/entropy/median: expected a number or null, found a
+/// string"): a file that cannot be read or is not JSON, another format (a coref report), a
+/// format_version newer than kReportFormatVersion, a missing or mistyped field, or arrays
+/// whose sizes do not fit the report's layers and heads.
+AnalysisReport readAnalysisJson(const std::filesystem::path& path);
+
+/// Rebuilds the CorefProbeReport a coref.json was written from, with the same rules.
+/// result.examples is the dataset's `examples`; result.scope is `scoring.argmax` (a file
+/// written before that field existed gives it by its `argmax_over` text).
+CorefProbeReport readCorefJson(const std::filesystem::path& path);
+
+}  // namespace attnlab::analysis
