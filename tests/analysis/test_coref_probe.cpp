@@ -2,12 +2,14 @@
 // small hand-built inputs whose every expected value was worked out by hand (see comments).
 #include "analysis/coref/antecedent_probe.h"
 #include "analysis/coref/coref_baselines.h"
+#include "analysis/coref/lin_reflexive_reader.h"
 #include "analysis/coref/word_attention.h"
 #include "core/errors/error.h"
 
 #include <QtTest>
 
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -198,6 +200,44 @@ class TestCorefProbe : public QObject {
     QCOMPARE(r.bestHead, 0);
     QCOMPARE(r.accuracyAt(1, 0), 1.0);
     QCOMPARE(r.meanAccuracy, 0.25);
+  }
+
+  // Lin et al.'s data as the official scorer counts it: a head is right when its argmax is any
+  // word of the antecedent group (the determiner, a middle word, the noun), never a word of a
+  // distractor phrase.
+  void anyWordOfTheAntecedentGroupCounts() {
+    std::istringstream in(
+        "some husband could accept your wizard by himself\t7\t0 1\t4 5 \n"
+        "the old king near the queen can love himself\t8\t0 1 2\t4 5\n");
+    const CorefDataset d = readLinReflexives(in, "hand.tsv");
+    QCOMPARE(d.examples.size(), size_t(2));
+    // One piece per word; layout words = pieces: <s> 0, word i at i + 1, </s> last.
+    // Head 0: antecedent determiner / middle word "old" (right). Head 1: distractor noun
+    // (wrong). Head 2: distractor determiner (wrong). Head 3: antecedent noun (right).
+    const std::vector<int> p1(8, 1);
+    const std::vector<int> p2(9, 1);
+    const WordLayout l1 = layoutWords(p1);
+    const WordLayout l2 = layoutWords(p2);
+    std::vector<float> a1 = attentionBlock(4, 10, 4);
+    setRow(a1, 10, 0, 8, {{1, 1.0f}});
+    setRow(a1, 10, 1, 8, {{6, .7f}, {2, .3f}});
+    setRow(a1, 10, 2, 8, {{5, .6f}, {2, .4f}});
+    setRow(a1, 10, 3, 8, {{2, .5f}, {0, .3f}, {9, .2f}});
+    std::vector<float> a2 = attentionBlock(4, 11, 7);
+    setRow(a2, 11, 0, 9, {{2, .4f}, {3, .3f}, {1, .3f}});
+    setRow(a2, 11, 1, 9, {{6, .5f}, {3, .4f}, {0, .1f}});
+    setRow(a2, 11, 2, 9, {{5, .9f}, {1, .1f}});
+    setRow(a2, 11, 3, 9, {{3, .8f}, {6, .2f}});
+    AntecedentProbe probe(1, 4, ArgmaxScope::AllWords);
+    probe.addExample(d.examples[0], l1, a1.data(), 10);
+    probe.addExample(d.examples[1], l2, a2.data(), 11);
+    const ProbeResult r = probe.result();
+    QCOMPARE(r.items, std::int64_t(2));
+    QCOMPARE(r.correct, (std::vector<std::int64_t>{2, 0, 0, 2}));
+    QCOMPARE(probe.answers(d.examples[1], l2, a2.data(), 11),
+             (std::vector<std::vector<int>>{{2, 6, 5, 3}}));
+    // The nearest mention is the distractor on both.
+    QCOMPARE(r.baselines[1].correct, std::int64_t(0));
   }
 
   void queryRowIsTheMeanOverItsPieces() {

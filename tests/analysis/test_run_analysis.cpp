@@ -280,28 +280,39 @@ class TestRunAnalysis : public QObject {
   // Lin et al.'s released format through the model: the reader's bad lines reach the report
   // with file:line, and every head's accuracy equals the share of reflexives whose word-level
   // argmax, recomputed here from the model's attention in double precision, is any word of the
-  // antecedent group (the fixture parsed here by its own split, not by the reader).
+  // antecedent group (the fixture parsed here by its own split, not by the reader). Both
+  // argmax scopes: the official one over all words, and the one without the reflexive itself
+  // and the specials, where a small model's heads pick more varied words.
   void corefProbeOnLinData() {
     const std::string fixture =
         std::string(ATTNLAB_SOURCE_DIR) + "/tests/fixtures/coref/lin_reflexives.tsv";
-    CorefProbeOptions options;
-    options.run = m_run;
-    options.dataset = "lin:" + fixture;
-    options.batchSize = 3;  // padded batches; the recomputation runs each sentence alone
-    const auto report = probeCoreference(options);
-    QVERIFY2(report.datasetDescription.find("8 sentences (6 with distractor noun phrases)") !=
-                 std::string::npos,
-             report.datasetDescription.c_str());
     const std::vector<int> badLines = {4, 7, 10, 12, 13, 15};
-    QVERIFY(report.skipped.size() >= badLines.size());
-    for (std::size_t i = 0; i < badLines.size(); ++i)
-      QCOMPARE(report.skipped[i].where, fixture + ":" + std::to_string(badLines[i]));
+    const std::vector<coref::ArgmaxScope> scopes = {coref::ArgmaxScope::AllWords,
+                                                    coref::ArgmaxScope::ExcludeSelfAndSpecials};
+    std::vector<CorefProbeReport> reports;
+    for (const auto scope : scopes) {
+      CorefProbeOptions options;
+      options.run = m_run;
+      options.dataset = "lin:" + fixture;
+      options.scope = scope;
+      options.batchSize = 3;  // padded batches; the recomputation runs each sentence alone
+      reports.push_back(probeCoreference(options));
+      const auto& report = reports.back();
+      QVERIFY2(report.datasetDescription.find("8 sentences (6 with distractor noun phrases)") !=
+                   std::string::npos,
+               report.datasetDescription.c_str());
+      QVERIFY(report.skipped.size() >= badLines.size());
+      for (std::size_t i = 0; i < badLines.size(); ++i)
+        QCOMPARE(report.skipped[i].where, fixture + ":" + std::to_string(badLines[i]));
+    }
 
-    core::AttentionInspector inspector(report.source.checkpoint);
+    core::AttentionInspector inspector(reports[0].source.checkpoint);
     const auto& tokenizer = inspector.tokenizer();
     const auto& specials = tokenizer.specialIds();
     const int heads = 6;  // 3 layers x 2 heads, layer-major as the report
-    std::vector<std::int64_t> sure(heads, 0), ambiguous(heads, 0);
+    // [scope][head]: items surely right, and items whose right and wrong best words tie.
+    std::vector<std::vector<std::int64_t>> sure(2, std::vector<std::int64_t>(heads, 0));
+    auto ambiguous = sure;
     std::int64_t items = 0, tooLong = 0;
     std::ifstream in(fixture);
     std::string line;
@@ -340,7 +351,8 @@ class TestRunAnalysis : public QObject {
                          .to(torch::kDouble)
                          .contiguous();  // [L, 1, H, T, T]
       const auto a = p.accessor<double, 5>();
-      const auto [q0, q1] = span[static_cast<std::size_t>(reflexive + 1)];
+      const std::size_t query = static_cast<std::size_t>(reflexive) + 1;
+      const auto [q0, q1] = span[query];
       for (int lh = 0; lh < heads; ++lh) {
         // The reflexive's row at word level: mean over its pieces, sum over each word's.
         std::vector<double> row(span.size(), 0.0);
@@ -348,36 +360,44 @@ class TestRunAnalysis : public QObject {
           for (std::size_t w = 0; w < span.size(); ++w)
             for (int k = span[w].first; k < span[w].second; ++k)
               row[w] += a[lh / 2][0][lh % 2][q][k] / (q1 - q0);
-        // Best word of the antecedent group against the best of all other words (specials
-        // included): a head is right when the former wins.
-        double bestIn = -1, bestOut = -1;
-        for (std::size_t w = 0; w < row.size(); ++w) {
-          const bool inGroup =
-              std::find(group.begin(), group.end(), static_cast<int>(w) - 1) != group.end();
-          double& best = inGroup ? bestIn : bestOut;
-          best = std::max(best, row[w]);
-        }
-        if (std::abs(bestIn - bestOut) < 1e-5) {
-          ++ambiguous[static_cast<std::size_t>(lh)];  // float vs double may break this tie
-        } else if (bestIn > bestOut) {
-          ++sure[static_cast<std::size_t>(lh)];
+        for (std::size_t s = 0; s < scopes.size(); ++s) {
+          // Best word of the antecedent group against the best of the other words the scope
+          // allows: a head is right when the former wins.
+          double bestIn = -1, bestOut = -1;
+          for (std::size_t w = 0; w < row.size(); ++w) {
+            const bool special = w == 0 || w + 1 == row.size();
+            if (s == 1 && (special || w == query)) continue;
+            const bool inGroup =
+                std::find(group.begin(), group.end(), static_cast<int>(w) - 1) != group.end();
+            double& best = inGroup ? bestIn : bestOut;
+            best = std::max(best, row[w]);
+          }
+          const auto h = static_cast<std::size_t>(lh);
+          if (std::abs(bestIn - bestOut) < 1e-5) {
+            ++ambiguous[s][h];  // float vs double may break this tie either way
+          } else if (bestIn > bestOut) {
+            ++sure[s][h];
+          }
         }
       }
     }
     QVERIFY2(items > 0, "no fixture sentence fits the tiny model");
-    QCOMPARE(report.result.items, items);
-    QCOMPARE(static_cast<std::int64_t>(report.skipped.size()),
-             static_cast<std::int64_t>(badLines.size()) + tooLong);
-    for (int lh = 0; lh < heads; ++lh) {
-      const auto h = static_cast<std::size_t>(lh);
-      const auto got = report.result.correct[h];
-      QVERIFY2(got >= sure[h] && got <= sure[h] + ambiguous[h],
-               qPrintable(QString("head %1: %2 correct, recomputed %3 (+%4 ties)")
-                              .arg(lh)
-                              .arg(got)
-                              .arg(sure[h])
-                              .arg(ambiguous[h])));
-      QCOMPARE(report.result.accuracy[h], static_cast<double>(got) / static_cast<double>(items));
+    for (std::size_t s = 0; s < scopes.size(); ++s) {
+      const auto& report = reports[s];
+      QCOMPARE(report.result.items, items);
+      QCOMPARE(static_cast<std::int64_t>(report.skipped.size()),
+               static_cast<std::int64_t>(badLines.size()) + tooLong);
+      for (std::size_t h = 0; h < static_cast<std::size_t>(heads); ++h) {
+        const auto got = report.result.correct[h];
+        QVERIFY2(got >= sure[s][h] && got <= sure[s][h] + ambiguous[s][h],
+                 qPrintable(QString("scope %1 head %2: %3 correct, recomputed %4 (+%5 ties)")
+                                .arg(s)
+                                .arg(h)
+                                .arg(got)
+                                .arg(sure[s][h])
+                                .arg(ambiguous[s][h])));
+        QCOMPARE(report.result.accuracy[h], static_cast<double>(got) / static_cast<double>(items));
+      }
     }
   }
 

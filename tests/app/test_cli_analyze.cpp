@@ -78,6 +78,33 @@ class TestCliAnalyze : public QObject {
     QVERIFY2(py.exitCode == 0 && py.out.startsWith("ok"), qPrintable(py.out + py.err));
   }
 
+  // Lin et al.'s reflexive format: the reader's bad lines are counted and listed with
+  // file:line in every report file.
+  void probeCorefOnLinData() {
+    const QString out = m_dir.filePath("coref-lin");
+    const QString fixture =
+        QStringLiteral(ATTNLAB_SOURCE_DIR) + "/tests/fixtures/coref/lin_reflexives.tsv";
+    const auto r =
+        runCli({"probe", "coref", m_run, "--dataset", "lin:" + fixture, "--out", out, "--plain"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+    QVERIFY2(r.out.contains("Lin et al.'s reflexive file " + fixture + ", 8 sentences"),
+             qPrintable(r.out));
+    const QString script =
+        "import json,sys\n"
+        "d=json.load(open(sys.argv[1]))['dataset']\n"
+        "assert d['items']+d['skipped_count']==14, d\n"
+        "w=[k['where'] for k in d['skipped']][:6]\n"
+        "assert w==[sys.argv[2]+':'+str(n) for n in (4,7,10,12,13,15)], w\n"
+        "assert d['skipped'][0]['reason'].startswith('has 2 tab-separated field(s)'), d\n"
+        "print('ok')\n";
+    const auto py = runProcess(kPython, {"-c", script, out + "/coref.json", fixture});
+    QVERIFY2(py.exitCode == 0 && py.out.startsWith("ok"), qPrintable(py.out + py.err));
+    QFile md(out + "/coref.md");
+    QVERIFY(md.open(QIODevice::ReadOnly));
+    QVERIFY(QString::fromUtf8(md.readAll()).contains(fixture + ":7`: reflexive index 'four'"));
+    QVERIFY(QFile::exists(out + "/coref_skipped.csv"));
+  }
+
   void badInput_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("expected");  // must appear in stderr
@@ -86,10 +113,15 @@ class TestCliAnalyze : public QObject {
     QTest::newRow("not a run") << QStringList{"analyze", "/"} << "no checkpoint";
     QTest::newRow("unknown dataset")
         << QStringList{"probe", "coref", "RUN", "--dataset", "wikipedia"}
-        << "synthetic or conll:PATH";
+        << "synthetic, conll:PATH or lin:PATH";
     QTest::newRow("missing conll file")
         << QStringList{"probe", "coref", "RUN", "--dataset", "conll:/nonexistent/dev.conll"}
         << "/nonexistent/dev.conll";
+    QTest::newRow("missing lin file")
+        << QStringList{"probe", "coref", "RUN", "--dataset", "lin:/nonexistent/refl.1"}
+        << "/nonexistent/refl.1: no such file";
+    QTest::newRow("lin without a path")
+        << QStringList{"probe", "coref", "RUN", "--dataset", "lin:"} << "lin: needs a path";
     QTest::newRow("bad jsd unit") << QStringList{"analyze", "RUN", "--jsd-unit", "dits"} << "dits";
   }
   void badInput() {
