@@ -1,6 +1,7 @@
 // attnlab-cli: the headless twin of the GUI. Each subcommand lives in its own file;
 // this one only parses arguments and dispatches.
 #include "app/cli/analyze_command.h"
+#include "app/cli/export_command.h"
 #include "app/cli/inspect_command.h"
 #include "app/cli/probe_command.h"
 #include "app/cli/smoke_command.h"
@@ -127,6 +128,9 @@ int main(int argc, char** argv) {
                        "Report folder (default: <run>/analysis/coref-step-<S>)");
   corefCmd->add_flag("--plain", coref.plain, "Plain progress lines even on a terminal");
 
+  attnlab::app::ExportCommandOptions exportOptions;
+  auto* exportCmd = attnlab::app::addExportCommand(cli, exportOptions);
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -137,5 +141,6 @@ int main(int argc, char** argv) {
   if (inspectCmd->parsed()) return attnlab::app::runInspect(inspect);
   if (analyzeCmd->parsed()) return attnlab::app::runAnalyze(analyze);
   if (corefCmd->parsed()) return attnlab::app::runProbeCoref(coref);
+  if (exportCmd->parsed()) return attnlab::app::runExport(exportOptions);
   return 0;
 }

@@ -1,0 +1,80 @@
+#include "figures/figure_builder.h"
+
+#include "figures/figure_errors.h"
+#include "figures/figure_makers.h"
+
+#include <QString>
+
+#include <map>
+
+namespace attnlab::figures {
+namespace {
+
+using Maker = Figure (*)(const FigureSpec&, const FigureRequest&);
+
+// The catalog's names and the code that draws each. A catalog entry without a maker is
+// caught by the figures test (every listed figure must build).
+const std::map<std::string, Maker, std::less<>>& makerTable() {
+  static const std::map<std::string, Maker, std::less<>> table = {
+      {"loss-curves", &makers::lossCurves},
+      {"guidance-fig3", &makers::guidanceFig3},
+      {"asa-fig5", &makers::asaFig5},
+      {"sesame-fig4", &makers::sesameFig4},
+      {"entropy-violins", &makers::entropyViolins},
+      {"jsd-violins", &makers::jsdViolins},
+      {"coref-heads", &makers::corefHeads},
+  };
+  return table;
+}
+
+void checkRunCount(const FigureSpec& spec, std::size_t runs) {
+  const int n = static_cast<int>(runs);
+  if (n < spec.minRuns || (spec.maxRuns > 0 && n > spec.maxRuns)) {
+    throw FigureError(spec.name, "takes " + runCountText(spec) + ", got " + std::to_string(n));
+  }
+}
+
+}  // namespace
+
+Figure buildFigure(const FigureRequest& request) {
+  const FigureSpec& spec = figureNamed(request.figure);
+  checkRunCount(spec, request.runs.size());
+  const auto maker = makerTable().find(spec.name);
+  if (maker == makerTable().end()) {
+    throw FigureError(spec.name, "listed in the catalog but has no maker in figure_builder.cpp");
+  }
+  Figure figure = maker->second(spec, request);
+  figure.spec = &spec;
+  if (figure.widthPx <= 0) figure.widthPx = spec.widthPx;
+  if (figure.heightPx <= 0) figure.heightPx = spec.heightPx;
+  return figure;
+}
+
+widgets::ExportOptions defaultExportOptions(const Figure& figure) {
+  widgets::ExportOptions options;
+  options.widthPx = figure.widthPx;
+  options.heightPx = figure.heightPx;
+  return options;
+}
+
+void exportFigure(Figure& figure, const std::filesystem::path& path, widgets::ExportFormat format,
+                  const widgets::ExportOptions& options) {
+  const widgets::ExportResult result =
+      figure.plot->exportTo(QString::fromStdString(path.string()), format, options);
+  // The result's message already starts with the path.
+  if (!result.ok) throw FigureError("", result.error.toStdString());
+}
+
+std::string formatExtension(widgets::ExportFormat format) {
+  switch (format) {
+    case widgets::ExportFormat::Png:
+      return "png";
+    case widgets::ExportFormat::Svg:
+      return "svg";
+    case widgets::ExportFormat::Pdf:
+      return "pdf";
+  }
+  return {};
+}
+
+}  // namespace attnlab::figures

@@ -1,0 +1,118 @@
+#include "figures/figure_catalog.h"
+
+#include "figures/figure_errors.h"
+
+namespace attnlab::figures {
+namespace {
+
+std::vector<FigureSpec> buildCatalog() {
+  std::vector<FigureSpec> c;
+  c.push_back({.name = "loss-curves",
+               .title = "Training and validation MLM loss",
+               .reproduces = "the loss curves of every paper (no single figure); runs overlaid",
+               .inputs = "run log of each run: scalars train/loss and eval/loss",
+               .units = "x: optimiser step; y: MLM cross-entropy (nats), raw logged values",
+               .source = FigureSource::RunLog,
+               .minRuns = 1,
+               .maxRuns = 0});
+  c.push_back({.name = "guidance-fig3",
+               .title = "MLM loss with and without attention guidance",
+               .reproduces = "Attention guidance (Deshpande & Narasimhan 2020) Fig. 3",
+               .inputs = "run log of each run: scalar train/loss (the MLM loss alone; "
+                         "train/total_loss adds the guidance term); a run that logs "
+                         "guidance/loss is guided; at least one guided run",
+               .units = "x: optimiser step; y: MLM cross-entropy (nats), raw logged values",
+               .source = FigureSource::RunLog,
+               .minRuns = 1,
+               .maxRuns = 0});
+  c.push_back({.name = "asa-fig5",
+               .title = "ASA masking proportion per layer over training",
+               .reproduces = "ASA (Wu et al. 2023) Fig. 5",
+               .inputs = "run log: series asa/mask_proportion [layers] (attention.asa.enabled)",
+               .units = "x: optimiser step; y: share of real query-key cells the adversary "
+                        "masks (fraction), one line per layer",
+               .source = FigureSource::RunLog});
+  c.push_back({.name = "sesame-fig4",
+               .title = "SesameBERT layer weights over training",
+               .reproduces = "SesameBERT (Su & Cheng 2019) Fig. 4",
+               .inputs = "run log: series squeeze/weights [layers] (attention.squeeze.enabled)",
+               .units = "x: optimiser step; y: excitation weight s_l (sigmoid output, 0 to 1), "
+                        "one line per layer",
+               .source = FigureSource::RunLog});
+  c.push_back({.name = "entropy-violins",
+               .title = "Attention entropy per head",
+               .reproduces = "RealFormer (He et al. 2021) Fig. 4",
+               .inputs = "analysis report <run>/analysis/step-S/analysis.json "
+                         "(attnlab-cli analyze): per-head entropy distributions",
+               .units = "rows: layers; x: heads ordered by median; y: row entropy (nats); "
+                        "colour: RealFormer's classes",
+               .source = FigureSource::AnalysisReport,
+               .usesStep = true,
+               .widthPx = 900,
+               .heightPx = 700});
+  c.push_back({.name = "jsd-violins",
+               .title = "Jensen-Shannon divergence between adjacent layers per head",
+               .reproduces = "RealFormer (He et al. 2021) Fig. 6",
+               .inputs = "analysis report <run>/analysis/step-S/analysis.json "
+                         "(attnlab-cli analyze): per-head adjacent-layer JSD distributions",
+               .units = "rows: layer pairs; x: heads ordered by median; y: JSD (bits, or nats "
+                        "when the report used --jsd-unit nats); colour: RealFormer's classes",
+               .source = FigureSource::AnalysisReport,
+               .usesStep = true,
+               .widthPx = 900,
+               .heightPx = 700});
+  c.push_back({.name = "coref-heads",
+               .title = "Coreference: antecedent accuracy per head",
+               .reproduces = "Clark et al. 2019, Sec. 4.3: coreference (antecedent selection) "
+                             "per head, with baselines",
+               .inputs = "coreference probe report <run>/analysis/coref-step-S/coref.json "
+                         "(attnlab-cli probe coref): per-head accuracy and baselines",
+               .units = "rows: layers; columns: heads; colour: accuracy (fraction of "
+                        "mentions); bars: best head per layer; baselines as reference lines",
+               .source = FigureSource::CorefReport,
+               .usesStep = true,
+               .widthPx = 900,
+               .heightPx = 600});
+  return c;
+}
+
+}  // namespace
+
+const std::vector<FigureSpec>& figureCatalog() {
+  static const std::vector<FigureSpec> catalog = buildCatalog();
+  return catalog;
+}
+
+const FigureSpec* findFigure(std::string_view name) {
+  for (const auto& spec : figureCatalog())
+    if (spec.name == name) return &spec;
+  return nullptr;
+}
+
+const FigureSpec& figureNamed(std::string_view name) {
+  if (const FigureSpec* spec = findFigure(name)) return *spec;
+  std::string names;
+  for (const auto& spec : figureCatalog()) names += (names.empty() ? "" : ", ") + spec.name;
+  throw FigureError(std::string(name), "no such figure (figures: " + names + ")");
+}
+
+std::string runCountText(const FigureSpec& spec) {
+  const auto runs = [](int n) { return std::to_string(n) + (n == 1 ? " run" : " runs"); };
+  if (spec.maxRuns == 0) return std::to_string(spec.minRuns) + " or more runs";
+  if (spec.maxRuns == spec.minRuns) return runs(spec.minRuns);
+  return std::to_string(spec.minRuns) + " to " + runs(spec.maxRuns);
+}
+
+std::string sourceText(FigureSource source) {
+  switch (source) {
+    case FigureSource::RunLog:
+      return "run log";
+    case FigureSource::AnalysisReport:
+      return "analysis report";
+    case FigureSource::CorefReport:
+      return "coreference probe report";
+  }
+  return {};
+}
+
+}  // namespace attnlab::figures

@@ -1,0 +1,21 @@
+#pragma once
+
+// Internal to figures/: one maker per catalog figure. figure_builder.cpp maps the catalog's
+// names to these; log_figures.cpp and report_figures.cpp implement them.
+
+#include "figures/figure_builder.h"
+
+namespace attnlab::figures::makers {
+
+// From the run log (log_figures.cpp).
+Figure lossCurves(const FigureSpec& spec, const FigureRequest& request);
+Figure guidanceFig3(const FigureSpec& spec, const FigureRequest& request);
+Figure asaFig5(const FigureSpec& spec, const FigureRequest& request);
+Figure sesameFig4(const FigureSpec& spec, const FigureRequest& request);
+
+// From the analysis reports (report_figures.cpp).
+Figure entropyViolins(const FigureSpec& spec, const FigureRequest& request);
+Figure jsdViolins(const FigureSpec& spec, const FigureRequest& request);
+Figure corefHeads(const FigureSpec& spec, const FigureRequest& request);
+
+}  // namespace attnlab::figures::makers

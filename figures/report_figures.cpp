@@ -1,0 +1,161 @@
+// The figures drawn from a run's reports: RealFormer's entropy (Fig. 4) and adjacent-layer
+// JSD (Fig. 6) violins from `attnlab-cli analyze`, the coreference heads from
+// `attnlab-cli probe coref`.
+#include "analysis/report/report_readers.h"
+#include "analysis/runs/analysis_report.h"
+#include "analysis/runs/coref_probe_report.h"
+#include "figures/figure_errors.h"
+#include "figures/figure_makers.h"
+#include "figures/run_inputs.h"
+#include "widgets/plots/probe_matrix_plot.h"
+#include "widgets/plots/violin_grid.h"
+
+#include <QString>
+#include <QVector>
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+namespace attnlab::figures::makers {
+namespace {
+namespace fs = std::filesystem;
+
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+// A violin row needs room for its axis labels: the papers' 12-layer grids get taller
+// figures than the spec's default.
+int violinHeight(const FigureSpec& spec, int rows) {
+  return std::max(spec.heightPx, 110 + 120 * rows);
+}
+
+// A report of a run, read back, with where it came from.
+template <typename Report>
+struct LoadedReport {
+  fs::path runDir;
+  ReportLocation where;
+  Report report;
+  std::string runName;
+};
+
+fs::path existingRun(const FigureRequest& request) {
+  const fs::path run = normaliseRunPath(request.runs.front());
+  std::error_code ec;
+  if (!fs::is_directory(run, ec)) throw FigureInputError(run.string(), "no such run folder");
+  return run;
+}
+
+template <typename Report>
+void nameRun(LoadedReport<Report>& r) {
+  r.runName =
+      r.report.source.runName.empty() ? r.runDir.filename().string() : r.report.source.runName;
+}
+
+LoadedReport<analysis::AnalysisReport> loadAnalysis(const FigureRequest& request) {
+  LoadedReport<analysis::AnalysisReport> r;
+  r.runDir = existingRun(request);
+  r.where = findAnalysisReport(r.runDir, request.step);
+  r.report = analysis::readAnalysisJson(r.where.file);
+  nameRun(r);
+  return r;
+}
+
+LoadedReport<analysis::CorefProbeReport> loadCoref(const FigureRequest& request) {
+  LoadedReport<analysis::CorefProbeReport> r;
+  r.runDir = existingRun(request);
+  r.where = findCorefReport(r.runDir, request.step);
+  r.report = analysis::readCorefJson(r.where.file);
+  nameRun(r);
+  return r;
+}
+
+// "checkpoint step 4 (step-0000004.h5)" and "<file in the run>: <what>".
+template <typename Report>
+FigureProvenance provenanceOf(const LoadedReport<Report>& r, const std::string& what) {
+  const auto& src = r.report.source;
+  const std::string checkpoint = src.checkpoint.empty()
+                                     ? std::string()
+                                     : " (" + fs::path(src.checkpoint).filename().string() + ")";
+  return {r.runDir.string(), r.runName, "checkpoint step " + std::to_string(src.step) + checkpoint,
+          r.where.file.lexically_relative(r.runDir).string() + ": " + what};
+}
+
+template <typename Report>
+QString titleOf(const FigureSpec& spec, const LoadedReport<Report>& r) {
+  return q(spec.title) + QStringLiteral(", step %1: ").arg(r.report.source.step) + q(r.runName);
+}
+
+std::string evaluatedOn(const analysis::AnalysisReport& report) {
+  return " over " + std::to_string(report.evaluationSequences) + " sequences (" +
+         report.evaluationDescription + ")";
+}
+
+Figure figureOf(const FigureSpec& spec, std::unique_ptr<widgets::PlotWidget> plot,
+                FigureProvenance provenance) {
+  Figure figure;
+  figure.spec = &spec;
+  figure.plot = std::move(plot);
+  figure.provenance.push_back(std::move(provenance));
+  return figure;
+}
+
+}  // namespace
+
+Figure entropyViolins(const FigureSpec& spec, const FigureRequest& request) {
+  const auto r = loadAnalysis(request);
+  const auto& s = r.report.statistics;
+  if (s.layers < 1 || s.entropy.empty()) {
+    throw FigureInputError(r.where.file.string(), "the report holds no per-head entropy");
+  }
+  auto plot = std::make_unique<widgets::ViolinGrid>();
+  plot->showEntropy(s);
+  plot->setTitle(titleOf(spec, r));
+  Figure figure = figureOf(spec, std::move(plot),
+                           provenanceOf(r, "per-head entropy (nats)" + evaluatedOn(r.report)));
+  figure.heightPx = violinHeight(spec, s.layers);
+  return figure;
+}
+
+Figure jsdViolins(const FigureSpec& spec, const FigureRequest& request) {
+  const auto r = loadAnalysis(request);
+  const auto& s = r.report.statistics;
+  if (s.layers < 2 || s.adjacentJsd.empty()) {
+    throw FigureInputError(r.where.file.string(),
+                           "the model has one layer: there is no adjacent-layer JSD to draw");
+  }
+  auto plot = std::make_unique<widgets::ViolinGrid>();
+  plot->showAdjacentJsd(s);
+  plot->setTitle(titleOf(spec, r));
+  const std::string unit = s.jsdBase == analysis::LogBase::Bits ? "bits" : "nats";
+  Figure figure = figureOf(
+      spec, std::move(plot),
+      provenanceOf(r, "per-head JSD to the layer below (" + unit + ")" + evaluatedOn(r.report)));
+  figure.heightPx = violinHeight(spec, s.layers - 1);
+  return figure;
+}
+
+Figure corefHeads(const FigureSpec& spec, const FigureRequest& request) {
+  const auto r = loadCoref(request);
+  const auto& p = r.report.result;
+  if (p.layers < 1 || p.heads < 1 || p.items == 0) {
+    throw FigureInputError(r.where.file.string(),
+                           "the probe scored no mentions (" + r.report.datasetDescription + ")");
+  }
+  widgets::Matrix accuracy(p.layers, p.heads);
+  for (int l = 0; l < p.layers; ++l)
+    for (int h = 0; h < p.heads; ++h) accuracy.at(l, h) = static_cast<float>(p.accuracyAt(l, h));
+  QVector<widgets::ProbeBaseline> baselines;
+  for (const auto& b : p.baselines) baselines.push_back({q(b.name), b.accuracy});
+  auto plot = std::make_unique<widgets::ProbeMatrixPlot>();
+  plot->setValueLabel(QStringLiteral("accuracy (fraction of mentions)"));
+  plot->setAccuracies(accuracy);
+  plot->setBaselines(baselines);
+  plot->setTitle(titleOf(spec, r));
+  return figureOf(spec, std::move(plot),
+                  provenanceOf(r, "antecedent accuracy per head over " + std::to_string(p.items) +
+                                      " mentions (" + r.report.datasetDescription + ")"));
+}
+
+}  // namespace attnlab::figures::makers
