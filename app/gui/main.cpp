@@ -77,8 +77,8 @@ int main(int argc, char** argv) {
                                                          "the screenshot at this step."),
                                           QStringLiteral("step"));
   const QCommandLineOption view(QStringLiteral("view"),
-                                QStringLiteral("The tab to show first: Curves, Attention or "
-                                               "Variants."),
+                                QStringLiteral("The tab to show first: Curves, Attention, "
+                                               "Variants or Analysis."),
                                 QStringLiteral("tab"));
   parser.addOptions({train, runDir, set, screenshot, screenshotStep, view});
   parser.process(app);

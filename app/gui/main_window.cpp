@@ -3,6 +3,7 @@
 #include "app/gui/app_settings.h"
 #include "app/gui/new_run/new_run_dialog.h"
 #include "app/gui/opened_runs.h"
+#include "app/gui/panels/analysis_panel.h"
 #include "app/gui/panels/attention_panel.h"
 #include "app/gui/panels/console_dock.h"
 #include "app/gui/panels/curves_panel.h"
@@ -87,6 +88,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_tabs->addTab(m_curves, QStringLiteral("Curves"));
   m_tabs->addTab(m_attention, QStringLiteral("Attention"));
   m_tabs->addTab(m_variants, QStringLiteral("Variants"));
+  m_analysis = new AnalysisPanel(m_tabs);
+  m_tabs->addTab(m_analysis, QStringLiteral("Analysis"));
   setCentralWidget(m_tabs);
 
   buildDocks();
@@ -353,6 +356,7 @@ void MainWindow::showSelection(const QList<RunSession*>& runs) {
   m_curves->setRuns(runs);
   m_attention->setRuns(runs);
   m_variants->setRuns(runs);
+  m_analysis->setRuns(runs);
   updateActions();
 }
 
@@ -422,6 +426,7 @@ void MainWindow::applyTheme() {
   m_curves->setTheme(theme);
   m_attention->setTheme(theme);
   m_variants->setTheme(theme);
+  m_analysis->setTheme(theme);
   m_applyingTheme = false;
 }
 

@@ -25,6 +25,7 @@ class RunStatusBar;
 class RunsPanel;
 class TrainingController;
 class VariantsPanel;
+class AnalysisPanel;
 
 /// The workbench's top-level window. It stays small: it builds the menus, docks and tabs
 /// and wires them to the controllers (OpenedRuns, TrainingController, AppSettings); every
@@ -51,6 +52,7 @@ class MainWindow : public QMainWindow {
   CurvesPanel* curvesPanel() const { return m_curves; }
   AttentionPanel* attentionPanel() const { return m_attention; }
   VariantsPanel* variantsPanel() const { return m_variants; }
+  AnalysisPanel* analysisPanel() const { return m_analysis; }
   ConsoleDock* console() const { return m_console; }
   RunStatusBar* runStatusBar() const { return m_statusBar; }
   QTabWidget* views() const { return m_tabs; }
@@ -89,6 +91,7 @@ class MainWindow : public QMainWindow {
   CurvesPanel* m_curves = nullptr;
   AttentionPanel* m_attention = nullptr;
   VariantsPanel* m_variants = nullptr;
+  AnalysisPanel* m_analysis = nullptr;
   ConsoleDock* m_console = nullptr;
   RunStatusBar* m_statusBar = nullptr;
   QTabWidget* m_tabs = nullptr;

@@ -1,0 +1,127 @@
+// Analysis panel on a real report: a tiny run trained and analysed by attnlab-cli; the panel
+// finds <run>/analysis/step-S/analysis.json, reads it off the GUI thread and draws the
+// entropy and JSD violins and the head table. What it shows is compared with the JSON file
+// parsed here by Qt's own JSON reader (independently of the project's reader). A file that
+// is not a report gets a message naming it, and the panel keeps working.
+#include "app/gui/panels/analysis_panel.h"
+#include "core/config/config_loader.h"
+#include "tests/support/cli_process.h"
+#include "tests/support/tiny_run_setup.h"
+#include "widgets/plots/violin_grid.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+
+using namespace attnlab;
+namespace fs = std::filesystem;
+
+class TestAnalysisPanel : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  QString m_run;
+  QJsonObject m_json;
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    const core::RunConfig config = tests::prepareTinyRun(m_dir.path().toStdString());
+    const QString toml = m_dir.filePath("tiny.toml");
+    std::ofstream(toml.toStdString()) << core::toToml(config);
+    m_run = m_dir.filePath("run");
+    auto r = tests::runCli({"train", "--config", toml, "--run-dir", m_run, "--plain"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+    r = tests::runCli({"analyze", m_run});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+    QFile f(m_run + "/analysis/step-8/analysis.json");
+    QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(f.fileName()));
+    m_json = QJsonDocument::fromJson(f.readAll()).object();
+    QVERIFY(m_json.contains("per_head"));
+  }
+
+  void showsTheRunsReport() {
+    app::RunSession run(m_run, Qt::red);
+    app::AnalysisPanel panel;
+    panel.resize(1000, 800);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QSignalSpy loaded(&panel, &app::AnalysisPanel::reportLoaded);
+    panel.setRuns({&run});
+    QCOMPARE(panel.reportFiles().size(), 1);
+    QVERIFY(loaded.wait(10000));
+    QVERIFY(panel.report() != nullptr);
+
+    // The violins are the report's: one per (layer, head), medians as in the file.
+    const QJsonArray heads = m_json["per_head"].toArray();
+    widgets::ViolinGrid* violins = panel.violins();
+    QCOMPARE(violins->rows() * violins->heads(), int(heads.size()));
+    for (const auto& h : heads) {
+      const QJsonObject head = h.toObject();
+      const int layer = head["layer"].toInt(), index = head["head"].toInt();
+      QCOMPARE(violins->summary(layer, index).median,
+               head["entropy"].toObject()["median"].toDouble());
+    }
+    // The JSD violins: layers 1.. against the layer below.
+    auto* statistic = panel.findChild<QComboBox*>("analysisStatisticBox");
+    statistic->setCurrentIndex(1);
+    QCOMPARE(panel.statistic(), app::AnalysisPanel::Statistic::AdjacentJsd);
+    QCOMPARE(violins->rows(), m_json["per_head"].toArray().last().toObject()["layer"].toInt());
+    for (const auto& h : heads) {
+      const QJsonObject head = h.toObject();
+      if (head["layer"].toInt() == 0) continue;
+      QCOMPARE(violins->summary(head["layer"].toInt() - 1, head["head"].toInt()).median,
+               head["jsd_to_layer_below"].toObject()["median"].toDouble());
+    }
+
+    // The head table: one row per head, Clark et al.'s six columns as in the file; sorting
+    // by a column orders by its number.
+    QTableWidget* table = panel.headTable();
+    QCOMPARE(table->rowCount(), int(heads.size()));
+    table->sortItems(2, Qt::DescendingOrder);  // attention to the first token
+    double previous = 1e9;
+    for (int row = 0; row < table->rowCount(); ++row) {
+      const int layer = table->item(row, 0)->data(Qt::UserRole).toInt();
+      const int head = table->item(row, 1)->data(Qt::UserRole).toInt();
+      const double first = table->item(row, 2)->data(Qt::UserRole).toDouble();
+      QVERIFY(first <= previous);
+      previous = first;
+      for (const auto& h : heads) {
+        const QJsonObject o = h.toObject();
+        if (o["layer"].toInt() == layer && o["head"].toInt() == head)
+          QCOMPARE(first, o["attention_to"].toObject()["first"].toDouble());
+      }
+    }
+    QVERIFY(panel.findChild<QLabel*>("analysisSummary")->text().contains("step 8"));
+  }
+
+  void aFileThatIsNotAReportGetsAMessage() {
+    const QString bad = m_dir.filePath("not-a-report.json");
+    QVERIFY(tests::writeBytes(bad, "{\"format\": \"something-else\"}"));
+    app::AnalysisPanel panel;
+    panel.show();
+    QSignalSpy failed(&panel, &app::AnalysisPanel::loadFailed);
+    panel.openReport(bad);
+    QVERIFY(failed.wait(10000));
+    const QString message = failed.first().at(0).toString();
+    QVERIFY2(message.contains(bad), qPrintable(message));
+    QVERIFY(panel.findChild<QLabel*>("analysisSummary")->text().contains(bad));
+    // Still usable: the real report opens after it.
+    QSignalSpy loaded(&panel, &app::AnalysisPanel::reportLoaded);
+    panel.openReport(m_run + "/analysis/step-8/analysis.json");
+    QVERIFY(loaded.wait(10000));
+  }
+};
+
+QTEST_MAIN(TestAnalysisPanel)
+#include "test_analysis_panel.moc"
