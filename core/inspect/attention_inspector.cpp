@@ -5,6 +5,7 @@
 #include "core/errors/error.h"
 #include "core/hdf5/hdf5_objects.h"
 #include "core/model/masked_lm.h"
+#include "core/runtime/engine_random.h"
 #include "core/tokenizer/sentencepiece_tokenizer.h"
 
 #include <torch/torch.h>
@@ -45,8 +46,14 @@ AttentionInspector::AttentionInspector(const fs::path& checkpoint, const fs::pat
   s.tokenizer =
       std::make_unique<SentencePieceTokenizer>(SentencePieceTokenizer::load(tokenizerPath));
 
-  s.model = MaskedLanguageModel(s.config.model, s.config.attention, s.config.data.sequenceLength,
-                                s.tokenizer->vocabSize(), s.tokenizer->specialIds().pad);
+  // Module constructors draw their initial weights from LibTorch's global generator; the
+  // checkpoint replaces every one of them. Built inside seededConstruction, the draws take
+  // the global-generator lock and leave its state as it was, so an inspection made while a
+  // run trains in the same process (the app) cannot change that run's numbers.
+  (void)seededConstruction(s.config.run.seed, [&] {
+    s.model = MaskedLanguageModel(s.config.model, s.config.attention, s.config.data.sequenceLength,
+                                  s.tokenizer->vocabSize(), s.tokenizer->specialIds().pad);
+  });
   torch::NoGradGuard noGrad;
   for (auto& p : s.model->named_parameters()) {
     const auto it = data.tensors.find("model/" + p.key());
