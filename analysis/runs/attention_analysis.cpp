@@ -30,14 +30,19 @@ TrainingStatisticsPoint pointOf(const std::string& source, std::int64_t step,
   return p;
 }
 
-/// Streams the evaluation set through one checkpoint's model into `stats`.
+/// Streams the evaluation set through one checkpoint's model into `stats`. Cancel is checked
+/// before every batch, so it takes effect within one forward pass.
 void accumulate(core::AttentionInspector& inspector, EvaluationSet& set, AttentionStatistics& stats,
-                const std::string& phase, const AnalysisProgress& progress) {
+                const std::string& phase, const AnalysisProgress& progress,
+                const std::atomic<bool>* cancel) {
   set.rewind();
   EvaluationBatch batch;
   std::int64_t done = 0;
   if (progress) progress(phase, 0, set.size());
-  while (set.next(batch)) {
+  while (true) {
+    throwIfCancelled(cancel, phase + ", after " + std::to_string(done) + " of " +
+                                 std::to_string(set.size()) + " sequences");
+    if (!set.next(batch)) break;
     const auto probabilities = inspector.probabilitiesOf(batch.ids);  // [L, B, H, T, T]
     const auto B = static_cast<int>(batch.ids.size(0));
     const auto T = static_cast<int>(batch.ids.size(1));
@@ -50,7 +55,8 @@ void accumulate(core::AttentionInspector& inspector, EvaluationSet& set, Attenti
 /// The log's attention snapshots of the probe batch: statistics per snapshot step.
 std::vector<TrainingStatisticsPoint> snapshotStatistics(const fs::path& log, int layers, int heads,
                                                         const StatisticsOptions& base,
-                                                        const AnalysisProgress& progress) {
+                                                        const AnalysisProgress& progress,
+                                                        const std::atomic<bool>* cancel) {
   std::vector<TrainingStatisticsPoint> points;
   std::error_code ec;
   if (!fs::exists(log, ec)) return points;
@@ -65,7 +71,9 @@ std::vector<TrainingStatisticsPoint> snapshotStatistics(const fs::path& log, int
   options.pairwiseSequences = 0;
   for (std::uint64_t row = 0; row < rows; ++row) {
     if (progress)
-      progress("snapshots", static_cast<std::int64_t>(row), static_cast<std::int64_t>(rows));
+      progress(kPhaseSnapshots, static_cast<std::int64_t>(row), static_cast<std::int64_t>(rows));
+    throwIfCancelled(cancel, std::string(kPhaseSnapshots) + ", row " + std::to_string(row) +
+                                 " of " + std::to_string(rows));
     const auto snapshot = reader.series("snapshots/probabilities", row, 1);
     const auto& shape = snapshot.innerShape;  // [L, B, H, T, T]
     if (shape.size() != 5 || shape[0] != layers || shape[2] != heads ||
@@ -98,17 +106,28 @@ std::vector<TrainingStatisticsPoint> snapshotStatistics(const fs::path& log, int
     points.push_back(pointOf("snapshot", snapshot.steps.front(), stats.result()));
   }
   if (progress && rows > 0)
-    progress("snapshots", static_cast<std::int64_t>(rows), static_cast<std::int64_t>(rows));
+    progress(kPhaseSnapshots, static_cast<std::int64_t>(rows), static_cast<std::int64_t>(rows));
   return points;
 }
 
 }  // namespace
 
-AnalysisReport analyzeRun(const AnalyzeOptions& options, const AnalysisProgress& progress) {
+AnalysisReport analyzeRun(const AnalyzeOptions& options, const AnalysisProgress& progress,
+                          const std::atomic<bool>* cancel) {
   const auto started = std::chrono::steady_clock::now();
+  const auto tell = [&progress](const char* phase, std::int64_t done, std::int64_t total) {
+    if (progress) progress(phase, done, total);
+  };
+  throwIfCancelled(cancel, "selecting the checkpoint");
   const auto selected = selectCheckpoint(options.run, options.step);
+  // One HDF5 read that cannot be interrupted (about a second for a BERT-base checkpoint):
+  // checked on both sides.
+  tell(kPhaseLoadCheckpoint, 0, 1);
+  throwIfCancelled(cancel, "loading " + selected.checkpoint.string());
   core::AttentionInspector inspector(selected.checkpoint);
-  EvaluationSet set(inspector, selected.runDir, options.evaluation);
+  tell(kPhaseLoadCheckpoint, 1, 1);
+  throwIfCancelled(cancel, "loaded " + selected.checkpoint.string());
+  EvaluationSet set(inspector, selected.runDir, options.evaluation, progress, cancel);
   const auto& model = inspector.config().model;
 
   AnalysisReport report;
@@ -123,26 +142,29 @@ AnalysisReport analyzeRun(const AnalyzeOptions& options, const AnalysisProgress&
   report.skipped = set.skipped();
 
   AttentionStatistics stats(model.layers, model.heads, set.maxLength(), options.statistics);
-  accumulate(inspector, set, stats, "evaluation set", progress);
+  accumulate(inspector, set, stats, kPhaseEvaluationSet, progress, cancel);
   report.statistics = stats.result();
 
   const fs::path log = selected.runDir / "run.h5";
   std::error_code ec;
   if (fs::exists(log, ec)) {
+    throwIfCancelled(cancel, "reading the variants' series from " + log.string());
     report.variantSeries = readVariantSeries(log);
     if (options.overSnapshots) {
       report.overTraining =
-          snapshotStatistics(log, model.layers, model.heads, options.statistics, progress);
+          snapshotStatistics(log, model.layers, model.heads, options.statistics, progress, cancel);
     }
   }
   if (options.overCheckpoints) {
     StatisticsOptions light = options.statistics;
     light.pairwiseSequences = 0;
     for (const auto step : selected.availableSteps) {
+      const std::string phase = "checkpoint " + std::to_string(step);
+      throwIfCancelled(cancel, "loading " + phase);
       const auto other = selectCheckpoint(selected.runDir, step);
       core::AttentionInspector at(other.checkpoint);
       AttentionStatistics s(model.layers, model.heads, set.maxLength(), light);
-      accumulate(at, set, s, "checkpoint " + std::to_string(step), progress);
+      accumulate(at, set, s, phase, progress, cancel);
       report.overTraining.push_back(pointOf("checkpoint", step, s.result()));
     }
   }

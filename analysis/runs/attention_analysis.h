@@ -1,12 +1,13 @@
 #pragma once
 
 #include "analysis/attention/attention_statistics.h"
+#include "analysis/runs/analysis_control.h"
 #include "analysis/runs/analysis_report.h"
 #include "analysis/runs/evaluation_set.h"
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,13 +23,19 @@ struct AnalyzeOptions {
   bool overCheckpoints = false;  ///< the evaluation set under every checkpoint (slow)
 };
 
-/// Progress: the phase ("evaluation set", "snapshots", "checkpoint 500"), done and total.
-using AnalysisProgress =
-    std::function<void(const std::string& phase, std::int64_t done, std::int64_t total)>;
-
 /// Runs the model of one checkpoint over the evaluation set in batches (memory does not grow
 /// with its size) and computes the attention statistics; adds the variants' logged series and
 /// the statistics over training. Throws attnlab::Error subclasses naming what failed.
-AnalysisReport analyzeRun(const AnalyzeOptions& options, const AnalysisProgress& progress = {});
+///
+/// `progress` is told each phase of analysis_control.h (loading the checkpoint, building the
+/// evaluation set, sequences analysed, snapshots, other checkpoints). Setting `*cancel` from
+/// any thread makes it throw attnlab::Cancelled at the next check: between batches, snapshot
+/// rows and checkpoints, between the data pipeline's phases, every few hundred lines of an
+/// evaluation text, before and after loading a checkpoint. So a cancel takes effect within
+/// one forward pass, not at the end. It writes no report itself (the writers run after it
+/// returns), so a cancelled analysis leaves none, partial or whole; the only files it may
+/// write are the validation split's data cache (run/cache), each complete or absent.
+AnalysisReport analyzeRun(const AnalyzeOptions& options, const AnalysisProgress& progress = {},
+                          const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace attnlab::analysis

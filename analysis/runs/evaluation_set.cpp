@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <fstream>
 #include <optional>
+#include <system_error>
 
 namespace attnlab::analysis {
 
@@ -50,8 +51,13 @@ SequenceRoles rolesOf(const std::int64_t* ids, int length, int eosId,
 }
 
 EvaluationSet::EvaluationSet(const core::AttentionInspector& inspector, const fs::path& runDir,
-                             const EvaluationSpec& spec)
+                             const EvaluationSpec& spec, const AnalysisProgress& progress,
+                             const std::atomic<bool>* cancel)
     : m_state(std::make_unique<State>()) {
+  const auto report = [&progress](std::int64_t done, std::int64_t total) {
+    if (progress) progress(kPhaseBuildEvaluationSet, done, total);
+  };
+  throwIfCancelled(cancel, kPhaseBuildEvaluationSet);
   auto& s = *m_state;
   s.spec = spec;
   s.spec.batchSize = std::max(1, spec.batchSize);
@@ -67,7 +73,14 @@ EvaluationSet::EvaluationSet(const core::AttentionInspector& inspector, const fs
 
   if (spec.textFile.empty()) {
     s.kind = "validation";
-    s.data.emplace(core::prepareMlmData(inspector.config(), runDir));
+    // The pipeline asks before each of its phases whether to go on (false throws
+    // attnlab::Cancelled); within a phase it is not interruptible, but with the run's cache
+    // in place every phase but the corpus is a quick reuse.
+    s.data.emplace(core::prepareMlmData(inspector.config(), runDir, 0,
+                                        [&](const std::string&, int done, int total) {
+                                          report(done, total);
+                                          return !cancelRequested(cancel);
+                                        }));
     const auto blocks = s.data->validation.blocksPerEpoch();
     if (blocks == 0) {
       throw DataError(runDir.string(),
@@ -85,12 +98,24 @@ EvaluationSet::EvaluationSet(const core::AttentionInspector& inspector, const fs
   s.kind = "text";
   std::ifstream in(spec.textFile, std::ios::binary);
   if (!in) throw DataError(spec.textFile.string(), "cannot open the evaluation text file");
+  std::error_code sizeError;
+  const auto fileSize = fs::file_size(spec.textFile, sizeError);
+  // Progress in bytes: the number of lines is not known before reading them all.
+  std::int64_t bytesTotal = sizeError ? 0 : static_cast<std::int64_t>(fileSize);
+  std::int64_t bytesRead = 0;
+  report(0, bytesTotal);
   const int limit = inspector.maxLength();
   std::string line;
   std::int64_t lineNumber = 0;
   std::int64_t truncated = 0;
   while (std::getline(in, line)) {
     ++lineNumber;
+    bytesRead += static_cast<std::int64_t>(line.size()) + 1;
+    // An atomic load per line is free next to encoding it; progress every few hundred lines
+    // keeps the callback (and the app's event queue) quiet.
+    throwIfCancelled(cancel,
+                     "reading " + spec.textFile.string() + ":" + std::to_string(lineNumber));
+    if (lineNumber % 256 == 0) report(std::min(bytesRead, bytesTotal), bytesTotal);
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     const std::string where = spec.textFile.string() + ":" + std::to_string(lineNumber);
@@ -116,6 +141,10 @@ EvaluationSet::EvaluationSet(const core::AttentionInspector& inspector, const fs
   if (s.lines.empty()) {
     throw DataError(spec.textFile.string(), "has no usable line of text to evaluate on");
   }
+  // Ends at the total even when --examples stopped the reading early; without a size (a
+  // pipe) the bytes read are the total.
+  const auto end = sizeError ? bytesRead : bytesTotal;
+  report(end, end);
   s.size = static_cast<std::int64_t>(s.lines.size());
   s.description = "text file " + spec.textFile.string() + ", " + std::to_string(s.size) + " lines" +
                   (truncated > 0 ? " (" + std::to_string(truncated) + " cut to " +

@@ -2,9 +2,11 @@
 
 #include "analysis/attention/attention_statistics.h"
 #include "analysis/attention/skipped_data.h"
+#include "analysis/runs/analysis_control.h"
 
 #include <ATen/core/Tensor.h>
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -39,9 +41,12 @@ struct EvaluationBatch {
 class EvaluationSet {
  public:
   /// Uses the checkpoint's configuration and tokenizer. Throws DataError (no validation
-  /// split, unreadable or empty file) naming what is missing.
+  /// split, unreadable or empty file) naming what is missing. `progress` is told
+  /// kPhaseBuildEvaluationSet (the data pipeline's phases, or bytes of the text file read);
+  /// a set `*cancel` throws attnlab::Cancelled between data phases or every few hundred lines.
   EvaluationSet(const core::AttentionInspector& inspector, const std::filesystem::path& runDir,
-                const EvaluationSpec& spec);
+                const EvaluationSpec& spec, const AnalysisProgress& progress = {},
+                const std::atomic<bool>* cancel = nullptr);
   ~EvaluationSet();
   EvaluationSet(EvaluationSet&&) noexcept;
   EvaluationSet& operator=(EvaluationSet&&) noexcept;

@@ -7,3 +7,7 @@ attnlab_add_qtest(analysis test_report_formats
 # The report readers against the writers: every field round-trips, bad files are named.
 attnlab_add_qtest(analysis test_report_readers
   LIBS attnlab_analysis_report nlohmann_json::nlohmann_json)
+# analyzeRun's progress and cancellation, and real reports read back (trains a tiny run:
+# 'deepbind').
+attnlab_add_qtest(analysis test_analysis_control
+  LIBS attnlab_analysis attnlab_core nlohmann_json::nlohmann_json LABELS deepbind TIMEOUT 600)
