@@ -13,7 +13,7 @@
 namespace attnlab::analysis {
 
 /// Rebuilds the AnalysisReport an analysis.json was written from. Every number comes back
-/// exactly (the writer prints doubles in their shortest round-trip form); JSON null reads as
+/// exactly (the writer prints every double in a form that parses back to it); JSON null reads as
 /// NaN (the writer's NaN and infinities). Two fields the file does not carry on their own are
 /// taken from their equals: statistics.sequences from evaluation.sequences; and a
 /// distribution's `clamped`, added to format version 1 later, reads as 0 when absent.

@@ -120,8 +120,8 @@ AnalysisReport analyzeRun(const AnalyzeOptions& options, const AnalysisProgress&
   };
   throwIfCancelled(cancel, "selecting the checkpoint");
   const auto selected = selectCheckpoint(options.run, options.step);
-  // One HDF5 read that cannot be interrupted (about a second for a BERT-base checkpoint):
-  // checked on both sides.
+  // One HDF5 read of every parameter that cannot be interrupted (its time grows with the
+  // model): checked on both sides.
   tell(kPhaseLoadCheckpoint, 0, 1);
   throwIfCancelled(cancel, "loading " + selected.checkpoint.string());
   core::AttentionInspector inspector(selected.checkpoint);
