@@ -29,7 +29,7 @@ struct FigureRequest {
 struct FigureProvenance {
   std::string runDir;
   std::string runName;
-  std::string steps;   ///< "steps 1-8 (8 rows)", "checkpoint step 4 (.../step-0000004.h5)"
+  std::string steps;   ///< "steps 1-8, 8 rows", "checkpoint step 4 (.../step-0000004.h5)"
   std::string source;  ///< the file and what was read from it
 };
 

@@ -159,8 +159,8 @@ std::string stepRangeText(const std::vector<std::int64_t>& steps) {
   if (steps.empty()) return "no rows";
   const auto [lo, hi] = std::minmax_element(steps.begin(), steps.end());
   const std::string rows = std::to_string(steps.size()) + (steps.size() == 1 ? " row" : " rows");
-  if (*lo == *hi) return "step " + std::to_string(*lo) + " (" + rows + ")";
-  return "steps " + std::to_string(*lo) + "-" + std::to_string(*hi) + " (" + rows + ")";
+  if (*lo == *hi) return "step " + std::to_string(*lo) + ", " + rows;
+  return "steps " + std::to_string(*lo) + "-" + std::to_string(*hi) + ", " + rows;
 }
 
 }  // namespace attnlab::figures

@@ -58,7 +58,7 @@ ReportLocation findCorefReport(const std::filesystem::path& run, std::optional<s
 /// a name.
 std::vector<std::string> runLabels(const std::vector<RunLogInput>& runs);
 
-/// "steps 1-8 (8 rows)" for the rows of a series.
+/// "steps 1-8, 8 rows" for the rows of a series.
 std::string stepRangeText(const std::vector<std::int64_t>& steps);
 
 }  // namespace attnlab::figures

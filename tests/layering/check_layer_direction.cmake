@@ -1,7 +1,7 @@
 # Fails when a project include goes up the layers. The only direction is
-#   app -> widgets -> analysis -> core
-# so core/ includes only core/, analysis/ also core/, widgets/ also analysis/, app/ anything;
-# and no layer includes tests/ (test code is not part of the product).
+#   app -> figures -> widgets -> analysis -> core
+# so core/ includes only core/, analysis/ also core/, widgets/ also analysis/, figures/ also
+# widgets/, app/ anything; and no layer includes tests/ (test code is not part of the product).
 #   cmake [-DROOT=<tree with core/ analysis/ widgets/ app/>] [-DLINK_FILES=a|b]
 #         -P check_layer_direction.cmake
 # Every include is judged by its first folder: "analysis/x.h" and <analysis/x.h> both belong
@@ -9,7 +9,8 @@
 # first. Errors name file:line (relative to ROOT) and the include as written.
 # LINK_FILES ('|'-separated) are link lists written at configure time, one per target, named
 # <target>_links.txt: the same rule holds for CMake's link edges (attnlab_core_* may link
-# only attnlab_core_*, attnlab_analysis_* also those, attnlab_widgets* also analysis').
+# only attnlab_core_*, attnlab_analysis_* also those, attnlab_widgets* also analysis',
+# attnlab_figures* also the widgets).
 cmake_minimum_required(VERSION 3.25)  # policies for -P mode (IN_LIST)
 
 if(NOT ROOT AND NOT LINK_FILES)
@@ -19,7 +20,7 @@ if(ROOT AND NOT IS_DIRECTORY "${ROOT}")
   message(FATAL_ERROR "layer direction check: ROOT '${ROOT}' is not a folder")
 endif()
 
-set(_layers core analysis widgets app)  # bottom to top
+set(_layers core analysis widgets figures app)  # bottom to top
 set(_include_regex "^[ \t]*#[ \t]*include[ \t]*([<\"])([^>\"]+)[>\"]")
 
 include(${CMAKE_CURRENT_LIST_DIR}/line_of.cmake)
@@ -83,7 +84,7 @@ foreach(_layer IN LISTS _layers)
 endforeach()
 
 if(ROOT AND _checked EQUAL 0)
-  message(FATAL_ERROR "layer direction check: no sources under ${_root}/{core,analysis,widgets,app}")
+  message(FATAL_ERROR "layer direction check: no sources under ${_root}/{core,analysis,widgets,figures,app}")
 endif()
 
 # The layer of a target, by name; "" for targets outside the layers (attnlab_torch, Qt6::...).
@@ -95,6 +96,8 @@ function(_attnlab_target_layer name out)
     set(_layer analysis)
   elseif(name MATCHES "^attnlab_widgets($|_)")
     set(_layer widgets)
+  elseif(name MATCHES "^attnlab_figures($|_)")
+    set(_layer figures)
   elseif(name MATCHES "^(attnlab|attnlab-cli|attnlab_gui|attnlab_cli_[A-Za-z0-9_]+)$")
     set(_layer app)
   endif()
@@ -103,7 +106,7 @@ endfunction()
 
 string(REPLACE "|" ";" _link_files "${LINK_FILES}")
 set(_targets_checked 0)
-set(_all_layers core analysis widgets app)
+set(_all_layers core analysis widgets figures app)
 foreach(_file IN LISTS _link_files)
   if(NOT EXISTS "${_file}")
     message(FATAL_ERROR "layer direction check: link list '${_file}' does not exist (configure first)")
@@ -133,6 +136,6 @@ endforeach()
 
 if(_problems)
   message(FATAL_ERROR "layering violation: includes and links must go down the layers only "
-                      "(app -> widgets -> analysis -> core; never tests/):${_problems}")
+                      "(app -> figures -> widgets -> analysis -> core; never tests/):${_problems}")
 endif()
 message(STATUS "layer direction check passed: ${_checked} files, ${_targets_checked} targets' links")
