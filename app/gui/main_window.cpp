@@ -1,5 +1,6 @@
 #include "app/gui/main_window.h"
 
+#include "app/gui/analysis_controller.h"
 #include "app/gui/app_settings.h"
 #include "app/gui/new_run/new_run_dialog.h"
 #include "app/gui/opened_runs.h"
@@ -89,6 +90,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_tabs->addTab(m_attention, QStringLiteral("Attention"));
   m_tabs->addTab(m_variants, QStringLiteral("Variants"));
   m_analysis = new AnalysisPanel(m_tabs);
+  m_analysisController = new AnalysisController(this);
+  m_analysis->setAnalysisController(m_analysisController);
+  connect(m_analysis, &AnalysisPanel::analysisRequested, this, [this](RunSession* run) {
+    // While a run trains here the statistics take one thread, so the engine keeps its share.
+    QString whyNot;
+    if (!m_analysisController->start(run->directory(), std::nullopt,
+                                     m_training->isRunning() ? 1 : 0, &whyNot))
+      showError(whyNot);
+  });
   m_tabs->addTab(m_analysis, QStringLiteral("Analysis"));
   setCentralWidget(m_tabs);
 

@@ -26,6 +26,7 @@ class RunsPanel;
 class TrainingController;
 class VariantsPanel;
 class AnalysisPanel;
+class AnalysisController;
 
 /// The workbench's top-level window. It stays small: it builds the menus, docks and tabs
 /// and wires them to the controllers (OpenedRuns, TrainingController, AppSettings); every
@@ -53,6 +54,7 @@ class MainWindow : public QMainWindow {
   AttentionPanel* attentionPanel() const { return m_attention; }
   VariantsPanel* variantsPanel() const { return m_variants; }
   AnalysisPanel* analysisPanel() const { return m_analysis; }
+  AnalysisController* analysisController() const { return m_analysisController; }
   ConsoleDock* console() const { return m_console; }
   RunStatusBar* runStatusBar() const { return m_statusBar; }
   QTabWidget* views() const { return m_tabs; }
@@ -92,6 +94,7 @@ class MainWindow : public QMainWindow {
   AttentionPanel* m_attention = nullptr;
   VariantsPanel* m_variants = nullptr;
   AnalysisPanel* m_analysis = nullptr;
+  AnalysisController* m_analysisController = nullptr;
   ConsoleDock* m_console = nullptr;
   RunStatusBar* m_statusBar = nullptr;
   QTabWidget* m_tabs = nullptr;

@@ -3,6 +3,10 @@
 // entropy and JSD violins and the head table. What it shows is compared with the JSON file
 // parsed here by Qt's own JSON reader (independently of the project's reader). A file that
 // is not a report gets a message naming it, and the panel keeps working.
+// LibTorch (engine_random.h) before Qt: Qt's `slots` macro breaks its headers.
+#include "core/runtime/engine_random.h"
+
+#include "app/gui/analysis_controller.h"
 #include "app/gui/panels/analysis_panel.h"
 #include "core/config/config_loader.h"
 #include "tests/support/cli_process.h"
@@ -15,6 +19,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -22,6 +28,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <mutex>
 
 using namespace attnlab;
 namespace fs = std::filesystem;
@@ -103,6 +110,65 @@ class TestAnalysisPanel : public QObject {
       }
     }
     QVERIFY(panel.findChild<QLabel*>("analysisSummary")->text().contains("step 8"));
+  }
+
+  // Run analysis from the tab: Cancel stops it and nothing is written; run again, it writes
+  // the report where attnlab-cli analyze would and the tab shows it.
+  void runsAnAnalysisWithProgressAndCancel() {
+    const fs::path copy = fs::path(m_dir.path().toStdString()) / "fresh";
+    fs::copy(m_run.toStdString(), copy, fs::copy_options::recursive);
+    fs::remove_all(copy / "analysis");
+    const QString dir = QString::fromStdString(copy.string());
+    app::RunSession run(dir, Qt::blue);
+    app::AnalysisController controller;
+    app::AnalysisPanel panel;
+    panel.setAnalysisController(&controller);
+    connect(&panel, &app::AnalysisPanel::analysisRequested, &controller,
+            [&controller](app::RunSession* r) { controller.start(r->directory()); });
+    panel.resize(1000, 800);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.setRuns({&run});
+    QVERIFY(panel.reportFiles().isEmpty());
+    QVERIFY(panel.findChild<QLabel*>("analysisPlaceholder")->text().contains("no analysis yet"));
+    auto* runButton = panel.findChild<QPushButton*>("runAnalysisButton");
+    auto* cancelButton = panel.findChild<QPushButton*>("cancelAnalysisButton");
+    QVERIFY(runButton->isEnabled());
+
+    QSignalSpy finished(&controller, &app::AnalysisController::finished);
+    {
+      // The analysis builds its model under the global-generator lock: holding it keeps the
+      // analysis at its first step until Cancel has been clicked, whatever the machine's
+      // speed.
+      std::lock_guard<std::mutex> hold(core::globalGeneratorMutex());
+      QTest::mouseClick(runButton, Qt::LeftButton);
+      QVERIFY(controller.isRunning());
+      QVERIFY(!runButton->isEnabled());
+      QTRY_VERIFY(cancelButton->isVisible());
+      QTest::mouseClick(cancelButton, Qt::LeftButton);
+    }
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(finished.first().at(0).toBool(), false);
+    QCOMPARE(finished.first().at(1).toBool(), true);  // cancelled, not failed
+    QVERIFY(panel.findChild<QLabel*>("analysisSummary")->text().contains("cancelled"));
+    QVERIFY(!fs::exists(copy / "analysis" / "step-8"));
+    QVERIFY(runButton->isEnabled());
+    QVERIFY(!cancelButton->isVisible());
+
+    // Again, to the end.
+    finished.clear();
+    QSignalSpy loaded(&panel, &app::AnalysisPanel::reportLoaded);
+    QSignalSpy progress(&controller, &app::AnalysisController::progress);
+    QTest::mouseClick(runButton, Qt::LeftButton);
+    QVERIFY(finished.wait(120000));
+    QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(2).toString()));
+    QVERIFY(!progress.isEmpty());
+    const QString written = finished.first().at(3).toString();
+    QCOMPARE(written, dir + "/analysis/step-8/analysis.json");
+    QVERIFY(loaded.wait(10000));
+    QCOMPARE(panel.reportFiles(), QStringList{written});
+    QCOMPARE(panel.reportPath(), written);
+    QVERIFY(panel.violins()->violinCount() > 0);
   }
 
   void aFileThatIsNotAReportGetsAMessage() {

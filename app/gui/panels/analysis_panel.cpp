@@ -2,6 +2,7 @@
 
 #include "analysis/report/report_readers.h"
 #include "analysis/runs/analysis_report.h"
+#include "app/gui/analysis_controller.h"
 #include "widgets/plots/violin_grid.h"
 
 #include <QComboBox>
@@ -11,6 +12,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
 #include <QStackedLayout>
@@ -70,6 +72,21 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   m_openButton->setObjectName(QStringLiteral("openAnalysisButton"));
   m_openButton->setToolTip(QStringLiteral("Open any analysis.json"));
   bar->addWidget(m_openButton);
+  m_runButton = new QPushButton(QStringLiteral("Run analysis"), this);
+  m_runButton->setObjectName(QStringLiteral("runAnalysisButton"));
+  m_runButton->setToolTip(QStringLiteral(
+      "Analyse the latest checkpoint on the run's validation split, as attnlab-cli analyze "
+      "does; the report goes to <run>/analysis/step-S/"));
+  bar->addWidget(m_runButton);
+  m_progress = new QProgressBar(this);
+  m_progress->setObjectName(QStringLiteral("analysisProgress"));
+  m_progress->setMaximumWidth(260);
+  m_progress->setVisible(false);
+  bar->addWidget(m_progress);
+  m_cancelButton = new QPushButton(QStringLiteral("Cancel"), this);
+  m_cancelButton->setObjectName(QStringLiteral("cancelAnalysisButton"));
+  m_cancelButton->setVisible(false);
+  bar->addWidget(m_cancelButton);
   bar->addSpacing(16);
   bar->addWidget(new QLabel(QStringLiteral("Violins"), this));
   m_statisticBox = new QComboBox(this);
@@ -119,6 +136,13 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
     setStatistic(index == 1 ? Statistic::AdjacentJsd : Statistic::Entropy);
   });
   connect(m_openButton, &QPushButton::clicked, this, &AnalysisPanel::chooseFile);
+  connect(m_runButton, &QPushButton::clicked, this, [this] {
+    if (m_run) emit analysisRequested(m_run);
+  });
+  connect(m_cancelButton, &QPushButton::clicked, this, [this] {
+    if (m_controller) m_controller->cancel();
+    m_cancelButton->setEnabled(false);
+  });
   rescan();
 }
 
@@ -141,7 +165,51 @@ void AnalysisPanel::setRuns(const QList<RunSession*>& runs) {
   RunSession* run = runs.isEmpty() ? nullptr : runs.first();
   if (run == m_run && run != nullptr) return;
   m_run = run;
+  updateRunButton();
   rescan();
+}
+
+void AnalysisPanel::setAnalysisController(AnalysisController* controller) {
+  m_controller = controller;
+  connect(controller, &AnalysisController::started, this, [this] {
+    m_progress->setRange(0, 0);  // busy until the first report
+    m_progress->setFormat(QStringLiteral("starting"));
+    updateRunButton();
+  });
+  connect(controller, &AnalysisController::progress, this, &AnalysisPanel::analysisProgress);
+  connect(controller, &AnalysisController::finished, this, &AnalysisPanel::analysisFinished);
+  updateRunButton();
+}
+
+void AnalysisPanel::updateRunButton() {
+  const bool running = m_controller && m_controller->isRunning();
+  m_runButton->setEnabled(m_run && m_controller && !running);
+  m_progress->setVisible(running);
+  m_cancelButton->setVisible(running);
+  if (running) m_cancelButton->setEnabled(true);
+}
+
+void AnalysisPanel::analysisProgress(const QString& phase, qint64 done, qint64 total) {
+  updateRunButton();
+  // Some phases count bytes or sequences in the millions: the bar works in per mille.
+  m_progress->setRange(0, total > 0 ? 1000 : 0);
+  m_progress->setValue(total > 0 ? static_cast<int>(1000 * done / total) : 0);
+  m_progress->setFormat(QStringLiteral("%1 %p%").arg(phase));
+  m_progress->setTextVisible(true);
+}
+
+void AnalysisPanel::analysisFinished(bool ok, bool cancelled, const QString& message,
+                                     const QString& report) {
+  updateRunButton();
+  if (ok) {
+    m_reportPath.clear();  // show the new report even if an older one of that step was shown
+    rescan();
+    openReport(report);
+  } else if (cancelled) {
+    m_summary->setText(QStringLiteral("Analysis cancelled; nothing was written."));
+  } else {
+    m_summary->setText(QStringLiteral("The analysis failed: %1").arg(message));
+  }
 }
 
 void AnalysisPanel::setTheme(const widgets::Theme& theme) {

@@ -19,6 +19,7 @@
 #include <memory>
 
 class QComboBox;
+class QProgressBar;
 class QLabel;
 class QPushButton;
 class QStackedLayout;
@@ -33,6 +34,8 @@ class ViolinGrid;
 
 namespace attnlab::app {
 
+class AnalysisController;
+
 class AnalysisPanel : public QWidget {
   Q_OBJECT
  public:
@@ -45,6 +48,9 @@ class AnalysisPanel : public QWidget {
   /// The runs selected in the sidebar; the panel lists the first one's reports.
   void setRuns(const QList<RunSession*>& runs);
   void setTheme(const widgets::Theme& theme);
+  /// The controller that runs analyses (owned by the window): its progress and result are
+  /// shown here, and the Cancel button stops it.
+  void setAnalysisController(AnalysisController* controller);
 
   /// The analysis.json files under <run>/analysis/, by step.
   QStringList reportFiles() const { return m_files; }
@@ -65,6 +71,8 @@ class AnalysisPanel : public QWidget {
  signals:
   void reportLoaded(const QString& path);
   void loadFailed(const QString& message);
+  /// Run analysis was clicked for `run` (the window starts the controller).
+  void analysisRequested(attnlab::app::RunSession* run);
 
  private:
   void rescan();
@@ -73,6 +81,9 @@ class AnalysisPanel : public QWidget {
   void drawViolins();
   void fillTable();
   void chooseFile();
+  void analysisProgress(const QString& phase, qint64 done, qint64 total);
+  void analysisFinished(bool ok, bool cancelled, const QString& message, const QString& report);
+  void updateRunButton();
 
   QPointer<RunSession> m_run;
   QStringList m_files;
@@ -85,6 +96,10 @@ class AnalysisPanel : public QWidget {
   QComboBox* m_reportBox = nullptr;
   QComboBox* m_statisticBox = nullptr;
   QPushButton* m_openButton = nullptr;
+  QPushButton* m_runButton = nullptr;
+  QPushButton* m_cancelButton = nullptr;
+  QProgressBar* m_progress = nullptr;
+  QPointer<AnalysisController> m_controller;
   QLabel* m_summary = nullptr;
   QStackedLayout* m_stack = nullptr;
   QLabel* m_placeholder = nullptr;

@@ -1,0 +1,55 @@
+#pragma once
+
+// Runs `attnlab-cli analyze`'s work inside the app: the attention statistics of a run's
+// checkpoint over its validation split, on a thread of its own, with progress and Cancel.
+// The report goes where the CLI puts it (<run>/analysis/step-S/, written only at the end,
+// each file staged and renamed), so the Analysis tab and the CLI see the same files. A
+// QObject without widgets, testable without a window.
+
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <thread>
+
+namespace attnlab::app {
+
+class AnalysisController : public QObject {
+  Q_OBJECT
+ public:
+  explicit AnalysisController(QObject* parent = nullptr);
+  ~AnalysisController() override;  ///< cancels and joins a running analysis
+
+  /// Starts analysing `runDirectory` at `step` (the latest checkpoint when empty). False
+  /// (and `whyNot`) when an analysis is already running. `threads`: statistics threads
+  /// (0 = all cores; the app passes 1 while a run trains, so the engine keeps its share).
+  bool start(const QString& runDirectory, std::optional<qint64> step = std::nullopt,
+             int threads = 0, QString* whyNot = nullptr);
+  /// Asks the analysis to stop at its next check (within about a second); finished() then
+  /// reports it as cancelled and nothing is written.
+  void cancel();
+  bool isRunning() const { return m_running; }
+  QString runDirectory() const { return m_runDirectory; }
+
+ signals:
+  /// An analysis was started (before its first progress).
+  void started();
+  /// The current phase ("loading checkpoint", "evaluation set", ...) and its progress,
+  /// at most every 100 ms.
+  void progress(const QString& phase, qint64 done, qint64 total);
+  /// `reportPath` is the analysis.json written when `ok`; otherwise `message` says why
+  /// (what and where), and `cancelled` tells a cancel from a failure.
+  void finished(bool ok, bool cancelled, const QString& message, const QString& reportPath);
+
+ private:
+  void join();
+
+  std::thread m_thread;
+  std::shared_ptr<std::atomic<bool>> m_cancel;
+  bool m_running = false;
+  QString m_runDirectory;
+};
+
+}  // namespace attnlab::app
