@@ -4,6 +4,8 @@
 #include "analysis/report/report_readers.h"
 #include "analysis/runs/analysis_report.h"
 #include "analysis/runs/coref_probe_report.h"
+#include "figures/analysis_figures.h"
+#include "figures/figure_catalog.h"
 #include "figures/figure_errors.h"
 #include "figures/figure_makers.h"
 #include "figures/run_inputs.h"
@@ -106,12 +108,8 @@ Figure figureOf(const FigureSpec& spec, std::unique_ptr<widgets::PlotWidget> plo
 Figure entropyViolins(const FigureSpec& spec, const FigureRequest& request) {
   const auto r = loadAnalysis(request);
   const auto& s = r.report.statistics;
-  if (s.layers < 1 || s.entropy.empty()) {
-    throw FigureInputError(r.where.file.string(), "the report holds no per-head entropy");
-  }
   auto plot = std::make_unique<widgets::ViolinGrid>();
-  plot->showEntropy(s);
-  plot->setTitle(titleOf(spec, r));
+  drawEntropyViolins(*plot, r.report, r.runName, r.where.file.string());
   Figure figure = figureOf(spec, std::move(plot),
                            provenanceOf(r, "per-head entropy (nats)" + evaluatedOn(r.report)));
   figure.heightPx = violinHeight(spec, s.layers);
@@ -121,13 +119,8 @@ Figure entropyViolins(const FigureSpec& spec, const FigureRequest& request) {
 Figure jsdViolins(const FigureSpec& spec, const FigureRequest& request) {
   const auto r = loadAnalysis(request);
   const auto& s = r.report.statistics;
-  if (s.layers < 2 || s.adjacentJsd.empty()) {
-    throw FigureInputError(r.where.file.string(),
-                           "the model has one layer: there is no adjacent-layer JSD to draw");
-  }
   auto plot = std::make_unique<widgets::ViolinGrid>();
-  plot->showAdjacentJsd(s);
-  plot->setTitle(titleOf(spec, r));
+  drawJsdViolins(*plot, r.report, r.runName, r.where.file.string());
   const std::string unit = s.jsdBase == analysis::LogBase::Bits ? "bits" : "nats";
   Figure figure = figureOf(
       spec, std::move(plot),
@@ -159,3 +152,35 @@ Figure corefHeads(const FigureSpec& spec, const FigureRequest& request) {
 }
 
 }  // namespace attnlab::figures::makers
+
+namespace attnlab::figures {
+
+namespace {
+QString violinTitle(const char* figure, const analysis::AnalysisReport& report,
+                    const std::string& runName) {
+  const FigureSpec* spec = findFigure(figure);
+  return QString::fromStdString(spec ? spec->title : figure) +
+         QStringLiteral(", step %1: ").arg(report.source.step) + QString::fromStdString(runName);
+}
+}  // namespace
+
+void drawEntropyViolins(widgets::ViolinGrid& plot, const analysis::AnalysisReport& report,
+                        const std::string& runName, const std::string& where) {
+  const auto& s = report.statistics;
+  if (s.layers < 1 || s.entropy.empty())
+    throw FigureInputError(where, "the report holds no per-head entropy");
+  plot.showEntropy(s);
+  plot.setTitle(violinTitle("entropy-violins", report, runName));
+}
+
+void drawJsdViolins(widgets::ViolinGrid& plot, const analysis::AnalysisReport& report,
+                    const std::string& runName, const std::string& where) {
+  const auto& s = report.statistics;
+  if (s.layers < 2 || s.adjacentJsd.empty())
+    throw FigureInputError(where,
+                           "the model has one layer: there is no adjacent-layer JSD to draw");
+  plot.showAdjacentJsd(s);
+  plot.setTitle(violinTitle("jsd-violins", report, runName));
+}
+
+}  // namespace attnlab::figures

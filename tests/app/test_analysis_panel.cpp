@@ -15,6 +15,7 @@
 
 #include <QComboBox>
 #include <QFile>
+#include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -24,6 +25,7 @@
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QXmlStreamReader>
 #include <QtTest>
 
 #include <cmath>
@@ -110,6 +112,33 @@ class TestAnalysisPanel : public QObject {
       }
     }
     QVERIFY(panel.findChild<QLabel*>("analysisSummary")->text().contains("step 8"));
+
+    // Export: the figures library draws what attnlab-cli export draws. The SVG of the tab's
+    // export and the CLI's carry the same text (title, axes, legend).
+    statistic->setCurrentIndex(0);
+    QVERIFY(violins->title().contains("step 8"));
+    const auto svgText = [](const QString& path) {
+      QFile f(path);
+      if (!f.open(QIODevice::ReadOnly)) return QStringList();
+      QStringList texts;
+      QXmlStreamReader xml(&f);
+      while (!xml.atEnd())
+        if (xml.readNext() == QXmlStreamReader::Characters && !xml.isWhitespace())
+          texts << xml.text().toString();
+      return texts;
+    };
+    const QString fromTab = m_dir.filePath("tab.svg");
+    QCOMPARE(panel.exportFigure(fromTab), QString());
+    QVERIFY(svgText(fromTab).contains(violins->title()));
+    const QString fromCli = m_dir.filePath("cli.svg");
+    const auto r = tests::runCli({"export", m_run, "--figure", "entropy-violins", "--format", "svg",
+                                  "--out", fromCli, "--step", "8"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+    QCOMPARE(svgText(fromTab), svgText(fromCli));
+    for (const char* ext : {"png", "pdf"})
+      QCOMPARE(panel.exportFigure(m_dir.filePath(QStringLiteral("tab.") + ext)), QString());
+    QVERIFY(!QImage(m_dir.filePath("tab.png")).isNull());
+    QVERIFY(panel.exportFigure(m_dir.filePath("tab.bmp")).contains("choose a .png, .svg or .pdf"));
   }
 
   // Run analysis from the tab: Cancel stops it and nothing is written; run again, it writes

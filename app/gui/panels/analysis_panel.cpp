@@ -3,6 +3,8 @@
 #include "analysis/report/report_readers.h"
 #include "analysis/runs/analysis_report.h"
 #include "app/gui/analysis_controller.h"
+#include "figures/analysis_figures.h"
+#include "figures/figure_builder.h"
 #include "widgets/plots/violin_grid.h"
 
 #include <QComboBox>
@@ -94,6 +96,12 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   m_statisticBox->addItem(QStringLiteral("Attention entropy (RealFormer Fig. 4)"));
   m_statisticBox->addItem(QStringLiteral("Adjacent-layer JSD (RealFormer Fig. 6)"));
   bar->addWidget(m_statisticBox);
+  m_exportButton = new QPushButton(QStringLiteral("Export figure..."), this);
+  m_exportButton->setObjectName(QStringLiteral("exportAnalysisFigureButton"));
+  m_exportButton->setToolTip(
+      QStringLiteral("PNG, SVG or PDF of the violins shown, as attnlab-cli export draws them"));
+  m_exportButton->setEnabled(false);
+  bar->addWidget(m_exportButton);
   bar->addStretch(1);
   outer->addLayout(bar);
 
@@ -136,6 +144,7 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
     setStatistic(index == 1 ? Statistic::AdjacentJsd : Statistic::Entropy);
   });
   connect(m_openButton, &QPushButton::clicked, this, &AnalysisPanel::chooseFile);
+  connect(m_exportButton, &QPushButton::clicked, this, &AnalysisPanel::chooseExport);
   connect(m_runButton, &QPushButton::clicked, this, [this] {
     if (m_run) emit analysisRequested(m_run);
   });
@@ -307,16 +316,58 @@ void AnalysisPanel::setStatistic(Statistic statistic) {
 
 void AnalysisPanel::drawViolins() {
   if (!m_report) return;
-  const auto& s = m_report->statistics;
-  if (m_statistic == Statistic::AdjacentJsd) {
-    m_violins->setTitle(
-        QStringLiteral("Jensen-Shannon divergence between the same head in "
-                       "adjacent layers"));
-    m_violins->showAdjacentJsd(s);
-  } else {
-    m_violins->setTitle(QStringLiteral("Attention entropy per head (heads ordered by median)"));
-    m_violins->showEntropy(s);
+  // The figures' own drawing (what attnlab-cli export writes), titles included.
+  const std::string runName = m_report->source.runName.empty()
+                                  ? QFileInfo(m_reportPath).dir().dirName().toStdString()
+                                  : m_report->source.runName;
+  try {
+    if (m_statistic == Statistic::AdjacentJsd)
+      figures::drawJsdViolins(*m_violins, *m_report, runName, m_reportPath.toStdString());
+    else
+      figures::drawEntropyViolins(*m_violins, *m_report, runName, m_reportPath.toStdString());
+    m_exportButton->setEnabled(true);
+  } catch (const std::exception& e) {
+    m_violins->setSummaries(0, 0, {});
+    m_violins->setTitle(QString::fromStdString(e.what()));
+    m_exportButton->setEnabled(false);
   }
+}
+
+QString AnalysisPanel::currentFigureName() const {
+  return m_statistic == Statistic::AdjacentJsd ? QStringLiteral("jsd-violins")
+                                               : QStringLiteral("entropy-violins");
+}
+
+QString AnalysisPanel::exportFigure(const QString& path) {
+  if (!m_report) return QStringLiteral("no report is shown");
+  widgets::ExportFormat format{};
+  if (!widgets::parseExportFormat(QFileInfo(path).suffix(), &format))
+    return QStringLiteral("%1: choose a .png, .svg or .pdf file").arg(path);
+  try {
+    // Built from the run's files exactly as `attnlab-cli export RUN --figure NAME --step S`.
+    figures::FigureRequest request;
+    request.figure = currentFigureName().toStdString();
+    request.runs = {m_report->source.runDir};
+    request.step = m_report->source.step;
+    figures::Figure figure = figures::buildFigure(request);
+    figures::exportFigure(figure, path.toStdString(), format,
+                          figures::defaultExportOptions(figure));
+  } catch (const std::exception& e) {
+    return QString::fromStdString(e.what());
+  }
+  return {};
+}
+
+void AnalysisPanel::chooseExport() {
+  const QString start = m_run ? QDir(m_run->directory()).filePath(currentFigureName() + ".png")
+                              : currentFigureName() + QStringLiteral(".png");
+  const QString path = QFileDialog::getSaveFileName(
+      this, QStringLiteral("Export figure"), start,
+      QStringLiteral("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"));
+  if (path.isEmpty()) return;
+  const QString error = exportFigure(path);
+  m_summary->setText(error.isEmpty() ? QStringLiteral("Exported %1").arg(path)
+                                     : QStringLiteral("Export failed: %1").arg(error));
 }
 
 void AnalysisPanel::fillTable() {

@@ -60,6 +60,12 @@ class AnalysisPanel : public QWidget {
   const analysis::AnalysisReport* report() const { return m_report.get(); }
   QString reportPath() const { return m_reportPath; }
 
+  /// Writes the violins shown to `path` (.png, .svg or .pdf) through the figures library,
+  /// as `attnlab-cli export` does; returns the error, empty on success.
+  QString exportFigure(const QString& path);
+  /// "entropy-violins" or "jsd-violins": the catalog figure the violins shown are.
+  QString currentFigureName() const;
+
   void setStatistic(Statistic statistic);
   Statistic statistic() const { return m_statistic; }
   widgets::ViolinGrid* violins() const { return m_violins; }
@@ -81,6 +87,7 @@ class AnalysisPanel : public QWidget {
   void drawViolins();
   void fillTable();
   void chooseFile();
+  void chooseExport();
   void analysisProgress(const QString& phase, qint64 done, qint64 total);
   void analysisFinished(bool ok, bool cancelled, const QString& message, const QString& report);
   void updateRunButton();
@@ -97,6 +104,7 @@ class AnalysisPanel : public QWidget {
   QComboBox* m_statisticBox = nullptr;
   QPushButton* m_openButton = nullptr;
   QPushButton* m_runButton = nullptr;
+  QPushButton* m_exportButton = nullptr;
   QPushButton* m_cancelButton = nullptr;
   QProgressBar* m_progress = nullptr;
   QPointer<AnalysisController> m_controller;
