@@ -20,8 +20,10 @@ ReflexiveGrammar buildGrammar() {
                    "daughter", "wife",    "aunt",     "lady",  "bride", "witch"};
   g.maleNouns = {"king", "actor",   "prince", "man",  "boy",   "father", "brother",
                  "son",  "husband", "uncle",  "lord", "groom", "wizard"};
-  // Six determiners as in Lin's gr.refl, not the same words (no "a": "a actress" would be
-  // ungrammatical; no possessive "her", which could itself be read as an antecedent).
+  // Six determiners as in Lin's gr.refl (the, some, my, your, our, her), with "this" for the
+  // possessive "her": a feminine pronoun inside the antecedent NP agrees with "herself", and
+  // the det-or-noun rule would score a head attending to it as a pronoun as right. No "a"
+  // either ("a actress"). See docs/analysis.md#the-generator-against-lins-grammar.
   g.determiners = {"the", "this", "my", "your", "our", "some"};
   g.auxiliaries = {"can", "could", "will", "would"};
   g.transitiveVerbs = {"love", "hurt", "help", "see", "like", "hate", "blame", "trust", "know"};
