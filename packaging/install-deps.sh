@@ -19,6 +19,8 @@ PACKAGES=(
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev
   # tests, screenshots, cross-checks from Python
   xvfb xauth python3 python3-h5py python3-numpy python3-sentencepiece python3-torch python3-scipy
+  # exported PDF figures rendered back to images (pdftoppm)
+  poppler-utils
   # offline English corpus for the demo
   wordnet-base
 )
