@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
                                                          "the screenshot at this step."),
                                           QStringLiteral("step"));
   const QCommandLineOption view(QStringLiteral("view"),
-                                QStringLiteral("The tab to show first: Curves, Attention, "
+                                QStringLiteral("The tab to show first: Curves, Attention, Inspect, "
                                                "Variants or Analysis."),
                                 QStringLiteral("tab"));
   parser.addOptions({train, runDir, set, screenshot, screenshotStep, view});

@@ -8,6 +8,7 @@
 #include "app/gui/panels/attention_panel.h"
 #include "app/gui/panels/console_dock.h"
 #include "app/gui/panels/curves_panel.h"
+#include "app/gui/panels/inspector_panel.h"
 #include "app/gui/panels/run_status_bar.h"
 #include "app/gui/panels/runs_panel.h"
 #include "app/gui/panels/variants_panel.h"
@@ -88,6 +89,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_variants = new VariantsPanel(m_tabs);
   m_tabs->addTab(m_curves, QStringLiteral("Curves"));
   m_tabs->addTab(m_attention, QStringLiteral("Attention"));
+  m_inspector = new InspectorPanel(m_tabs);
+  m_tabs->addTab(m_inspector, QStringLiteral("Inspect"));
   m_tabs->addTab(m_variants, QStringLiteral("Variants"));
   m_analysis = new AnalysisPanel(m_tabs);
   m_analysisController = new AnalysisController(this);
@@ -367,6 +370,7 @@ void MainWindow::showSelection(const QList<RunSession*>& runs) {
   m_attention->setRuns(runs);
   m_variants->setRuns(runs);
   m_analysis->setRuns(runs);
+  m_inspector->setRuns(runs);
   updateActions();
 }
 
@@ -437,6 +441,7 @@ void MainWindow::applyTheme() {
   m_attention->setTheme(theme);
   m_variants->setTheme(theme);
   m_analysis->setTheme(theme);
+  m_inspector->setTheme(theme);
   m_applyingTheme = false;
 }
 

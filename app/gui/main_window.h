@@ -27,6 +27,7 @@ class TrainingController;
 class VariantsPanel;
 class AnalysisPanel;
 class AnalysisController;
+class InspectorPanel;
 
 /// The workbench's top-level window. It stays small: it builds the menus, docks and tabs
 /// and wires them to the controllers (OpenedRuns, TrainingController, AppSettings); every
@@ -54,6 +55,7 @@ class MainWindow : public QMainWindow {
   AttentionPanel* attentionPanel() const { return m_attention; }
   VariantsPanel* variantsPanel() const { return m_variants; }
   AnalysisPanel* analysisPanel() const { return m_analysis; }
+  InspectorPanel* inspectorPanel() const { return m_inspector; }
   AnalysisController* analysisController() const { return m_analysisController; }
   ConsoleDock* console() const { return m_console; }
   RunStatusBar* runStatusBar() const { return m_statusBar; }
@@ -95,6 +97,7 @@ class MainWindow : public QMainWindow {
   VariantsPanel* m_variants = nullptr;
   AnalysisPanel* m_analysis = nullptr;
   AnalysisController* m_analysisController = nullptr;
+  InspectorPanel* m_inspector = nullptr;
   ConsoleDock* m_console = nullptr;
   RunStatusBar* m_statusBar = nullptr;
   QTabWidget* m_tabs = nullptr;

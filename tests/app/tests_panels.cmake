@@ -8,3 +8,8 @@ attnlab_add_qtest(app test_analysis_panel LIBS attnlab_gui attnlab_core GUI LABE
 if(TARGET app_test_analysis_panel)
   add_dependencies(app_test_analysis_panel attnlab-cli)
 endif()
+# The Inspect tab on a real run, against attnlab-cli inspect.
+attnlab_add_qtest(app test_inspector_panel LIBS attnlab_gui attnlab_core GUI LABELS deepbind TIMEOUT 600)
+if(TARGET app_test_inspector_panel)
+  add_dependencies(app_test_inspector_panel attnlab-cli)
+endif()
