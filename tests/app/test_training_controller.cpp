@@ -7,6 +7,7 @@
 // LibTorch before Qt: Qt's `slots` keyword macro would break LibTorch's headers.
 #include <torch/torch.h>
 
+#include "app/gui/inspection_controller.h"
 #include "app/gui/training_controller.h"
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/config/config_loader.h"
@@ -95,6 +96,39 @@ class TestTrainingController : public QObject {
     QCOMPARE(finished.first().at(0).toBool(), true);
     QCOMPARE(controller.status(), app::RunStatus::Finished);
     QVERIFY2(draws > 3, qPrintable(QString::number(draws)));
+    compareCheckpoints(m_cliRun, dir, 8);
+  }
+
+  // Issue 12's rule: inspections made while a run trains (each one builds a model from a
+  // checkpoint, alternating between two so every request constructs one) leave the run's
+  // checkpoints bitwise equal to the CLI's.
+  void inspectionsMidRunKeepTheBits() {
+    app::InspectionController inspector;
+    const QStringList checkpoints = {
+        QString::fromStdString((m_cliRun / "checkpoints" / "step-0000004.h5").string()),
+        QString::fromStdString((m_cliRun / "checkpoints" / "step-0000008.h5").string())};
+    int inspections = 0;
+    bool training = true;
+    QString failure;
+    connect(&inspector, &app::InspectionController::inspected, this,
+            [&](const app::InspectionFrame&) {
+              ++inspections;
+              if (training)
+                inspector.inspect(checkpoints[inspections % 2], QStringLiteral("the cat sat ."));
+            });
+    connect(&inspector, &app::InspectionController::failed, this,
+            [&failure](const QString& message) { failure = message; });
+    inspector.inspect(checkpoints[0], QStringLiteral("the cat sat ."));  // before the run starts
+
+    app::TrainingController controller;
+    QSignalSpy finished(&controller, &app::TrainingController::finished);
+    const fs::path dir = path("inspected");
+    QVERIFY(controller.start(m_config, QString::fromStdString(dir.string())));
+    QVERIFY(finished.wait(120000));
+    training = false;
+    QVERIFY2(failure.isEmpty(), qPrintable(failure));
+    QCOMPARE(finished.first().at(0).toBool(), true);
+    QVERIFY2(inspections >= 2, qPrintable(QString::number(inspections)));
     compareCheckpoints(m_cliRun, dir, 8);
   }
 
