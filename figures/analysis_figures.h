@@ -9,10 +9,12 @@
 
 namespace attnlab::analysis {
 struct AnalysisReport;
-}
+struct CorefProbeReport;
+}  // namespace attnlab::analysis
 namespace attnlab::widgets {
+class ProbeMatrixPlot;
 class ViolinGrid;
-}
+}  // namespace attnlab::widgets
 
 namespace attnlab::figures {
 
@@ -23,6 +25,11 @@ void drawEntropyViolins(widgets::ViolinGrid& plot, const analysis::AnalysisRepor
 /// JSD between the same head in adjacent layers; throws FigureInputError for a one-layer
 /// model (nothing to draw).
 void drawJsdViolins(widgets::ViolinGrid& plot, const analysis::AnalysisReport& report,
+                    const std::string& runName, const std::string& where);
+
+/// The coreference probe's per-head accuracy with the best head framed and the baselines
+/// (the `coref-heads` figure); throws FigureInputError when the probe scored no mentions.
+void drawCorefHeads(widgets::ProbeMatrixPlot& plot, const analysis::CorefProbeReport& report,
                     const std::string& runName, const std::string& where);
 
 }  // namespace attnlab::figures

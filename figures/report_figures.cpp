@@ -132,20 +132,8 @@ Figure jsdViolins(const FigureSpec& spec, const FigureRequest& request) {
 Figure corefHeads(const FigureSpec& spec, const FigureRequest& request) {
   const auto r = loadCoref(request);
   const auto& p = r.report.result;
-  if (p.layers < 1 || p.heads < 1 || p.items == 0) {
-    throw FigureInputError(r.where.file.string(),
-                           "the probe scored no mentions (" + r.report.datasetDescription + ")");
-  }
-  widgets::Matrix accuracy(p.layers, p.heads);
-  for (int l = 0; l < p.layers; ++l)
-    for (int h = 0; h < p.heads; ++h) accuracy.at(l, h) = static_cast<float>(p.accuracyAt(l, h));
-  QVector<widgets::ProbeBaseline> baselines;
-  for (const auto& b : p.baselines) baselines.push_back({q(b.name), b.accuracy});
   auto plot = std::make_unique<widgets::ProbeMatrixPlot>();
-  plot->setValueLabel(QStringLiteral("accuracy (fraction of mentions)"));
-  plot->setAccuracies(accuracy);
-  plot->setBaselines(baselines);
-  plot->setTitle(titleOf(spec, r));
+  drawCorefHeads(*plot, r.report, r.runName, r.where.file.string());
   return figureOf(spec, std::move(plot),
                   provenanceOf(r, "antecedent accuracy per head over " + std::to_string(p.items) +
                                       " mentions (" + r.report.datasetDescription + ")"));
@@ -171,6 +159,27 @@ void drawEntropyViolins(widgets::ViolinGrid& plot, const analysis::AnalysisRepor
     throw FigureInputError(where, "the report holds no per-head entropy");
   plot.showEntropy(s);
   plot.setTitle(violinTitle("entropy-violins", report, runName));
+}
+
+void drawCorefHeads(widgets::ProbeMatrixPlot& plot, const analysis::CorefProbeReport& report,
+                    const std::string& runName, const std::string& where) {
+  const auto& p = report.result;
+  if (p.layers < 1 || p.heads < 1 || p.items == 0)
+    throw FigureInputError(where,
+                           "the probe scored no mentions (" + report.datasetDescription + ")");
+  widgets::Matrix accuracy(p.layers, p.heads);
+  for (int l = 0; l < p.layers; ++l)
+    for (int h = 0; h < p.heads; ++h) accuracy.at(l, h) = static_cast<float>(p.accuracyAt(l, h));
+  QVector<widgets::ProbeBaseline> baselines;
+  for (const auto& b : p.baselines)
+    baselines.push_back({QString::fromStdString(b.name), b.accuracy});
+  plot.setValueLabel(QStringLiteral("accuracy (fraction of mentions)"));
+  plot.setAccuracies(accuracy);
+  plot.setBaselines(baselines);
+  const FigureSpec* spec = findFigure("coref-heads");
+  plot.setTitle(QString::fromStdString(spec ? spec->title : "coref-heads") +
+                QStringLiteral(", step %1: ").arg(report.source.step) +
+                QString::fromStdString(runName));
 }
 
 void drawJsdViolins(widgets::ViolinGrid& plot, const analysis::AnalysisReport& report,

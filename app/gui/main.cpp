@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
                                           QStringLiteral("step"));
   const QCommandLineOption view(QStringLiteral("view"),
                                 QStringLiteral("The tab to show first: Curves, Attention, Inspect, "
-                                               "Variants or Analysis."),
+                                               "Variants, Analysis or Probe."),
                                 QStringLiteral("tab"));
   parser.addOptions({train, runDir, set, screenshot, screenshotStep, view});
   parser.process(app);

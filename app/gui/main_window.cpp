@@ -9,6 +9,7 @@
 #include "app/gui/panels/console_dock.h"
 #include "app/gui/panels/curves_panel.h"
 #include "app/gui/panels/inspector_panel.h"
+#include "app/gui/panels/probe_panel.h"
 #include "app/gui/panels/run_status_bar.h"
 #include "app/gui/panels/runs_panel.h"
 #include "app/gui/panels/variants_panel.h"
@@ -103,6 +104,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       showError(whyNot);
   });
   m_tabs->addTab(m_analysis, QStringLiteral("Analysis"));
+  m_probe = new ProbePanel(m_tabs);
+  m_tabs->addTab(m_probe, QStringLiteral("Probe"));
   setCentralWidget(m_tabs);
 
   buildDocks();
@@ -371,6 +374,7 @@ void MainWindow::showSelection(const QList<RunSession*>& runs) {
   m_variants->setRuns(runs);
   m_analysis->setRuns(runs);
   m_inspector->setRuns(runs);
+  m_probe->setRuns(runs);
   updateActions();
 }
 
@@ -442,6 +446,7 @@ void MainWindow::applyTheme() {
   m_variants->setTheme(theme);
   m_analysis->setTheme(theme);
   m_inspector->setTheme(theme);
+  m_probe->setTheme(theme);
   m_applyingTheme = false;
 }
 

@@ -28,6 +28,7 @@ class VariantsPanel;
 class AnalysisPanel;
 class AnalysisController;
 class InspectorPanel;
+class ProbePanel;
 
 /// The workbench's top-level window. It stays small: it builds the menus, docks and tabs
 /// and wires them to the controllers (OpenedRuns, TrainingController, AppSettings); every
@@ -56,6 +57,7 @@ class MainWindow : public QMainWindow {
   VariantsPanel* variantsPanel() const { return m_variants; }
   AnalysisPanel* analysisPanel() const { return m_analysis; }
   InspectorPanel* inspectorPanel() const { return m_inspector; }
+  ProbePanel* probePanel() const { return m_probe; }
   AnalysisController* analysisController() const { return m_analysisController; }
   ConsoleDock* console() const { return m_console; }
   RunStatusBar* runStatusBar() const { return m_statusBar; }
@@ -98,6 +100,7 @@ class MainWindow : public QMainWindow {
   AnalysisPanel* m_analysis = nullptr;
   AnalysisController* m_analysisController = nullptr;
   InspectorPanel* m_inspector = nullptr;
+  ProbePanel* m_probe = nullptr;
   ConsoleDock* m_console = nullptr;
   RunStatusBar* m_statusBar = nullptr;
   QTabWidget* m_tabs = nullptr;

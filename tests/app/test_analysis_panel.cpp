@@ -8,9 +8,11 @@
 
 #include "app/gui/analysis_controller.h"
 #include "app/gui/panels/analysis_panel.h"
+#include "app/gui/panels/probe_panel.h"
 #include "core/config/config_loader.h"
 #include "tests/support/cli_process.h"
 #include "tests/support/tiny_run_setup.h"
+#include "widgets/plots/probe_matrix_plot.h"
 #include "widgets/plots/violin_grid.h"
 
 #include <QComboBox>
@@ -34,6 +36,20 @@
 
 using namespace attnlab;
 namespace fs = std::filesystem;
+
+namespace {
+/// The text of an SVG file (title, axis labels, legend), in document order.
+QStringList svgTexts(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  QStringList texts;
+  QXmlStreamReader xml(&f);
+  while (!xml.atEnd())
+    if (xml.readNext() == QXmlStreamReader::Characters && !xml.isWhitespace())
+      texts << xml.text().toString();
+  return texts;
+}
+}  // namespace
 
 class TestAnalysisPanel : public QObject {
   Q_OBJECT
@@ -117,24 +133,14 @@ class TestAnalysisPanel : public QObject {
     // export and the CLI's carry the same text (title, axes, legend).
     statistic->setCurrentIndex(0);
     QVERIFY(violins->title().contains("step 8"));
-    const auto svgText = [](const QString& path) {
-      QFile f(path);
-      if (!f.open(QIODevice::ReadOnly)) return QStringList();
-      QStringList texts;
-      QXmlStreamReader xml(&f);
-      while (!xml.atEnd())
-        if (xml.readNext() == QXmlStreamReader::Characters && !xml.isWhitespace())
-          texts << xml.text().toString();
-      return texts;
-    };
     const QString fromTab = m_dir.filePath("tab.svg");
     QCOMPARE(panel.exportFigure(fromTab), QString());
-    QVERIFY(svgText(fromTab).contains(violins->title()));
+    QVERIFY(svgTexts(fromTab).contains(violins->title()));
     const QString fromCli = m_dir.filePath("cli.svg");
     const auto r = tests::runCli({"export", m_run, "--figure", "entropy-violins", "--format", "svg",
                                   "--out", fromCli, "--step", "8"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
-    QCOMPARE(svgText(fromTab), svgText(fromCli));
+    QCOMPARE(svgTexts(fromTab), svgTexts(fromCli));
     for (const char* ext : {"png", "pdf"})
       QCOMPARE(panel.exportFigure(m_dir.filePath(QStringLiteral("tab.") + ext)), QString());
     QVERIFY(!QImage(m_dir.filePath("tab.png")).isNull());
@@ -198,6 +204,42 @@ class TestAnalysisPanel : public QObject {
     QCOMPARE(panel.reportFiles(), QStringList{written});
     QCOMPARE(panel.reportPath(), written);
     QVERIFY(panel.violins()->violinCount() > 0);
+  }
+
+  // The Probe tab: the run's coref.json from attnlab-cli probe coref, its best head and
+  // accuracies as in the file (parsed here by Qt), exported as the CLI exports it.
+  void probeTabShowsTheCorefReport() {
+    auto r = tests::runCli({"probe", "coref", m_run, "--size", "200"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+    const QString file = m_run + "/analysis/coref-step-8/coref.json";
+    QFile f(file);
+    QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(file));
+    const QJsonObject json = QJsonDocument::fromJson(f.readAll()).object();
+
+    app::RunSession run(m_run, Qt::red);
+    app::ProbePanel panel;
+    panel.resize(1000, 800);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QSignalSpy loaded(&panel, &app::ProbePanel::reportLoaded);
+    panel.setRuns({&run});
+    QCOMPARE(panel.reportFiles(), QStringList{file});
+    QVERIFY(loaded.wait(10000));
+    const QJsonObject best = json["best_head"].toObject();
+    QCOMPARE(panel.matrix()->bestHead(), QPoint(best["layer"].toInt(), best["head"].toInt()));
+    QVERIFY(std::abs(panel.matrix()->bestAccuracy() - best["accuracy"].toDouble()) < 1e-6);
+    QTableWidget* table = panel.summaryTable();
+    QCOMPARE(table->rowCount(), 2 + int(json["baselines"].toArray().size()));
+    QCOMPARE(table->item(1, 1)->text().toDouble(),
+             std::round(json["mean_over_heads"].toDouble() * 1000) / 1000);
+
+    const QString fromTab = m_dir.filePath("probe-tab.svg");
+    QCOMPARE(panel.exportFigure(fromTab), QString());
+    const QString fromCli = m_dir.filePath("probe-cli.svg");
+    r = tests::runCli({"export", m_run, "--figure", "coref-heads", "--format", "svg", "--out",
+                       fromCli, "--step", "8"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+    QCOMPARE(svgTexts(fromTab), svgTexts(fromCli));
   }
 
   void aFileThatIsNotAReportGetsAMessage() {

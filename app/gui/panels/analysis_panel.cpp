@@ -3,6 +3,7 @@
 #include "analysis/report/report_readers.h"
 #include "analysis/runs/analysis_report.h"
 #include "app/gui/analysis_controller.h"
+#include "app/gui/panels/run_reports.h"
 #include "figures/analysis_figures.h"
 #include "figures/figure_builder.h"
 #include "widgets/plots/violin_grid.h"
@@ -30,14 +31,6 @@
 namespace attnlab::app {
 
 namespace {
-
-/// "step-0000400" -> 400; -1 when the folder is not named by a step.
-qint64 stepOfFolder(const QString& name) {
-  if (!name.startsWith(QStringLiteral("step-"))) return -1;
-  bool ok = false;
-  const qint64 step = name.mid(5).toLongLong(&ok);
-  return ok ? step : -1;
-}
 
 /// A table cell that sorts by its number, not its text.
 class NumberItem : public QTableWidgetItem {
@@ -108,6 +101,7 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   m_summary = new QLabel(this);
   m_summary->setObjectName(QStringLiteral("analysisSummary"));
   m_summary->setWordWrap(true);
+  m_summary->setTextFormat(Qt::PlainText);  // "<s> and </s>" would read as strikethrough
   m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
   outer->addWidget(m_summary);
 
@@ -158,16 +152,7 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
 AnalysisPanel::~AnalysisPanel() = default;
 
 QStringList AnalysisPanel::findReports(const QString& runDirectory) {
-  QList<QPair<qint64, QString>> found;
-  const QDir root(QDir(runDirectory).filePath(QStringLiteral("analysis")));
-  for (const QString& folder : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-    const QString file = root.filePath(folder + QStringLiteral("/analysis.json"));
-    if (QFileInfo::exists(file)) found.append({stepOfFolder(folder), file});
-  }
-  std::sort(found.begin(), found.end());
-  QStringList files;
-  for (const auto& f : found) files << f.second;
-  return files;
+  return runReports(runDirectory, QStringLiteral("step-"), QStringLiteral("analysis.json"));
 }
 
 void AnalysisPanel::setRuns(const QList<RunSession*>& runs) {

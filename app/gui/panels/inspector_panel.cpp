@@ -65,6 +65,7 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
                         this);
   m_status->setObjectName(QStringLiteral("inspectStatus"));
   m_status->setWordWrap(true);
+  m_status->setTextFormat(Qt::PlainText);  // texts and messages may hold "<s>"
   layout->addWidget(m_status);
 
   auto* split = new QSplitter(Qt::Horizontal, this);

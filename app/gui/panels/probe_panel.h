@@ -1,0 +1,78 @@
+#pragma once
+
+// The Probe tab: a run's coreference probe reports (`attnlab-cli probe coref` writes
+// <run>/analysis/coref-step-S/coref.json; any coref.json can be opened), read off the GUI
+// thread: the layer x head antecedent accuracy with the best head framed and each layer's
+// best head beside the baselines (drawn by the figures library, as `attnlab-cli export
+// --figure coref-heads`), and a table of the best head, the mean over heads and the four
+// baselines.
+
+#include "app/gui/run_session.h"
+#include "widgets/plots/theme.h"
+
+#include <QList>
+#include <QPointer>
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QTableWidget;
+
+namespace attnlab::analysis {
+struct CorefProbeReport;
+}
+namespace attnlab::widgets {
+class ProbeMatrixPlot;
+}
+
+namespace attnlab::app {
+
+class ProbePanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ProbePanel(QWidget* parent = nullptr);
+  ~ProbePanel() override;
+
+  void setRuns(const QList<RunSession*>& runs);
+  void setTheme(const widgets::Theme& theme);
+
+  /// Reads `path` (a coref.json) off the GUI thread; reportLoaded() or loadFailed().
+  void openReport(const QString& path);
+  QStringList reportFiles() const { return m_files; }
+  const analysis::CorefProbeReport* report() const { return m_report.get(); }
+  /// Writes the matrix shown to `path` (.png, .svg or .pdf) as attnlab-cli export does;
+  /// returns the error, empty on success.
+  QString exportFigure(const QString& path);
+  widgets::ProbeMatrixPlot* matrix() const { return m_matrix; }
+  QTableWidget* summaryTable() const { return m_table; }
+
+ signals:
+  void reportLoaded(const QString& path);
+  void loadFailed(const QString& message);
+
+ private:
+  void rescan();
+  void showReport(std::shared_ptr<analysis::CorefProbeReport> report, const QString& path);
+  void chooseFile();
+  void chooseExport();
+
+  QPointer<RunSession> m_run;
+  QStringList m_files;
+  std::shared_ptr<analysis::CorefProbeReport> m_report;
+  QString m_reportPath;
+  int m_loads = 0;
+
+  QComboBox* m_reportBox = nullptr;
+  QPushButton* m_openButton = nullptr;
+  QPushButton* m_exportButton = nullptr;
+  QLabel* m_summary = nullptr;
+  widgets::ProbeMatrixPlot* m_matrix = nullptr;
+  QTableWidget* m_table = nullptr;
+};
+
+}  // namespace attnlab::app
