@@ -3,6 +3,7 @@
 #include "analysis/coref/conll_reader.h"
 #include "analysis/coref/lin_reflexive_reader.h"
 #include "analysis/coref/reflexive_generator.h"
+#include "analysis/runs/analysis_control.h"
 #include "analysis/runs/run_selection.h"
 #include "core/errors/error.h"
 #include "core/inspect/attention_inspector.h"
@@ -89,10 +90,13 @@ coref::CorefDataset loadDataset(const CorefProbeOptions& options, int maxPieces,
 
 }  // namespace
 
-CorefProbeReport probeCoreference(const CorefProbeOptions& options, const CorefProgress& progress) {
+CorefProbeReport probeCoreference(const CorefProbeOptions& options, const CorefProgress& progress,
+                                  const std::atomic<bool>* cancel) {
   const auto started = std::chrono::steady_clock::now();
   const auto selected = selectCheckpoint(options.run, options.step);
+  throwIfCancelled(cancel, "loading checkpoint");
   core::AttentionInspector inspector(selected.checkpoint);
+  throwIfCancelled(cancel, "reading the dataset");
   const auto& tokenizer = inspector.tokenizer();
   const auto& specials = tokenizer.specialIds();
   const int maxLength = inspector.maxLength();
@@ -146,9 +150,11 @@ CorefProbeReport probeCoreference(const CorefProbeOptions& options, const CorefP
     throw DataError(options.dataset, why);
   }
 
+  throwIfCancelled(cancel, "probing");
   coref::AntecedentProbe probe(model.layers, model.heads, options.scope);
   const auto batchSize = static_cast<std::size_t>(std::max(1, options.batchSize));
   for (std::size_t start = 0; start < encoded.size(); start += batchSize) {
+    throwIfCancelled(cancel, "example " + std::to_string(start + 1));
     const auto count = std::min(batchSize, encoded.size() - start);
     std::size_t longest = 0;
     for (std::size_t b = 0; b < count; ++b)

@@ -3,6 +3,7 @@
 #include "analysis/coref/word_attention.h"
 #include "analysis/runs/coref_probe_report.h"
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -30,8 +31,12 @@ using CorefProgress = std::function<void(std::int64_t done, std::int64_t total)>
 /// Antecedent selection per head (Clark et al.): the dataset's words are encoded word by word
 /// (attention converted back to words: sum over a word's pieces as keys, mean over its rows
 /// as queries), run through the checkpoint's model in batches, and scored with the
-/// baselines beside. Examples longer than the model are skipped and counted.
+/// baselines beside. Examples longer than the model are skipped and counted. Setting
+/// `*cancel` from any thread makes it throw attnlab::Cancelled at the next check (before and
+/// after the checkpoint load, after the dataset is read, before every batch); it writes
+/// nothing itself.
 CorefProbeReport probeCoreference(const CorefProbeOptions& options,
-                                  const CorefProgress& progress = {});
+                                  const CorefProgress& progress = {},
+                                  const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace attnlab::analysis

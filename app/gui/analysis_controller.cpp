@@ -1,6 +1,7 @@
 // LibTorch (through the analysis headers) before Qt: Qt's `slots` macro breaks its headers.
 #include "analysis/report/report_files.h"
 #include "analysis/runs/attention_analysis.h"
+#include "analysis/runs/coref_probe_run.h"
 #include "analysis/runs/run_selection.h"
 #include "core/errors/error.h"
 
@@ -33,6 +34,68 @@ void AnalysisController::cancel() {
 
 bool AnalysisController::start(const QString& runDirectory, std::optional<qint64> step, int threads,
                                QString* whyNot) {
+  const std::string run = runDirectory.toStdString();
+  return launch(
+      runDirectory,
+      [run, step, threads](const auto& progress, const std::atomic<bool>* cancel) {
+        analysis::AnalyzeOptions options;
+        options.run = run;
+        if (step) options.step = *step;
+        options.statistics.threads = threads;
+        // The folder is settled before the work, as the CLI does.
+        const auto selected = analysis::selectCheckpoint(options.run, options.step);
+        const auto out = selected.runDir / "analysis" / ("step-" + std::to_string(selected.step));
+        analysis::prepareReportFolder(out);
+        options.step = selected.step;
+        try {
+          const auto result = analysis::analyzeRun(options, progress, cancel);
+          analysis::throwIfCancelled(cancel, "writing the report");
+          analysis::writeAnalysisReport(result, out);
+        } catch (...) {
+          std::error_code ec;
+          std::filesystem::remove(out, ec);  // the folder made for it, if still empty
+          throw;
+        }
+        return (out / "analysis.json").string();
+      },
+      whyNot);
+}
+
+bool AnalysisController::startProbe(const QString& runDirectory, const QString& dataset,
+                                    QString* whyNot) {
+  const std::string run = runDirectory.toStdString();
+  const std::string data = dataset.trimmed().toStdString();
+  return launch(
+      runDirectory,
+      [run, data](const auto& progress, const std::atomic<bool>* cancel) {
+        analysis::CorefProbeOptions options;
+        options.run = run;
+        options.dataset = data;
+        const auto selected = analysis::selectCheckpoint(options.run, options.step);
+        const auto out =
+            selected.runDir / "analysis" / ("coref-step-" + std::to_string(selected.step));
+        analysis::prepareReportFolder(out);
+        options.step = selected.step;
+        try {
+          const auto report = analysis::probeCoreference(
+              options,
+              [&progress](std::int64_t done, std::int64_t total) {
+                progress("examples", done, total);
+              },
+              cancel);
+          analysis::throwIfCancelled(cancel, "writing the report");
+          analysis::writeCorefReport(report, out);
+        } catch (...) {
+          std::error_code ec;
+          std::filesystem::remove(out, ec);
+          throw;
+        }
+        return (out / "coref.json").string();
+      },
+      whyNot);
+}
+
+bool AnalysisController::launch(const QString& runDirectory, Job job, QString* whyNot) {
   if (m_running) {
     if (whyNot)
       *whyNot = QStringLiteral("an analysis of %1 is still running; cancel it or wait")
@@ -45,10 +108,9 @@ bool AnalysisController::start(const QString& runDirectory, std::optional<qint64
   m_cancel = std::make_shared<std::atomic<bool>>(false);
   QPointer<AnalysisController> self(this);
   auto cancelFlag = m_cancel;
-  const std::string run = runDirectory.toStdString();
-  m_thread = std::thread([self, cancelFlag, run, step, threads] {
+  m_thread = std::thread([self, cancelFlag, job = std::move(job)] {
     // Progress is thinned to one queued call per 100 ms (and every phase change), so a fast
-    // analysis does not flood the event loop.
+    // job does not flood the event loop.
     using Clock = std::chrono::steady_clock;
     Clock::time_point last{};
     std::string lastPhase;
@@ -67,31 +129,14 @@ bool AnalysisController::start(const QString& runDirectory, std::optional<qint64
     };
     bool ok = false, cancelled = false;
     QString message, reportPath;
-    std::filesystem::path out;
     try {
-      analysis::AnalyzeOptions options;
-      options.run = run;
-      if (step) options.step = *step;
-      options.statistics.threads = threads;
-      // The folder is settled before the work, as the CLI does.
-      const auto selected = analysis::selectCheckpoint(options.run, options.step);
-      out = selected.runDir / "analysis" / ("step-" + std::to_string(selected.step));
-      analysis::prepareReportFolder(out);
-      options.step = selected.step;
-      const auto result = analysis::analyzeRun(options, report, cancelFlag.get());
-      analysis::throwIfCancelled(cancelFlag.get(), "writing the report");
-      analysis::writeAnalysisReport(result, out);
-      reportPath = QString::fromStdString((out / "analysis.json").string());
+      reportPath = QString::fromStdString(job(report, cancelFlag.get()));
       ok = true;
     } catch (const Cancelled& e) {
       cancelled = true;
       message = QString::fromStdString(e.what());
     } catch (const std::exception& e) {
       message = QString::fromStdString(e.what());
-    }
-    if (!ok && !out.empty()) {
-      std::error_code ec;
-      std::filesystem::remove(out, ec);  // the folder made for it, if it is still empty
     }
     QMetaObject::invokeMethod(
         self.data(),

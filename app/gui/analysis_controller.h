@@ -1,17 +1,21 @@
 #pragma once
 
-// Runs `attnlab-cli analyze`'s work inside the app: the attention statistics of a run's
-// checkpoint over its validation split, on a thread of its own, with progress and Cancel.
-// The report goes where the CLI puts it (<run>/analysis/step-S/, written only at the end,
-// each file staged and renamed), so the Analysis tab and the CLI see the same files. A
-// QObject without widgets, testable without a window.
+// Runs `attnlab-cli analyze`'s and `attnlab-cli probe coref`'s work inside the app: the
+// attention statistics of a run's checkpoint over its validation split, or the coreference
+// probe, on a thread of its own, with progress and Cancel (one job at a time). The report
+// goes where the CLI puts it (<run>/analysis/step-S/ or coref-step-S/, written only at the
+// end, each file staged and renamed), so the tabs and the CLI see the same files. A QObject
+// without widgets, testable without a window.
 
 #include <QObject>
 #include <QString>
 
 #include <atomic>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <thread>
 
 namespace attnlab::app {
@@ -27,6 +31,9 @@ class AnalysisController : public QObject {
   /// (0 = all cores; the app passes 1 while a run trains, so the engine keeps its share).
   bool start(const QString& runDirectory, std::optional<qint64> step = std::nullopt,
              int threads = 0, QString* whyNot = nullptr);
+  /// Starts the coreference probe of `runDirectory`'s latest checkpoint on `dataset`
+  /// ("synthetic", "conll:PATH" or "lin:PATH", as the CLI's --dataset).
+  bool startProbe(const QString& runDirectory, const QString& dataset, QString* whyNot = nullptr);
   /// Asks the analysis to stop at its next check (within about a second); finished() then
   /// reports it as cancelled and nothing is written.
   void cancel();
@@ -44,6 +51,12 @@ class AnalysisController : public QObject {
   void finished(bool ok, bool cancelled, const QString& message, const QString& reportPath);
 
  private:
+  /// The job: runs on the thread with the progress callback and the cancel flag, returns
+  /// the report file it wrote; throws on failure.
+  using Job = std::function<std::string(
+      const std::function<void(const std::string&, std::int64_t, std::int64_t)>& progress,
+      const std::atomic<bool>* cancel)>;
+  bool launch(const QString& runDirectory, Job job, QString* whyNot);
   void join();
 
   std::thread m_thread;

@@ -105,6 +105,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   m_tabs->addTab(m_analysis, QStringLiteral("Analysis"));
   m_probe = new ProbePanel(m_tabs);
+  m_probe->setAnalysisController(m_analysisController);
+  connect(m_probe, &ProbePanel::probeRequested, this,
+          [this](RunSession* run, const QString& dataset) {
+            QString whyNot;
+            if (!m_analysisController->startProbe(run->directory(), dataset, &whyNot))
+              showError(whyNot);
+          });
   m_tabs->addTab(m_probe, QStringLiteral("Probe"));
   setCentralWidget(m_tabs);
 

@@ -6,6 +6,7 @@
 // LibTorch (engine_random.h) before Qt: Qt's `slots` macro breaks its headers.
 #include "core/runtime/engine_random.h"
 
+#include "analysis/runs/coref_probe_report.h"
 #include "app/gui/analysis_controller.h"
 #include "app/gui/panels/analysis_panel.h"
 #include "app/gui/panels/probe_panel.h"
@@ -22,6 +23,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -240,6 +242,53 @@ class TestAnalysisPanel : public QObject {
                        fromCli, "--step", "8"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
     QCOMPARE(svgTexts(fromTab), svgTexts(fromCli));
+  }
+
+  // Run probe from the tab, on Lin et al.'s format: Cancel writes nothing; run again, the
+  // report is where attnlab-cli probe coref writes it and the tab shows it.
+  void runsAProbeWithCancel() {
+    const fs::path copy = fs::path(m_dir.path().toStdString()) / "probe-fresh";
+    fs::copy(m_run.toStdString(), copy, fs::copy_options::recursive);
+    fs::remove_all(copy / "analysis");
+    const QString dir = QString::fromStdString(copy.string());
+    app::RunSession run(dir, Qt::blue);
+    app::AnalysisController controller;
+    app::ProbePanel panel;
+    panel.setAnalysisController(&controller);
+    connect(&panel, &app::ProbePanel::probeRequested, &controller,
+            [&controller](app::RunSession* r, const QString& dataset) {
+              controller.startProbe(r->directory(), dataset);
+            });
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.setRuns({&run});
+    auto* dataset = panel.findChild<QLineEdit*>("probeDataset");
+    dataset->selectAll();
+    QTest::keyClicks(dataset, "lin:" ATTNLAB_SOURCE_DIR "/tests/fixtures/coref/lin_reflexives.tsv");
+    auto* runButton = panel.findChild<QPushButton*>("runProbeButton");
+    auto* cancelButton = panel.findChild<QPushButton*>("cancelProbeButton");
+    QSignalSpy finished(&controller, &app::AnalysisController::finished);
+    {
+      std::lock_guard<std::mutex> hold(core::globalGeneratorMutex());  // holds the first step
+      QTest::mouseClick(runButton, Qt::LeftButton);
+      QVERIFY(controller.isRunning());
+      QTRY_VERIFY(cancelButton->isVisible());
+      QTest::mouseClick(cancelButton, Qt::LeftButton);
+    }
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(finished.first().at(1).toBool(), true);
+    QVERIFY(panel.findChild<QLabel*>("probeSummary")->text().contains("cancelled"));
+    QVERIFY(!fs::exists(copy / "analysis" / "coref-step-8"));
+
+    finished.clear();
+    QSignalSpy loaded(&panel, &app::ProbePanel::reportLoaded);
+    QTest::mouseClick(runButton, Qt::LeftButton);
+    QVERIFY(finished.wait(120000));
+    QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(2).toString()));
+    QCOMPARE(finished.first().at(3).toString(), dir + "/analysis/coref-step-8/coref.json");
+    QVERIFY(loaded.wait(10000));
+    QVERIFY(QString::fromStdString(panel.report()->dataset).startsWith("lin:"));
+    QVERIFY(panel.report()->result.items > 0);
   }
 
   void aFileThatIsNotAReportGetsAMessage() {

@@ -3,6 +3,7 @@
 #include "analysis/report/report_readers.h"
 #include "analysis/runs/analysis_report.h"
 #include "app/gui/analysis_controller.h"
+#include "app/gui/panels/job_bar.h"
 #include "app/gui/panels/run_reports.h"
 #include "figures/analysis_figures.h"
 #include "figures/figure_builder.h"
@@ -15,7 +16,6 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
 #include <QStackedLayout>
@@ -67,21 +67,11 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   m_openButton->setObjectName(QStringLiteral("openAnalysisButton"));
   m_openButton->setToolTip(QStringLiteral("Open any analysis.json"));
   bar->addWidget(m_openButton);
-  m_runButton = new QPushButton(QStringLiteral("Run analysis"), this);
-  m_runButton->setObjectName(QStringLiteral("runAnalysisButton"));
-  m_runButton->setToolTip(QStringLiteral(
+  m_jobBar = new JobBar(QStringLiteral("Run analysis"), QStringLiteral("analysis"), this);
+  m_jobBar->runButton()->setToolTip(QStringLiteral(
       "Analyse the latest checkpoint on the run's validation split, as attnlab-cli analyze "
       "does; the report goes to <run>/analysis/step-S/"));
-  bar->addWidget(m_runButton);
-  m_progress = new QProgressBar(this);
-  m_progress->setObjectName(QStringLiteral("analysisProgress"));
-  m_progress->setMaximumWidth(260);
-  m_progress->setVisible(false);
-  bar->addWidget(m_progress);
-  m_cancelButton = new QPushButton(QStringLiteral("Cancel"), this);
-  m_cancelButton->setObjectName(QStringLiteral("cancelAnalysisButton"));
-  m_cancelButton->setVisible(false);
-  bar->addWidget(m_cancelButton);
+  bar->addWidget(m_jobBar);
   bar->addSpacing(16);
   bar->addWidget(new QLabel(QStringLiteral("Violins"), this));
   m_statisticBox = new QComboBox(this);
@@ -139,13 +129,12 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   });
   connect(m_openButton, &QPushButton::clicked, this, &AnalysisPanel::chooseFile);
   connect(m_exportButton, &QPushButton::clicked, this, &AnalysisPanel::chooseExport);
-  connect(m_runButton, &QPushButton::clicked, this, [this] {
-    if (m_run) emit analysisRequested(m_run);
+  connect(m_jobBar, &JobBar::runClicked, this, [this] {
+    if (!m_run) return;
+    emit analysisRequested(m_run);  // the window starts the controller
+    m_jobBar->markStarted();
   });
-  connect(m_cancelButton, &QPushButton::clicked, this, [this] {
-    if (m_controller) m_controller->cancel();
-    m_cancelButton->setEnabled(false);
-  });
+  connect(m_jobBar, &JobBar::jobFinished, this, &AnalysisPanel::analysisFinished);
   rescan();
 }
 
@@ -159,42 +148,16 @@ void AnalysisPanel::setRuns(const QList<RunSession*>& runs) {
   RunSession* run = runs.isEmpty() ? nullptr : runs.first();
   if (run == m_run && run != nullptr) return;
   m_run = run;
-  updateRunButton();
+  m_jobBar->setRunnable(m_run != nullptr);
   rescan();
 }
 
 void AnalysisPanel::setAnalysisController(AnalysisController* controller) {
-  m_controller = controller;
-  connect(controller, &AnalysisController::started, this, [this] {
-    m_progress->setRange(0, 0);  // busy until the first report
-    m_progress->setFormat(QStringLiteral("starting"));
-    updateRunButton();
-  });
-  connect(controller, &AnalysisController::progress, this, &AnalysisPanel::analysisProgress);
-  connect(controller, &AnalysisController::finished, this, &AnalysisPanel::analysisFinished);
-  updateRunButton();
-}
-
-void AnalysisPanel::updateRunButton() {
-  const bool running = m_controller && m_controller->isRunning();
-  m_runButton->setEnabled(m_run && m_controller && !running);
-  m_progress->setVisible(running);
-  m_cancelButton->setVisible(running);
-  if (running) m_cancelButton->setEnabled(true);
-}
-
-void AnalysisPanel::analysisProgress(const QString& phase, qint64 done, qint64 total) {
-  updateRunButton();
-  // Some phases count bytes or sequences in the millions: the bar works in per mille.
-  m_progress->setRange(0, total > 0 ? 1000 : 0);
-  m_progress->setValue(total > 0 ? static_cast<int>(1000 * done / total) : 0);
-  m_progress->setFormat(QStringLiteral("%1 %p%").arg(phase));
-  m_progress->setTextVisible(true);
+  m_jobBar->setController(controller);
 }
 
 void AnalysisPanel::analysisFinished(bool ok, bool cancelled, const QString& message,
                                      const QString& report) {
-  updateRunButton();
   if (ok) {
     m_reportPath.clear();  // show the new report even if an older one of that step was shown
     rescan();

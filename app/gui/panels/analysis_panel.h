@@ -19,7 +19,6 @@
 #include <memory>
 
 class QComboBox;
-class QProgressBar;
 class QLabel;
 class QPushButton;
 class QStackedLayout;
@@ -35,6 +34,7 @@ class ViolinGrid;
 namespace attnlab::app {
 
 class AnalysisController;
+class JobBar;
 
 class AnalysisPanel : public QWidget {
   Q_OBJECT
@@ -88,9 +88,7 @@ class AnalysisPanel : public QWidget {
   void fillTable();
   void chooseFile();
   void chooseExport();
-  void analysisProgress(const QString& phase, qint64 done, qint64 total);
   void analysisFinished(bool ok, bool cancelled, const QString& message, const QString& report);
-  void updateRunButton();
 
   QPointer<RunSession> m_run;
   QStringList m_files;
@@ -103,11 +101,8 @@ class AnalysisPanel : public QWidget {
   QComboBox* m_reportBox = nullptr;
   QComboBox* m_statisticBox = nullptr;
   QPushButton* m_openButton = nullptr;
-  QPushButton* m_runButton = nullptr;
   QPushButton* m_exportButton = nullptr;
-  QPushButton* m_cancelButton = nullptr;
-  QProgressBar* m_progress = nullptr;
-  QPointer<AnalysisController> m_controller;
+  JobBar* m_jobBar = nullptr;
   QLabel* m_summary = nullptr;
   QStackedLayout* m_stack = nullptr;
   QLabel* m_placeholder = nullptr;

@@ -2,6 +2,7 @@
 
 #include "analysis/report/report_readers.h"
 #include "analysis/runs/coref_probe_report.h"
+#include "app/gui/panels/job_bar.h"
 #include "app/gui/panels/run_reports.h"
 #include "figures/analysis_figures.h"
 #include "figures/figure_builder.h"
@@ -16,6 +17,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
@@ -42,6 +44,17 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
   m_exportButton->setObjectName(QStringLiteral("exportProbeFigureButton"));
   m_exportButton->setEnabled(false);
   bar->addWidget(m_exportButton);
+  bar->addSpacing(16);
+  bar->addWidget(new QLabel(QStringLiteral("Dataset"), this));
+  m_dataset = new QLineEdit(QStringLiteral("synthetic"), this);
+  m_dataset->setObjectName(QStringLiteral("probeDataset"));
+  m_dataset->setToolTip(QStringLiteral(
+      "synthetic (reflexives, Lin et al.'s grammar), conll:PATH (CoNLL-2012) or lin:PATH "
+      "(Lin et al.'s released refl.N files), as attnlab-cli probe coref --dataset"));
+  m_dataset->setMinimumWidth(160);
+  bar->addWidget(m_dataset);
+  m_jobBar = new JobBar(QStringLiteral("Run probe"), QStringLiteral("probe"), this);
+  bar->addWidget(m_jobBar);
   bar->addStretch(1);
   layout->addLayout(bar);
   m_summary = new QLabel(this);
@@ -69,6 +82,21 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
   });
   connect(m_openButton, &QPushButton::clicked, this, &ProbePanel::chooseFile);
   connect(m_exportButton, &QPushButton::clicked, this, &ProbePanel::chooseExport);
+  connect(m_jobBar, &JobBar::runClicked, this, [this] {
+    if (!m_run) return;
+    emit probeRequested(m_run, dataset());
+    m_jobBar->markStarted();
+  });
+  connect(m_jobBar, &JobBar::jobFinished, this,
+          [this](bool ok, bool cancelled, const QString& message, const QString& report) {
+            if (ok) {
+              rescan();
+              openReport(report);
+            } else {
+              m_summary->setText(cancelled ? QStringLiteral("Probe cancelled; nothing was written.")
+                                           : QStringLiteral("The probe failed: %1").arg(message));
+            }
+          });
   rescan();
 }
 
@@ -78,7 +106,16 @@ void ProbePanel::setRuns(const QList<RunSession*>& runs) {
   RunSession* run = runs.isEmpty() ? nullptr : runs.first();
   if (run == m_run && run != nullptr) return;
   m_run = run;
+  m_jobBar->setRunnable(m_run != nullptr);
   rescan();
+}
+
+void ProbePanel::setAnalysisController(AnalysisController* controller) {
+  m_jobBar->setController(controller);
+}
+
+QString ProbePanel::dataset() const {
+  return m_dataset->text().trimmed();
 }
 
 void ProbePanel::setTheme(const widgets::Theme& theme) {

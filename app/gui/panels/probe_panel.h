@@ -19,6 +19,7 @@
 #include <memory>
 
 class QComboBox;
+class QLineEdit;
 class QLabel;
 class QPushButton;
 class QTableWidget;
@@ -32,6 +33,9 @@ class ProbeMatrixPlot;
 
 namespace attnlab::app {
 
+class AnalysisController;
+class JobBar;
+
 class ProbePanel : public QWidget {
   Q_OBJECT
  public:
@@ -40,6 +44,10 @@ class ProbePanel : public QWidget {
 
   void setRuns(const QList<RunSession*>& runs);
   void setTheme(const widgets::Theme& theme);
+  /// The controller that runs probes (owned by the window, shared with the Analysis tab).
+  void setAnalysisController(AnalysisController* controller);
+  /// The dataset Run probe uses: synthetic, conll:PATH or lin:PATH (the CLI's --dataset).
+  QString dataset() const;
 
   /// Reads `path` (a coref.json) off the GUI thread; reportLoaded() or loadFailed().
   void openReport(const QString& path);
@@ -54,6 +62,8 @@ class ProbePanel : public QWidget {
  signals:
   void reportLoaded(const QString& path);
   void loadFailed(const QString& message);
+  /// Run probe was clicked (the window starts the controller's probe).
+  void probeRequested(attnlab::app::RunSession* run, const QString& dataset);
 
  private:
   void rescan();
@@ -70,6 +80,8 @@ class ProbePanel : public QWidget {
   QComboBox* m_reportBox = nullptr;
   QPushButton* m_openButton = nullptr;
   QPushButton* m_exportButton = nullptr;
+  QLineEdit* m_dataset = nullptr;
+  JobBar* m_jobBar = nullptr;
   QLabel* m_summary = nullptr;
   widgets::ProbeMatrixPlot* m_matrix = nullptr;
   QTableWidget* m_table = nullptr;
