@@ -16,6 +16,10 @@
 #include "app/gui/training_controller.h"
 #include "core/config/config_loader.h"
 #include "core/runtime/compute_environment.h"
+#include "widgets/plots/attention_heatmap.h"
+#include "widgets/plots/curve_plot.h"
+#include "widgets/plots/layer_series_plot.h"
+#include "widgets/plots/plot_export.h"
 #include "widgets/plots/theme.h"
 
 #include <QActionGroup>
@@ -24,6 +28,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -178,6 +183,11 @@ void MainWindow::buildMenus() {
   auto* open = file->addAction(QStringLiteral("&Open run…"), QKeySequence::Open, this,
                                &MainWindow::openRunDialog);
   open->setObjectName(QStringLiteral("openRunAction"));
+  auto* exportFigure =
+      file->addAction(QStringLiteral("&Export figure…"), QKeySequence(QStringLiteral("Ctrl+E")),
+                      this, &MainWindow::exportFigureDialog);
+  exportFigure->setObjectName(QStringLiteral("exportFigureAction"));
+  exportFigure->setToolTip(QStringLiteral("The current view as PNG, SVG or PDF"));
   m_recentMenu = file->addMenu(QStringLiteral("Open &recent"));
   m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
   connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
@@ -500,6 +510,38 @@ void MainWindow::dropEvent(QDropEvent* event) {
   for (const QUrl& url : event->mimeData()->urls())
     if (url.isLocalFile()) openRun(url.toLocalFile());
   event->acceptProposedAction();
+}
+
+QString MainWindow::exportCurrentView(const QString& path) {
+  QWidget* view = m_tabs->currentWidget();
+  if (view == m_analysis) return m_analysis->exportFigure(path);
+  if (view == m_probe) return m_probe->exportFigure(path);
+  widgets::ExportFormat format{};
+  if (!widgets::parseExportFormat(QFileInfo(path).suffix(), &format))
+    return QStringLiteral("%1: choose a .png, .svg or .pdf file").arg(path);
+  widgets::PlotWidget* plot = nullptr;
+  if (view == m_attention) plot = m_attention->heatmap();
+  if (view == m_inspector) plot = m_inspector->heatmap();
+  if (view == m_curves && !m_curves->scalarNames().isEmpty())
+    plot = m_curves->plotFor(m_curves->scalarNames().first());
+  if (view == m_variants && !m_variants->seriesNames().isEmpty())
+    plot = m_variants->plotFor(m_variants->seriesNames().first());
+  if (plot == nullptr) return QStringLiteral("this view has nothing to export yet");
+  const widgets::ExportResult result = plot->exportTo(path, format);
+  return result.ok ? QString() : result.error;
+}
+
+void MainWindow::exportFigureDialog() {
+  const QString name = m_tabs->tabText(m_tabs->currentIndex()).toLower() + QStringLiteral(".png");
+  const QString path = QFileDialog::getSaveFileName(
+      this, QStringLiteral("Export figure"), QDir(m_settings->runsFolder()).filePath(name),
+      QStringLiteral("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"));
+  if (path.isEmpty()) return;
+  const QString error = exportCurrentView(path);
+  if (error.isEmpty())
+    statusBar()->showMessage(QStringLiteral("Exported %1").arg(path), 10000);
+  else
+    showError(QStringLiteral("Export failed: %1").arg(error));
 }
 
 }  // namespace attnlab::app

@@ -44,6 +44,11 @@ class MainWindow : public QMainWindow {
 
   /// Opens a run folder (or its run.h5); errors go to the console and a message box.
   RunSession* openRun(const QString& path);
+  /// File > Export figure (Ctrl+E) without the dialog: the current tab's figure to `path`
+  /// (.png, .svg or .pdf, by its suffix). Analysis and Probe export the catalog figure as
+  /// attnlab-cli export does; Attention and Inspect the enlarged head; Curves and Variants
+  /// their first plot. Returns the error, empty on success (the old file is kept on failure).
+  QString exportCurrentView(const QString& path);
   /// Trains `config` in `directory` inside the app (resumes when it holds a checkpoint).
   bool startTraining(const core::RunConfig& config, const QString& directory);
   /// Resumes a stopped run from its config.toml.
@@ -68,6 +73,7 @@ class MainWindow : public QMainWindow {
  public slots:
   void newRun();
   void openRunDialog();
+  void exportFigureDialog();
   /// Closes a run's views (not while this window trains it).
   void closeRun(RunSession* run);
   void resetLayout();

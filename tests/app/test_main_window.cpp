@@ -7,6 +7,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/new_run/new_run_dialog.h"
 #include "app/gui/opened_runs.h"
+#include "app/gui/panels/analysis_panel.h"
 #include "app/gui/panels/attention_panel.h"
 #include "app/gui/panels/console_dock.h"
 #include "app/gui/panels/curves_panel.h"
@@ -22,6 +23,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
+#include <QImage>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
@@ -232,6 +234,21 @@ class TestMainWindow : public QObject {
     QCOMPARE(cli.exitCode(), 0);
     QTRY_COMPARE_WITH_TIMEOUT(run->status(), app::RunStatus::Finished, 10000);
     QTRY_COMPARE_WITH_TIMEOUT(curvePoints(window, run, "train/loss"), std::size_t{400}, 10000);
+
+    // File > Export figure (Ctrl+E) writes the current view; here without its file dialog.
+    auto* exportAction = window.findChild<QAction*>("exportFigureAction");
+    QVERIFY(exportAction != nullptr);
+    QCOMPARE(exportAction->shortcut(), QKeySequence(QStringLiteral("Ctrl+E")));
+    window.views()->setCurrentWidget(window.curvesPanel());
+    QCOMPARE(window.exportCurrentView(qpath("curves.svg")), QString());
+    QFile svg(qpath("curves.svg"));
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    QVERIFY(svg.readAll().contains("train/loss"));
+    QCOMPARE(window.exportCurrentView(qpath("curves.png")), QString());
+    QVERIFY(!QImage(qpath("curves.png")).isNull());
+    QVERIFY(window.exportCurrentView(qpath("curves.txt")).contains("choose a .png, .svg or .pdf"));
+    window.views()->setCurrentWidget(window.analysisPanel());
+    QVERIFY(window.exportCurrentView(qpath("analysis.png")).contains("no report"));
   }
 
   void badInputGetsAMessageAndTheWindowResponds() {
