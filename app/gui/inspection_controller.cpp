@@ -17,7 +17,9 @@
 namespace attnlab::app {
 
 widgets::Matrix InspectionFrame::head(int layer, int head, bool fromScores) const {
-  const auto& source = fromScores ? scores : probabilities;
+  const auto& shared = fromScores ? scores : probabilities;
+  if (!shared) return {};
+  const auto& source = *shared;
   const std::size_t cells = static_cast<std::size_t>(length) * length;
   const std::size_t offset = (static_cast<std::size_t>(layer) * heads + head) * cells;
   if (layer < 0 || head < 0 || layer >= layers || head >= heads || source.size() < offset + cells)
@@ -75,7 +77,8 @@ struct InspectionController::Worker {
         frame.residualScores = inspector->config().attention.residual != core::ResidualScores::None;
         const auto copy = [](const at::Tensor& t) {
           const at::Tensor c = t.to(torch::kFloat32).contiguous().cpu();
-          return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+          return std::make_shared<const std::vector<float>>(c.data_ptr<float>(),
+                                                            c.data_ptr<float>() + c.numel());
         };
         frame.probabilities = copy(r.probabilities);
         if (r.scores.defined()) frame.scores = copy(r.scores);

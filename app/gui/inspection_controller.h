@@ -27,8 +27,10 @@ struct InspectionFrame {
   bool truncated = false;       ///< the text was longer than the model takes
   int maxLength = 0;            ///< the longest input the model takes (<s> and </s> included)
   bool residualScores = false;  ///< RealFormer: the scores are the running residual ones
-  std::vector<float> probabilities;
-  std::vector<float> scores;
+  /// Shared, not copied: a 12 x 12 inspection of 512 tokens is 150 MB a tensor, and the frame
+  /// passes from the thread to the panel and into its history.
+  std::shared_ptr<const std::vector<float>> probabilities;
+  std::shared_ptr<const std::vector<float>> scores;  ///< null when not captured
   /// The T x T matrix of (layer, head): probabilities, or the scores when `scores` is set.
   widgets::Matrix head(int layer, int head, bool scores = false) const;
 };

@@ -234,7 +234,7 @@ void InspectorPanel::setShowScores(bool on) {
 
 void InspectorPanel::drawHead() {
   if (!m_frame) return;
-  const bool scores = m_scores && !m_frame->scores.empty();
+  const bool scores = m_scores && m_frame->scores != nullptr;
   m_heatmap->setMatrix(m_frame->head(m_layer, m_head, scores));
   m_heatmap->setTokens(m_frame->pieces);
   m_heatmap->setValueLabel(scores ? (m_frame->residualScores
