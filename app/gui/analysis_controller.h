@@ -38,7 +38,6 @@ class AnalysisController : public QObject {
   /// reports it as cancelled and nothing is written.
   void cancel();
   bool isRunning() const { return m_running; }
-  QString runDirectory() const { return m_runDirectory; }
 
  signals:
   /// An analysis was started (before its first progress).

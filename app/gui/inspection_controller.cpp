@@ -37,7 +37,6 @@ struct InspectionController::Worker {
   std::mutex mutex;
   std::condition_variable wake;
   std::optional<Request> pending;
-  bool busy = false;
   bool stop = false;
   std::thread thread;
   // Owned by the thread: the inspector of the last checkpoint used.
@@ -53,7 +52,6 @@ struct InspectionController::Worker {
         if (stop) return;
         request = std::move(*pending);
         pending.reset();
-        busy = true;
       }
       InspectionFrame frame;
       QString error;
@@ -85,10 +83,6 @@ struct InspectionController::Worker {
       } catch (const std::exception& e) {
         error = QString::fromStdString(e.what());
         if (!inspector) inspectorCheckpoint.clear();
-      }
-      {
-        std::lock_guard lock(mutex);
-        busy = pending.has_value();
       }
       QMetaObject::invokeMethod(
           owner.data(),
@@ -124,14 +118,8 @@ void InspectionController::inspect(const QString& checkpoint, const QString& tex
   {
     std::lock_guard lock(m_worker->mutex);
     m_worker->pending = Worker::Request{checkpoint, text};
-    m_worker->busy = true;
   }
   m_worker->wake.notify_all();
-}
-
-bool InspectionController::isBusy() const {
-  std::lock_guard lock(m_worker->mutex);
-  return m_worker->busy;
 }
 
 }  // namespace attnlab::app

@@ -43,7 +43,6 @@ class InspectionController : public QObject {
 
   /// Inspects `text` under the checkpoint file `checkpoint`; inspected() or failed() follows.
   void inspect(const QString& checkpoint, const QString& text);
-  bool isBusy() const;
 
  signals:
   void inspected(const attnlab::app::InspectionFrame& frame);

@@ -8,6 +8,7 @@
 #include "app/gui/panels/attention_panel.h"
 #include "app/gui/panels/console_dock.h"
 #include "app/gui/panels/curves_panel.h"
+#include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/inspector_panel.h"
 #include "app/gui/panels/probe_panel.h"
 #include "app/gui/panels/run_status_bar.h"
@@ -516,9 +517,9 @@ QString MainWindow::exportCurrentView(const QString& path) {
   QWidget* view = m_tabs->currentWidget();
   if (view == m_analysis) return m_analysis->exportFigure(path);
   if (view == m_probe) return m_probe->exportFigure(path);
-  widgets::ExportFormat format{};
-  if (!widgets::parseExportFormat(QFileInfo(path).suffix(), &format))
-    return QStringLiteral("%1: choose a .png, .svg or .pdf file").arg(path);
+  QString error;
+  const auto format = figureFormatOf(path, &error);
+  if (!format) return error;
   widgets::PlotWidget* plot = nullptr;
   if (view == m_attention) plot = m_attention->heatmap();
   if (view == m_inspector) plot = m_inspector->heatmap();
@@ -527,15 +528,13 @@ QString MainWindow::exportCurrentView(const QString& path) {
   if (view == m_variants && !m_variants->seriesNames().isEmpty())
     plot = m_variants->plotFor(m_variants->seriesNames().first());
   if (plot == nullptr) return QStringLiteral("this view has nothing to export yet");
-  const widgets::ExportResult result = plot->exportTo(path, format);
+  const widgets::ExportResult result = plot->exportTo(path, *format);
   return result.ok ? QString() : result.error;
 }
 
 void MainWindow::exportFigureDialog() {
   const QString name = m_tabs->tabText(m_tabs->currentIndex()).toLower() + QStringLiteral(".png");
-  const QString path = QFileDialog::getSaveFileName(
-      this, QStringLiteral("Export figure"), QDir(m_settings->runsFolder()).filePath(name),
-      QStringLiteral("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"));
+  const QString path = askFigurePath(this, QDir(m_settings->runsFolder()).filePath(name));
   if (path.isEmpty()) return;
   const QString error = exportCurrentView(path);
   if (error.isEmpty())

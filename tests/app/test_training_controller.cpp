@@ -13,6 +13,7 @@
 #include "core/config/config_loader.h"
 #include "core/runtime/engine_random.h"
 #include "core/train/run_directory_lock.h"
+#include "tests/support/checkpoint_equality.h"
 #include "tests/support/cli_process.h"
 #include "tests/support/tiny_run_setup.h"
 
@@ -27,25 +28,6 @@
 
 using namespace attnlab;
 namespace fs = std::filesystem;
-
-namespace {
-
-void compareCheckpoints(const fs::path& a, const fs::path& b, std::int64_t step) {
-  const auto la = core::CheckpointStore(a, 2, true).latest();
-  const auto lb = core::CheckpointStore(b, 2, true).latest();
-  QVERIFY(la && lb);
-  const auto ca = core::CheckpointStore::load(la->path);
-  const auto cb = core::CheckpointStore::load(lb->path);
-  QCOMPARE(ca.step, step);
-  QCOMPARE(cb.step, step);
-  QCOMPARE(ca.tensors.size(), cb.tensors.size());
-  for (const auto& [key, t] : ca.tensors) {
-    QVERIFY2(cb.tensors.count(key) == 1, key.c_str());
-    QVERIFY2(torch::equal(t, cb.tensors.at(key)), ("differs from the CLI's: " + key).c_str());
-  }
-}
-
-}  // namespace
 
 class TestTrainingController : public QObject {
   Q_OBJECT
@@ -96,7 +78,7 @@ class TestTrainingController : public QObject {
     QCOMPARE(finished.first().at(0).toBool(), true);
     QCOMPARE(controller.status(), app::RunStatus::Finished);
     QVERIFY2(draws > 3, qPrintable(QString::number(draws)));
-    compareCheckpoints(m_cliRun, dir, 8);
+    tests::compareLatestCheckpoints(m_cliRun, dir, 8);
   }
 
   // Issue 12's rule: inspections made while a run trains (each one builds a model from a
@@ -129,7 +111,7 @@ class TestTrainingController : public QObject {
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
     QCOMPARE(finished.first().at(0).toBool(), true);
     QVERIFY2(inspections >= 2, qPrintable(QString::number(inspections)));
-    compareCheckpoints(m_cliRun, dir, 8);
+    tests::compareLatestCheckpoints(m_cliRun, dir, 8);
   }
 
   void pauseResumeAndStopResumeKeepTheBits() {
@@ -171,7 +153,7 @@ class TestTrainingController : public QObject {
     QVERIFY(finished.wait(120000));
     QCOMPARE(finished.first().at(0).toBool(), true);
     QCOMPARE(controller.status(), app::RunStatus::Finished);
-    compareCheckpoints(m_cliRun, dir, 8);
+    tests::compareLatestCheckpoints(m_cliRun, dir, 8);
   }
 
   // Two processes never train one directory: the app refuses a directory the CLI trains,

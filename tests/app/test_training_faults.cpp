@@ -18,6 +18,7 @@
 #include "core/errors/error.h"
 #include "core/runlog/run_log_reader.h"
 #include "core/train/run_directory_lock.h"
+#include "tests/support/checkpoint_equality.h"
 #include "tests/support/cli_process.h"
 #include "tests/support/tiny_run_setup.h"
 
@@ -41,22 +42,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const QString kApp = QStringLiteral(ATTNLAB_BINARY_DIR "/bin/attnlab");
-
-/// The newest checkpoint of `dir` equals `reference`'s newest, tensor by tensor, at `step`.
-void compareCheckpoints(const fs::path& reference, const fs::path& dir, std::int64_t step) {
-  const auto la = core::CheckpointStore(reference, 2, true).latest();
-  const auto lb = core::CheckpointStore(dir, 2, true).latest();
-  QVERIFY(la && lb);
-  const auto ca = core::CheckpointStore::load(la->path);
-  const auto cb = core::CheckpointStore::load(lb->path);
-  QCOMPARE(ca.step, step);
-  QCOMPARE(cb.step, step);
-  QCOMPARE(ca.tensors.size(), cb.tensors.size());
-  for (const auto& [key, t] : ca.tensors) {
-    QVERIFY2(cb.tensors.count(key) == 1, key.c_str());
-    QVERIFY2(torch::equal(t, cb.tensors.at(key)), ("differs from the reference: " + key).c_str());
-  }
-}
 
 std::int64_t latestCheckpointStep(const fs::path& dir) {
   std::error_code ec;
@@ -168,7 +153,7 @@ class TestTrainingFaults : public QObject {
     const auto r =
         tests::runCli({"train", "--config", qpath(m_toml), "--run-dir", qpath(killed), "--plain"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
-    compareCheckpoints(m_reference, killed, m_config.schedule.steps);
+    tests::compareLatestCheckpoints(m_reference, killed, m_config.schedule.steps);
     QVERIFY(hasEvent(killed, "resume"));
 
     // The app: open the run (an interrupted run reads as incomplete), Resume in the runs list.
@@ -186,7 +171,7 @@ class TestTrainingFaults : public QObject {
     run = window.openedRuns()->find(qpath(inApp));  // training reopens the run
     QVERIFY(run != nullptr);
     QTRY_COMPARE_WITH_TIMEOUT(run->status(), app::RunStatus::Finished, 120000);
-    compareCheckpoints(m_reference, inApp, m_config.schedule.steps);
+    tests::compareLatestCheckpoints(m_reference, inApp, m_config.schedule.steps);
     QVERIFY(hasEvent(inApp, "resume"));
     // The views read the resumed log afresh: no step twice, none going back (rows the kill
     // left past the checkpoint were cut when the engine reopened the log).
@@ -256,7 +241,7 @@ class TestTrainingFaults : public QObject {
     QVERIFY(controller.start(m_config, qpath(dir)));
     QVERIFY(finished.wait(120000));
     QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
-    compareCheckpoints(m_reference, dir, m_config.schedule.steps);
+    tests::compareLatestCheckpoints(m_reference, dir, m_config.schedule.steps);
   }
 };
 

@@ -3,10 +3,10 @@
 #include "analysis/report/report_readers.h"
 #include "analysis/runs/analysis_report.h"
 #include "app/gui/analysis_controller.h"
+#include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/job_bar.h"
 #include "app/gui/panels/run_reports.h"
 #include "figures/analysis_figures.h"
-#include "figures/figure_builder.h"
 #include "widgets/plots/violin_grid.h"
 
 #include <QComboBox>
@@ -20,7 +20,6 @@
 #include <QSplitter>
 #include <QStackedLayout>
 #include <QTableWidget>
-#include <QThreadPool>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -203,28 +202,16 @@ void AnalysisPanel::rescan() {
 void AnalysisPanel::openReport(const QString& path) {
   const int request = ++m_loads;
   m_summary->setText(QStringLiteral("Reading %1 ...").arg(path));
-  QPointer<AnalysisPanel> self(this);
-  // Off the GUI thread: a 12 x 12 report with its pairwise matrix is several megabytes.
-  QThreadPool::globalInstance()->start([self, path, request] {
-    std::shared_ptr<analysis::AnalysisReport> report;
-    QString error;
-    try {
-      report = std::make_shared<analysis::AnalysisReport>(
-          analysis::readAnalysisJson(path.toStdString()));
-    } catch (const std::exception& e) {
-      error = QString::fromStdString(e.what());
-    }
-    QMetaObject::invokeMethod(
-        qApp,
-        [self, path, request, report, error] {
-          if (!self || request != self->m_loads) return;  // closed, or a newer request
-          if (report)
-            self->showReport(report, path);
-          else
-            self->showFailure(error);
-        },
-        Qt::QueuedConnection);
-  });
+  readReportOffThread<analysis::AnalysisReport>(
+      this, path, [](const std::string& p) { return analysis::readAnalysisJson(p); },
+      [this, path, request](std::shared_ptr<analysis::AnalysisReport> report,
+                            const QString& error) {
+        if (request != m_loads) return;  // a newer request
+        if (report)
+          showReport(std::move(report), path);
+        else
+          showFailure(error);
+      });
 }
 
 void AnalysisPanel::showReport(std::shared_ptr<analysis::AnalysisReport> report,
@@ -288,30 +275,13 @@ QString AnalysisPanel::currentFigureName() const {
 
 QString AnalysisPanel::exportFigure(const QString& path) {
   if (!m_report) return QStringLiteral("no report is shown");
-  widgets::ExportFormat format{};
-  if (!widgets::parseExportFormat(QFileInfo(path).suffix(), &format))
-    return QStringLiteral("%1: choose a .png, .svg or .pdf file").arg(path);
-  try {
-    // Built from the run's files exactly as `attnlab-cli export RUN --figure NAME --step S`.
-    figures::FigureRequest request;
-    request.figure = currentFigureName().toStdString();
-    request.runs = {m_report->source.runDir};
-    request.step = m_report->source.step;
-    figures::Figure figure = figures::buildFigure(request);
-    figures::exportFigure(figure, path.toStdString(), format,
-                          figures::defaultExportOptions(figure));
-  } catch (const std::exception& e) {
-    return QString::fromStdString(e.what());
-  }
-  return {};
+  return exportCatalogFigure(currentFigureName().toStdString(), m_report->source.runDir,
+                             m_report->source.step, path);
 }
 
 void AnalysisPanel::chooseExport() {
-  const QString start = m_run ? QDir(m_run->directory()).filePath(currentFigureName() + ".png")
-                              : currentFigureName() + QStringLiteral(".png");
-  const QString path = QFileDialog::getSaveFileName(
-      this, QStringLiteral("Export figure"), start,
-      QStringLiteral("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"));
+  const QString name = currentFigureName() + QStringLiteral(".png");
+  const QString path = askFigurePath(this, m_run ? QDir(m_run->directory()).filePath(name) : name);
   if (path.isEmpty()) return;
   const QString error = exportFigure(path);
   m_summary->setText(error.isEmpty() ? QStringLiteral("Exported %1").arg(path)

@@ -2,11 +2,10 @@
 
 #include "analysis/report/report_readers.h"
 #include "analysis/runs/coref_probe_report.h"
+#include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/job_bar.h"
 #include "app/gui/panels/run_reports.h"
 #include "figures/analysis_figures.h"
-#include "figures/figure_builder.h"
-#include "widgets/plots/plot_export.h"
 #include "widgets/plots/probe_matrix_plot.h"
 
 #include <QApplication>
@@ -21,7 +20,6 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
-#include <QThreadPool>
 #include <QVBoxLayout>
 
 #include <exception>
@@ -143,29 +141,18 @@ void ProbePanel::rescan() {
 void ProbePanel::openReport(const QString& path) {
   const int request = ++m_loads;
   m_summary->setText(QStringLiteral("Reading %1 ...").arg(path));
-  QPointer<ProbePanel> self(this);
-  QThreadPool::globalInstance()->start([self, path, request] {
-    std::shared_ptr<analysis::CorefProbeReport> report;
-    QString error;
-    try {
-      report =
-          std::make_shared<analysis::CorefProbeReport>(analysis::readCorefJson(path.toStdString()));
-    } catch (const std::exception& e) {
-      error = QString::fromStdString(e.what());
-    }
-    QMetaObject::invokeMethod(
-        qApp,
-        [self, path, request, report, error] {
-          if (!self || request != self->m_loads) return;
-          if (report) {
-            self->showReport(report, path);
-          } else {
-            self->m_summary->setText(QStringLiteral("Cannot show the probe: %1").arg(error));
-            emit self->loadFailed(error);
-          }
-        },
-        Qt::QueuedConnection);
-  });
+  readReportOffThread<analysis::CorefProbeReport>(
+      this, path, [](const std::string& p) { return analysis::readCorefJson(p); },
+      [this, path, request](std::shared_ptr<analysis::CorefProbeReport> report,
+                            const QString& error) {
+        if (request != m_loads) return;  // a newer request
+        if (report) {
+          showReport(std::move(report), path);
+        } else {
+          m_summary->setText(QStringLiteral("Cannot show the probe: %1").arg(error));
+          emit loadFailed(error);
+        }
+      });
 }
 
 void ProbePanel::showReport(std::shared_ptr<analysis::CorefProbeReport> report,
@@ -212,21 +199,7 @@ void ProbePanel::showReport(std::shared_ptr<analysis::CorefProbeReport> report,
 
 QString ProbePanel::exportFigure(const QString& path) {
   if (!m_report) return QStringLiteral("no probe report is shown");
-  widgets::ExportFormat format{};
-  if (!widgets::parseExportFormat(QFileInfo(path).suffix(), &format))
-    return QStringLiteral("%1: choose a .png, .svg or .pdf file").arg(path);
-  try {
-    figures::FigureRequest request;
-    request.figure = "coref-heads";
-    request.runs = {m_report->source.runDir};
-    request.step = m_report->source.step;
-    figures::Figure figure = figures::buildFigure(request);
-    figures::exportFigure(figure, path.toStdString(), format,
-                          figures::defaultExportOptions(figure));
-  } catch (const std::exception& e) {
-    return QString::fromStdString(e.what());
-  }
-  return {};
+  return exportCatalogFigure("coref-heads", m_report->source.runDir, m_report->source.step, path);
 }
 
 void ProbePanel::chooseFile() {
@@ -239,11 +212,8 @@ void ProbePanel::chooseFile() {
 }
 
 void ProbePanel::chooseExport() {
-  const QString start = m_run ? QDir(m_run->directory()).filePath(QStringLiteral("coref-heads.png"))
-                              : QStringLiteral("coref-heads.png");
-  const QString path = QFileDialog::getSaveFileName(
-      this, QStringLiteral("Export figure"), start,
-      QStringLiteral("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"));
+  const QString name = QStringLiteral("coref-heads.png");
+  const QString path = askFigurePath(this, m_run ? QDir(m_run->directory()).filePath(name) : name);
   if (path.isEmpty()) return;
   const QString error = exportFigure(path);
   m_summary->setText(error.isEmpty() ? QStringLiteral("Exported %1").arg(path)

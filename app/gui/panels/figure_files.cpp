@@ -1,0 +1,43 @@
+#include "app/gui/panels/figure_files.h"
+
+#include "figures/figure_builder.h"
+
+#include <QFileDialog>
+#include <QFileInfo>
+
+#include <exception>
+
+namespace attnlab::app {
+
+std::optional<widgets::ExportFormat> figureFormatOf(const QString& path, QString* error) {
+  widgets::ExportFormat format{};
+  if (widgets::parseExportFormat(QFileInfo(path).suffix(), &format)) return format;
+  if (error) *error = QStringLiteral("%1: choose a .png, .svg or .pdf file").arg(path);
+  return std::nullopt;
+}
+
+QString askFigurePath(QWidget* parent, const QString& suggested) {
+  return QFileDialog::getSaveFileName(
+      parent, QStringLiteral("Export figure"), suggested,
+      QStringLiteral("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"));
+}
+
+QString exportCatalogFigure(const std::string& figure, const std::string& runDir, std::int64_t step,
+                            const QString& path) {
+  QString error;
+  const auto format = figureFormatOf(path, &error);
+  if (!format) return error;
+  try {
+    figures::FigureRequest request;
+    request.figure = figure;
+    request.runs = {runDir};
+    request.step = step;
+    figures::Figure built = figures::buildFigure(request);
+    figures::exportFigure(built, path.toStdString(), *format, figures::defaultExportOptions(built));
+  } catch (const std::exception& e) {
+    return QString::fromStdString(e.what());
+  }
+  return {};
+}
+
+}  // namespace attnlab::app

@@ -1,0 +1,33 @@
+#pragma once
+
+// Writing figures from the app: the one check of the file's format, the one save dialog, and
+// the catalog figures built from a run exactly as `attnlab-cli export` builds them. The
+// Analysis and Probe tabs and File > Export figure use these.
+
+#include "widgets/plots/plot_export.h"
+
+#include <QString>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+class QWidget;
+
+namespace attnlab::app {
+
+/// The format `path`'s suffix names; nullopt with `error` set to "<path>: choose a .png,
+/// .svg or .pdf file" otherwise.
+std::optional<widgets::ExportFormat> figureFormatOf(const QString& path, QString* error);
+
+/// The save dialog for a figure (PNG, SVG, PDF) starting at `suggested`; empty when
+/// cancelled.
+QString askFigurePath(QWidget* parent, const QString& suggested);
+
+/// Writes the catalog figure `figure` of the run folder `runDir` at checkpoint `step` to
+/// `path`, as `attnlab-cli export RUN --figure NAME --step S` does. Returns the error (what
+/// and where), empty on success.
+QString exportCatalogFigure(const std::string& figure, const std::string& runDir, std::int64_t step,
+                            const QString& path);
+
+}  // namespace attnlab::app
