@@ -23,6 +23,12 @@ const std::map<std::string, Maker, std::less<>>& makerTable() {
       {"entropy-violins", &makers::entropyViolins},
       {"jsd-violins", &makers::jsdViolins},
       {"coref-heads", &makers::corefHeads},
+      // The head figures of an analysis report (head_figures.cpp).
+      {"clark-fig2", &makers::clarkFig2},
+      {"head-jsd-matrix", &makers::headJsdMatrix},
+      {"head-jsd-mds", &makers::headJsdMds},
+      {"guidance-conformity", &makers::guidanceConformity},
+      {"training-statistics", &makers::trainingStatistics},
   };
   return table;
 }

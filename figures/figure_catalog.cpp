@@ -73,6 +73,69 @@ std::vector<FigureSpec> buildCatalog() {
                .usesStep = true,
                .widthPx = 900,
                .heightPx = 600});
+  // The head figures of an analysis report (head_figures.h): Clark et al.'s per-head
+  // behaviours and head map, guidance conformity, statistics over training.
+  c.push_back({.name = "clark-fig2",
+               .title = "Attention to special tokens per head, by layer",
+               .reproduces = "Clark et al. 2019 (\"What does BERT look at?\") Fig. 2",
+               .inputs = "analysis report <run>/analysis/step-S/analysis.json "
+                         "(attnlab-cli analyze): per-head attention_to",
+               .units = "panels: first token, separator, periods, previous, next, self; x: "
+                        "layer; y: mean attention (fraction of the row's mass), one point per "
+                        "head, colour: layer",
+               .source = FigureSource::AnalysisReport,
+               .usesStep = true,
+               .widthPx = 1100,
+               .heightPx = 700});
+  c.push_back({.name = "head-jsd-matrix",
+               .title = "Jensen-Shannon divergence between every two heads",
+               .reproduces = "Clark et al. 2019, Sec. 6 (the head distances behind Fig. 6)",
+               .inputs = "analysis report <run>/analysis/step-S/analysis.json: pairwise_jsd "
+                         "(attnlab-cli analyze --pairwise N, N > 0; default 64)",
+               .units = "rows and columns: heads (layer, head); colour: mean JSD between the "
+                        "two heads' attention rows (bits, or nats with --jsd-unit nats)",
+               .source = FigureSource::AnalysisReport,
+               .usesStep = true,
+               .widthPx = 900,
+               .heightPx = 800});
+  c.push_back({.name = "head-jsd-mds",
+               .title = "Heads embedded in 2-D by their Jensen-Shannon divergences",
+               .reproduces = "Clark et al. 2019 Fig. 6 (multidimensional scaling of the heads)",
+               .inputs = "analysis report <run>/analysis/step-S/analysis.json: pairwise_jsd "
+                         "(attnlab-cli analyze --pairwise N, N > 0), classical MDS",
+               .units = "x, y: the two classical-MDS axes (JSD units, equal scale); one point "
+                        "per head, colour: layer",
+               .source = FigureSource::AnalysisReport,
+               .usesStep = true,
+               .widthPx = 800,
+               .heightPx = 700});
+  c.push_back({.name = "guidance-conformity",
+               .title = "Distance of each head to the attention-guidance patterns",
+               .reproduces = "Attention guidance (Deshpande & Narasimhan 2020): conformity of "
+                             "heads to its patterns (no single figure)",
+               .inputs = "analysis report <run>/analysis/step-S/analysis.json: per-head "
+                         "guidance_conformity total_variation",
+               .units = "panels: patterns next, prev, first, separator, period; rows: layers; "
+                        "columns: heads; colour: mean total-variation distance (0 = follows "
+                        "the pattern, 1 = disjoint); n/a where the pattern never applied",
+               .source = FigureSource::AnalysisReport,
+               .usesStep = true,
+               .widthPx = 1000,
+               .heightPx = 650});
+  c.push_back({.name = "training-statistics",
+               .title = "Per-head median entropy and JSD over training",
+               .reproduces = "RealFormer (He et al. 2021) Figs. 4 and 6's medians followed "
+                             "over training steps",
+               .inputs = "analysis report <run>/analysis/step-S/analysis.json: over_training "
+                         "(the log's attention snapshots, or attnlab-cli analyze "
+                         "--over-checkpoints)",
+               .units = "x: optimiser step; y: median row entropy (nats) and median JSD to the "
+                        "layer below (bits or nats); faint: heads, bold: layer means, colour: "
+                        "layer",
+               .source = FigureSource::AnalysisReport,
+               .usesStep = true,
+               .widthPx = 1100,
+               .heightPx = 550});
   return c;
 }
 

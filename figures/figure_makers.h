@@ -18,4 +18,11 @@ Figure entropyViolins(const FigureSpec& spec, const FigureRequest& request);
 Figure jsdViolins(const FigureSpec& spec, const FigureRequest& request);
 Figure corefHeads(const FigureSpec& spec, const FigureRequest& request);
 
+// The head figures of an analysis report (head_figures.cpp).
+Figure clarkFig2(const FigureSpec& spec, const FigureRequest& request);
+Figure headJsdMatrix(const FigureSpec& spec, const FigureRequest& request);
+Figure headJsdMds(const FigureSpec& spec, const FigureRequest& request);
+Figure guidanceConformity(const FigureSpec& spec, const FigureRequest& request);
+Figure trainingStatistics(const FigureSpec& spec, const FigureRequest& request);
+
 }  // namespace attnlab::figures::makers

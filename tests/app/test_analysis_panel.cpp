@@ -8,16 +8,26 @@
 
 #include "analysis/runs/coref_probe_report.h"
 #include "app/gui/analysis_controller.h"
+#include "app/gui/panels/analysis_guidance_view.h"
 #include "app/gui/panels/analysis_panel.h"
+#include "app/gui/panels/analysis_similarity_view.h"
+#include "app/gui/panels/analysis_summary_view.h"
+#include "app/gui/panels/analysis_training_view.h"
 #include "app/gui/panels/probe_panel.h"
 #include "core/config/config_loader.h"
 #include "tests/support/cli_process.h"
 #include "tests/support/tiny_run_setup.h"
+#include "widgets/plots/matrix_heatmap.h"
 #include "widgets/plots/probe_matrix_plot.h"
+#include "widgets/plots/scatter_plot.h"
 #include "widgets/plots/violin_grid.h"
 
+#include <qcustomplot.h>
+
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
+#include <QHeaderView>
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -27,11 +37,14 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSlider>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <mutex>
@@ -50,6 +63,67 @@ QStringList svgTexts(const QString& path) {
     if (xml.readNext() == QXmlStreamReader::Characters && !xml.isWhitespace())
       texts << xml.text().toString();
   return texts;
+}
+
+/// The points of a plotted graph, in plotting order.
+QVector<QPointF> pointsOf(const QCPGraph* graph) {
+  QVector<QPointF> points;
+  if (graph == nullptr) return points;
+  for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)
+    points << QPointF(it->key, it->value);
+  return points;
+}
+
+/// Where the tests leave images of the views to look at.
+QString viewShot(const QString& name) {
+  const QString dir = QDir::temp().filePath(QStringLiteral("attnlab-analysis-views"));
+  QDir().mkpath(dir);
+  return QDir(dir).filePath(name + QStringLiteral(".png"));
+}
+
+/// y = A x for a dense n x n matrix.
+std::vector<double> times(const std::vector<double>& a, const std::vector<double>& x) {
+  const std::size_t n = x.size();
+  std::vector<double> y(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) y[i] += a[i * n + j] * x[j];
+  return y;
+}
+
+/// The largest eigenvalue of the symmetric `a` by power iteration on a + shift I (shift
+/// from Gershgorin, so the largest algebraic one dominates), after deflating `known`
+/// eigenpairs: an independent check of the panel's Jacobi solver.
+double largestEigenvalue(std::vector<double> a, std::size_t n,
+                         const std::vector<std::pair<double, std::vector<double>>>& known) {
+  for (const auto& [lambda, v] : known) {
+    double norm2 = 0;
+    for (double x : v) norm2 += x * x;
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) a[i * n + j] -= lambda * v[i] * v[j] / norm2;
+  }
+  double shift = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    double row = 0;
+    for (std::size_t j = 0; j < n; ++j) row += std::abs(a[i * n + j]);
+    shift = std::max(shift, row);
+  }
+  for (std::size_t i = 0; i < n; ++i) a[i * n + i] += shift;
+  std::vector<double> x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = 1.0 + 0.1 * double(i);
+  double lambda = 0;
+  for (int it = 0; it < 20000; ++it) {
+    std::vector<double> y = times(a, x);
+    double norm = 0;
+    for (double v : y) norm += v * v;
+    norm = std::sqrt(norm);
+    if (norm == 0) return -shift;
+    for (double& v : y) v /= norm;
+    lambda = 0;
+    const std::vector<double> ay = times(a, y);
+    for (std::size_t i = 0; i < n; ++i) lambda += y[i] * ay[i];
+    x = y;
+  }
+  return lambda - shift;
 }
 }  // namespace
 
@@ -289,6 +363,375 @@ class TestAnalysisPanel : public QObject {
     QVERIFY(loaded.wait(10000));
     QVERIFY(QString::fromStdString(panel.report()->dataset).startsWith("lin:"));
     QVERIFY(panel.report()->result.items > 0);
+  }
+
+  // Head summaries: Clark et al.'s Fig. 2 scatter has, per behaviour, one point per head at
+  // x = its layer and y = its value in the file; the table sorts numerically when its
+  // header is clicked.
+  void headSummaryScatterAndSortedTable() {
+    app::RunSession run(m_run, Qt::red);
+    app::AnalysisPanel panel;
+    panel.resize(1400, 900);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QSignalSpy loaded(&panel, &app::AnalysisPanel::reportLoaded);
+    panel.setRuns({&run});
+    QVERIFY(loaded.wait(10000));
+    panel.viewTabs()->setCurrentIndex(1);
+    QCOMPARE(panel.view(), app::AnalysisPanel::View::HeadSummaries);
+    QCOMPARE(panel.currentFigureName(), QString("clark-fig2"));
+    QCOMPARE(panel.currentFigureStep(), qint64(8));
+
+    const QJsonArray heads = m_json["per_head"].toArray();
+    const int layers = m_json["layers"].toInt(), nHeads = m_json["heads"].toInt();
+    const char* keys[] = {"first", "separator", "period", "previous", "next", "self"};
+    widgets::ScatterPlot* scatter = panel.summaryView()->scatter();
+    QCOMPARE(scatter->panelCount(), 6);
+    for (int b = 0; b < 6; ++b) {
+      QVERIFY(scatter->panel(b).yLabel.contains("mean attention (fraction of the row's mass)"));
+      for (int l = 0; l < layers; ++l) {
+        const QVector<QPointF> points = pointsOf(scatter->graph(b, l));
+        QCOMPARE(points.size(), nHeads);
+        for (int h = 0; h < nHeads; ++h) {
+          const QJsonObject head = heads[l * nHeads + h].toObject();
+          QCOMPARE(head["layer"].toInt(), l);
+          QCOMPARE(points[h].x(), double(l));
+          QCOMPARE(points[h].y(), head["attention_to"].toObject()[keys[b]].toDouble());
+        }
+      }
+    }
+    QVERIFY(panel.grab().save(viewShot("head-summaries")));
+
+    // Clicking the "separator" header sorts ascending by number, again descending.
+    QTableWidget* table = panel.headTable();
+    QHeaderView* header = table->horizontalHeader();
+    const int column = 3;
+    QCOMPARE(table->horizontalHeaderItem(column)->text(), QString("separator"));
+    std::vector<double> expected;
+    for (const auto& h : heads)
+      expected.push_back(h.toObject()["attention_to"].toObject()["separator"].toDouble());
+    std::sort(expected.begin(), expected.end());
+    const auto clickHeader = [&] {
+      const QPoint at(header->sectionViewportPosition(column) + header->sectionSize(column) / 2,
+                      header->height() / 2);
+      QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, at);
+    };
+    const auto column3 = [&] {
+      std::vector<double> values;
+      for (int row = 0; row < table->rowCount(); ++row)
+        values.push_back(table->item(row, column)->data(Qt::UserRole).toDouble());
+      return values;
+    };
+    clickHeader();
+    QTRY_COMPARE(header->sortIndicatorSection(), column);
+    if (header->sortIndicatorOrder() == Qt::DescendingOrder) clickHeader();
+    QTRY_COMPARE(header->sortIndicatorOrder(), Qt::AscendingOrder);
+    QCOMPARE(column3(), expected);
+    clickHeader();
+    QTRY_COMPARE(header->sortIndicatorOrder(), Qt::DescendingOrder);
+    std::reverse(expected.begin(), expected.end());
+    QCOMPARE(column3(), expected);
+    // Layer and head columns still name the row's head after sorting.
+    for (int row = 0; row < table->rowCount(); ++row) {
+      const int l = table->item(row, 0)->data(Qt::UserRole).toInt();
+      const int h = table->item(row, 1)->data(Qt::UserRole).toInt();
+      QCOMPARE(table->item(row, column)->data(Qt::UserRole).toDouble(),
+               heads[l * nHeads + h].toObject()["attention_to"].toObject()["separator"].toDouble());
+    }
+  }
+
+  // Head similarity: the matrix cells are the file's pairwise JSD; the MDS points are the
+  // top two eigenvectors of the double-centred squared JSD computed here, scaled by the
+  // square roots of eigenvalues found here by power iteration.
+  void headSimilarityMatrixAndMds() {
+    app::RunSession run(m_run, Qt::red);
+    app::AnalysisPanel panel;
+    panel.resize(1400, 900);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QSignalSpy loaded(&panel, &app::AnalysisPanel::reportLoaded);
+    panel.setRuns({&run});
+    QVERIFY(loaded.wait(10000));
+    panel.setView(app::AnalysisPanel::View::HeadSimilarity);
+    QCOMPARE(panel.currentFigureName(), QString("head-jsd-matrix"));
+
+    const QJsonObject pairs = m_json["pairwise_jsd"].toObject();
+    const int n = pairs["size"].toInt();
+    const QJsonArray values = pairs["values"].toArray();
+    QVERIFY(n > 1);
+    QCOMPARE(int(values.size()), n * n);
+    widgets::MatrixHeatmap* matrix = panel.similarityView()->matrix();
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        const double want = values[i * n + j].toDouble();
+        QVERIFY(std::abs(matrix->drawnCell(0, i, j) - want) <= 1e-6 * std::max(1.0, want));
+      }
+    QVERIFY(panel.grab().save(viewShot("head-jsd-matrix")));
+
+    auto* display = panel.findChild<QComboBox*>("similarityDisplayBox");
+    display->setCurrentIndex(1);
+    QCOMPARE(panel.currentFigureName(), QString("head-jsd-mds"));
+    const int layers = m_json["layers"].toInt(), nHeads = m_json["heads"].toInt();
+    std::vector<double> c1(static_cast<std::size_t>(n)), c2(static_cast<std::size_t>(n));
+    widgets::ScatterPlot* mds = panel.similarityView()->embedding();
+    for (int l = 0; l < layers; ++l) {
+      const QVector<QPointF> points = pointsOf(mds->graph(0, l));
+      QCOMPARE(points.size(), nHeads);
+      for (int h = 0; h < nHeads; ++h) {
+        c1[static_cast<std::size_t>(l * nHeads + h)] = points[h].x();
+        c2[static_cast<std::size_t>(l * nHeads + h)] = points[h].y();
+      }
+    }
+    // B = -1/2 J D^2 J from the file's values.
+    const auto N = static_cast<std::size_t>(n);
+    std::vector<double> b(N * N), row(N, 0.0);
+    double all = 0;
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < N; ++j) {
+        const double d =
+            i == j ? 0.0
+                   : 0.5 * (values[int(i * N + j)].toDouble() + values[int(j * N + i)].toDouble());
+        b[i * N + j] = d * d;
+        row[i] += d * d / double(N);
+      }
+    for (double r : row) all += r / double(N);
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < N; ++j)
+        b[i * N + j] = -0.5 * (b[i * N + j] - row[i] - row[j] + all);
+    const double l1 = largestEigenvalue(b, N, {});
+    double norm1 = 0, norm2 = 0;
+    for (std::size_t i = 0; i < N; ++i) norm1 += c1[i] * c1[i], norm2 += c2[i] * c2[i];
+    QVERIFY2(std::abs(norm1 - l1) <= 1e-6 * std::max(1e-12, l1),
+             qPrintable(QString("|c1|^2 %1, lambda1 %2").arg(norm1).arg(l1)));
+    const double l2 = largestEigenvalue(b, N, {{l1, c1}});
+    QVERIFY2(std::abs(norm2 - std::max(0.0, l2)) <= 1e-6 * std::max(1e-9, l1),
+             qPrintable(QString("|c2|^2 %1, lambda2 %2").arg(norm2).arg(l2)));
+    // Each axis is an eigenvector: B c = lambda c.
+    const std::vector<double> bc1 = times(b, c1), bc2 = times(b, c2);
+    for (std::size_t i = 0; i < N; ++i) {
+      QVERIFY(std::abs(bc1[i] - norm1 * c1[i]) <= 1e-6 * std::max(1e-12, l1));
+      QVERIFY(std::abs(bc2[i] - norm2 * c2[i]) <= 1e-6 * std::max(1e-12, l1));
+    }
+    // The map's distances are the JSD's as far as two axes can hold them: never longer.
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < N; ++j) {
+        const double dx = c1[i] - c1[j], dy = c2[i] - c2[j];
+        const double d =
+            i == j ? 0.0
+                   : 0.5 * (values[int(i * N + j)].toDouble() + values[int(j * N + i)].toDouble());
+        QVERIFY(std::sqrt(dx * dx + dy * dy) <= d * (1 + 1e-6) + 1e-9 || l2 < 0);
+      }
+    QVERIFY(panel.grab().save(viewShot("head-jsd-mds")));
+
+    // A report without pairwise JSD: the view says why and which option makes it.
+    const QString out = m_dir.filePath("no-pairs");
+    const auto r =
+        tests::runCli({"analyze", m_run, "--pairwise", "0", "--no-snapshots", "--out", out});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+    loaded.clear();
+    panel.openReport(out + "/analysis.json");
+    QVERIFY(loaded.wait(10000));
+    QVERIFY(panel.similarityView()->missingText().contains("--pairwise"));
+    QVERIFY(panel.similarityView()->missingText().contains("attnlab-cli analyze --help"));
+    QCOMPARE(panel.currentFigureName(), QString());
+    QVERIFY(!panel.findChild<QPushButton*>("exportAnalysisFigureButton")->isEnabled());
+    QVERIFY(panel.exportFigure(m_dir.filePath("none.png")).contains("nothing to export"));
+    // Over training: --no-snapshots left none, and the view says how to get them.
+    panel.setView(app::AnalysisPanel::View::OverTraining);
+    QVERIFY(panel.findChild<QLabel*>("trainingMissing")->text().contains("--over-checkpoints"));
+  }
+
+  // Guidance conformity: every pattern's layer x head cells are the file's total-variation
+  // distances; a null (pattern never applied) is drawn "n/a".
+  void guidanceConformityCells() {
+    // A copy of the report with two values null, as the writer prints NaN.
+    QJsonObject json = m_json;
+    QJsonArray heads = json["per_head"].toArray();
+    const auto nullify = [&](int index, const char* pattern) {
+      QJsonObject head = heads[index].toObject();
+      QJsonObject conformity = head["guidance_conformity"].toObject();
+      QJsonObject p = conformity[pattern].toObject();
+      p["total_variation"] = QJsonValue::Null;
+      conformity[pattern] = p;
+      head["guidance_conformity"] = conformity;
+      heads[index] = head;
+    };
+    nullify(0, "period");
+    nullify(1, "period");
+    json["per_head"] = heads;
+    const QString file = m_dir.filePath("nan-report/analysis.json");
+    QDir().mkpath(m_dir.filePath("nan-report"));
+    QVERIFY(tests::writeBytes(file, QJsonDocument(json).toJson()));
+
+    app::AnalysisPanel panel;
+    panel.resize(1400, 900);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QSignalSpy loaded(&panel, &app::AnalysisPanel::reportLoaded);
+    panel.openReport(file);
+    QVERIFY2(loaded.wait(10000), qPrintable(panel.findChild<QLabel*>("analysisSummary")->text()));
+    panel.setView(app::AnalysisPanel::View::Guidance);
+    QCOMPARE(panel.currentFigureName(), QString("guidance-conformity"));
+    widgets::MatrixHeatmap* heatmap = panel.guidanceView()->heatmap();
+    const char* patterns[] = {"next", "prev", "first", "separator", "period"};
+    QCOMPARE(heatmap->panelCount(), 5);
+    const int layers = json["layers"].toInt(), nHeads = json["heads"].toInt();
+    for (int p = 0; p < 5; ++p) {
+      int nulls = 0;
+      for (int l = 0; l < layers; ++l)
+        for (int h = 0; h < nHeads; ++h) {
+          const QJsonValue v = heads[l * nHeads + h]
+                                   .toObject()["guidance_conformity"]
+                                   .toObject()[patterns[p]]
+                                   .toObject()["total_variation"];
+          const double drawn = heatmap->drawnCell(p, l, h);
+          if (v.isNull()) {
+            ++nulls;
+            QVERIFY(std::isnan(drawn));
+          } else {
+            QVERIFY(std::abs(drawn - v.toDouble()) < 1e-6);
+          }
+        }
+      QCOMPARE(heatmap->notApplicableCells(p), nulls);
+    }
+    QVERIFY(heatmap->notApplicableCells(4) >= 2);
+    QCOMPARE(heatmap->valueRange(), std::make_pair(0.0, 1.0));
+    QVERIFY(panel.grab().save(viewShot("guidance-all")));
+    // One pattern from the combo: its cells alone.
+    panel.findChild<QComboBox*>("guidancePatternBox")->setCurrentIndex(5);  // period
+    QCOMPARE(heatmap->panelCount(), 1);
+    QCOMPARE(heatmap->notApplicableCells(0), heatmap->panel(0).values.rows > 0 ? 2 : 0);
+    QVERIFY(std::isnan(heatmap->drawnCell(0, 0, 0)));
+    QVERIFY(panel.grab().save(viewShot("guidance-period")));
+    const QString svg = m_dir.filePath("guidance-period.svg");
+    QCOMPARE(panel.exportFigure(svg), QString());
+    QVERIFY(svgTexts(svg).contains("mean total-variation distance (0 = follows the pattern)"));
+    QVERIFY(svgTexts(svg).contains("n/a"));
+  }
+
+  // Over training: one line per head through the file's medians at each step, and the step
+  // slider moves the violins to the medians of the step it is at.
+  void overTrainingLinesAndSlider() {
+    app::RunSession run(m_run, Qt::red);
+    app::AnalysisPanel panel;
+    panel.resize(1400, 900);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QSignalSpy loaded(&panel, &app::AnalysisPanel::reportLoaded);
+    panel.setRuns({&run});
+    QVERIFY(loaded.wait(10000));
+    panel.setView(app::AnalysisPanel::View::OverTraining);
+    QCOMPARE(panel.currentFigureName(), QString("training-statistics"));
+    app::AnalysisTrainingView* view = panel.trainingView();
+
+    // The file's points of the source the view shows, by step.
+    const QString source = view->source();
+    QVERIFY(!source.isEmpty());
+    std::vector<QJsonObject> points;
+    for (const auto& p : m_json["over_training"].toArray())
+      if (p.toObject()["source"].toString() == source) points.push_back(p.toObject());
+    std::sort(points.begin(), points.end(), [](const QJsonObject& a, const QJsonObject& b) {
+      return a["step"].toInteger() < b["step"].toInteger();
+    });
+    QVERIFY(points.size() >= 2);
+    QCOMPARE(int(view->steps().size()), int(points.size()));
+    const int layers = m_json["layers"].toInt(), nHeads = m_json["heads"].toInt();
+    widgets::ScatterPlot* lines = view->lines();
+    QCOMPARE(lines->panelCount(), layers > 1 ? 2 : 1);
+    for (int l = 0; l < layers; ++l)
+      for (int h = 0; h < nHeads; ++h) {
+        const QVector<QPointF> line = pointsOf(lines->graph(0, l * (nHeads + 1) + h));
+        QCOMPARE(line.size(), int(points.size()));
+        for (std::size_t k = 0; k < points.size(); ++k) {
+          QCOMPARE(line[int(k)].x(), double(points[k]["step"].toInteger()));
+          QCOMPARE(line[int(k)].y(),
+                   points[k]["median_entropy"].toArray()[l * nHeads + h].toDouble());
+        }
+      }
+    for (int l = 1; l < layers; ++l)
+      for (int h = 0; h < nHeads; ++h) {
+        const QVector<QPointF> line = pointsOf(lines->graph(1, (l - 1) * (nHeads + 1) + h));
+        for (std::size_t k = 0; k < points.size(); ++k)
+          QCOMPARE(
+              line[int(k)].y(),
+              points[k]["median_jsd_to_layer_below"].toArray()[(l - 1) * nHeads + h].toDouble());
+      }
+
+    // The slider starts at the latest step; Home moves the violins to the first step's
+    // medians.
+    QSlider* slider = view->slider();
+    QCOMPARE(view->currentStep(), qint64(points.back()["step"].toInteger()));
+    slider->setFocus();
+    QTest::keyClick(slider, Qt::Key_Home);
+    QCOMPARE(slider->value(), 0);
+    QCOMPARE(view->currentStep(), qint64(points.front()["step"].toInteger()));
+    widgets::ViolinGrid* violins = view->violins();
+    QCOMPARE(violins->rows(), layers);
+    for (int l = 0; l < layers; ++l)
+      for (int h = 0; h < nHeads; ++h)
+        QCOMPARE(violins->summary(l, h).median,
+                 points.front()["median_entropy"].toArray()[l * nHeads + h].toDouble());
+    QVERIFY(violins->title().contains(QString("step %1").arg(points.front()["step"].toInteger())));
+    QVERIFY(violins->title().contains("medians only"));
+    QTest::keyClick(slider, Qt::Key_Right);
+    QCOMPARE(view->currentStep(), qint64(points[1]["step"].toInteger()));
+    // The Violins box switches them to the JSD medians of that step.
+    panel.findChild<QComboBox*>("analysisStatisticBox")->setCurrentIndex(1);
+    QCOMPARE(violins->rows(), layers - 1);
+    for (int l = 1; l < layers; ++l)
+      for (int h = 0; h < nHeads; ++h)
+        QCOMPARE(violins->summary(l - 1, h).median,
+                 points[1]["median_jsd_to_layer_below"].toArray()[(l - 1) * nHeads + h].toDouble());
+    QVERIFY(panel.grab().save(viewShot("over-training")));
+  }
+
+  // Every new view exports as PNG, SVG and PDF; the SVG carries the title and axis labels,
+  // the same text as attnlab-cli export writes for the figure.
+  void newViewsExportInEveryFormat() {
+    app::RunSession run(m_run, Qt::red);
+    app::AnalysisPanel panel;
+    panel.resize(1400, 900);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QSignalSpy loaded(&panel, &app::AnalysisPanel::reportLoaded);
+    panel.setRuns({&run});
+    QVERIFY(loaded.wait(10000));
+    struct Case {
+      app::AnalysisPanel::View view;
+      int display;  // similarity: 0 matrix, 1 MDS
+      QString figure;
+      QString label;
+    };
+    const Case cases[] = {
+        {app::AnalysisPanel::View::HeadSummaries, 0, "clark-fig2",
+         "mean attention (fraction of the row's mass)"},
+        {app::AnalysisPanel::View::HeadSimilarity, 0, "head-jsd-matrix", "head (layer, head)"},
+        {app::AnalysisPanel::View::HeadSimilarity, 1, "head-jsd-mds", "MDS axis 1 (JSD, bits)"},
+        {app::AnalysisPanel::View::Guidance, 0, "guidance-conformity",
+         "mean total-variation distance (0 = follows the pattern)"},
+        {app::AnalysisPanel::View::OverTraining, 0, "training-statistics",
+         "median row entropy (nats)"},
+    };
+    for (const Case& c : cases) {
+      panel.setView(c.view);
+      if (c.view == app::AnalysisPanel::View::HeadSimilarity)
+        panel.similarityView()->setDisplay(c.display);
+      QCOMPARE(panel.currentFigureName(), c.figure);
+      for (const char* ext : {"png", "svg", "pdf"}) {
+        const QString path = m_dir.filePath(c.figure + "." + ext);
+        QCOMPARE(panel.exportFigure(path), QString());
+        QVERIFY2(QFileInfo(path).size() > 0, qPrintable(path));
+      }
+      QVERIFY(!QImage(m_dir.filePath(c.figure + ".png")).isNull());
+      const QStringList texts = svgTexts(m_dir.filePath(c.figure + ".svg"));
+      QVERIFY2(texts.contains(c.label), qPrintable(c.figure + ": " + texts.join(" | ")));
+      QVERIFY(texts.join(" ").contains("step 8"));
+      const QString cli = m_dir.filePath(c.figure + "-cli.svg");
+      const auto r = tests::runCli(
+          {"export", m_run, "--figure", c.figure, "--format", "svg", "--out", cli, "--step", "8"});
+      QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+      QCOMPARE(texts, svgTexts(cli));
+    }
   }
 
   void aFileThatIsNotAReportGetsAMessage() {

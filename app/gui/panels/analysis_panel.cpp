@@ -3,10 +3,15 @@
 #include "analysis/report/report_readers.h"
 #include "analysis/runs/analysis_report.h"
 #include "app/gui/analysis_controller.h"
+#include "app/gui/panels/analysis_guidance_view.h"
+#include "app/gui/panels/analysis_similarity_view.h"
+#include "app/gui/panels/analysis_summary_view.h"
+#include "app/gui/panels/analysis_training_view.h"
 #include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/job_bar.h"
 #include "app/gui/panels/run_reports.h"
 #include "figures/analysis_figures.h"
+#include "figures/figure_catalog.h"
 #include "widgets/plots/violin_grid.h"
 
 #include <QComboBox>
@@ -17,8 +22,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
-#include <QSplitter>
 #include <QStackedLayout>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -28,25 +33,6 @@
 #include <utility>
 
 namespace attnlab::app {
-
-namespace {
-
-/// A table cell that sorts by its number, not its text.
-class NumberItem : public QTableWidgetItem {
- public:
-  explicit NumberItem(double value, int decimals)
-      : QTableWidgetItem(std::isfinite(value) ? QString::number(value, 'f', decimals)
-                                              : QStringLiteral("-")) {
-    setData(Qt::UserRole, value);
-    setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    setFlags(flags() & ~Qt::ItemIsEditable);
-  }
-  bool operator<(const QTableWidgetItem& other) const override {
-    return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble();
-  }
-};
-
-}  // namespace
 
 AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   auto* outer = new QVBoxLayout(this);
@@ -81,7 +67,7 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   m_exportButton = new QPushButton(QStringLiteral("Export figure..."), this);
   m_exportButton->setObjectName(QStringLiteral("exportAnalysisFigureButton"));
   m_exportButton->setToolTip(
-      QStringLiteral("PNG, SVG or PDF of the violins shown, as attnlab-cli export draws them"));
+      QStringLiteral("PNG, SVG or PDF of the view shown, as attnlab-cli export --figure draws it"));
   m_exportButton->setEnabled(false);
   bar->addWidget(m_exportButton);
   bar->addStretch(1);
@@ -102,23 +88,35 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   m_placeholder->setWordWrap(true);
   m_stack->addWidget(m_placeholder);
 
-  auto* split = new QSplitter(Qt::Vertical, this);
-  m_violins = new widgets::ViolinGrid(split);
+  m_views = new QTabWidget(this);
+  m_views->setObjectName(QStringLiteral("analysisViews"));
+  m_violins = new widgets::ViolinGrid(m_views);
   m_violins->setObjectName(QStringLiteral("analysisViolins"));
   m_violins->setMinimumHeight(240);
-  m_table = new QTableWidget(split);
-  m_table->setObjectName(QStringLiteral("headSummaryTable"));
-  m_table->setToolTip(QStringLiteral(
-      "Mean attention of each head to the first token, separators, periods, the previous, "
-      "next and same token (Clark et al. 2019, Fig. 2); click a column to sort"));
-  m_table->verticalHeader()->setVisible(false);
-  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  split->addWidget(m_violins);
-  split->addWidget(m_table);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
-  m_stack->addWidget(split);
+  m_summaryView = new AnalysisSummaryView(m_views);
+  m_similarityView = new AnalysisSimilarityView(m_views);
+  m_guidanceView = new AnalysisGuidanceView(m_views);
+  m_trainingView = new AnalysisTrainingView(m_views);
+  m_views->addTab(m_violins, QStringLiteral("Violins"));
+  m_views->addTab(m_summaryView, QStringLiteral("Head summaries"));
+  m_views->addTab(m_similarityView, QStringLiteral("Head similarity"));
+  m_views->addTab(m_guidanceView, QStringLiteral("Guidance conformity"));
+  m_views->addTab(m_trainingView, QStringLiteral("Over training"));
+  m_views->setTabToolTip(0, QStringLiteral("RealFormer Figs. 4 and 6: entropy or adjacent-layer "
+                                           "JSD per head (the Violins box picks which)"));
+  m_views->setTabToolTip(1, QStringLiteral("Clark et al. 2019 Fig. 2: attention to special "
+                                           "tokens per head, as a sortable table and by layer"));
+  m_views->setTabToolTip(2, QStringLiteral("JSD between every two heads, and Clark et al.'s "
+                                           "2-D map of the heads (classical MDS)"));
+  m_views->setTabToolTip(3, QStringLiteral("Distance of each head to the attention-guidance "
+                                           "patterns (0 = follows the pattern)"));
+  m_views->setTabToolTip(4, QStringLiteral("Per-head median entropy and JSD against training "
+                                           "step, with a step slider"));
+  m_stack->addWidget(m_views);
+  connect(m_views, &QTabWidget::currentChanged, this, &AnalysisPanel::updateExportButton);
+  for (AnalysisView* v : std::initializer_list<AnalysisView*>{m_summaryView, m_similarityView,
+                                                              m_guidanceView, m_trainingView})
+    connect(v, &AnalysisView::figureChanged, this, &AnalysisPanel::updateExportButton);
 
   connect(m_reportBox, &QComboBox::activated, this, [this](int index) {
     if (index >= 0 && index < m_files.size()) openReport(m_files[index]);
@@ -171,6 +169,21 @@ void AnalysisPanel::analysisFinished(bool ok, bool cancelled, const QString& mes
 void AnalysisPanel::setTheme(const widgets::Theme& theme) {
   m_theme = theme;
   m_violins->setTheme(theme);
+  for (AnalysisView* v : std::initializer_list<AnalysisView*>{m_summaryView, m_similarityView,
+                                                              m_guidanceView, m_trainingView})
+    v->setTheme(theme);
+}
+
+QTableWidget* AnalysisPanel::headTable() const {
+  return m_summaryView->table();
+}
+
+void AnalysisPanel::setView(View view) {
+  m_views->setCurrentIndex(static_cast<int>(view));
+}
+
+AnalysisPanel::View AnalysisPanel::view() const {
+  return static_cast<View>(std::max(0, m_views->currentIndex()));
 }
 
 void AnalysisPanel::rescan() {
@@ -232,8 +245,12 @@ void AnalysisPanel::showReport(std::shared_ptr<analysis::AnalysisReport> report,
                                                     : QStringLiteral("nats")));
   m_summary->setToolTip(path);
   drawViolins();
-  fillTable();
+  ShownReport shown{m_report, m_reportPath, runName()};
+  for (AnalysisView* v : std::initializer_list<AnalysisView*>{m_summaryView, m_similarityView,
+                                                              m_guidanceView, m_trainingView})
+    v->setReport(shown);
   m_stack->setCurrentIndex(1);
+  updateExportButton();
   emit reportLoaded(path);
 }
 
@@ -247,36 +264,74 @@ void AnalysisPanel::setStatistic(Statistic statistic) {
   const int index = statistic == Statistic::AdjacentJsd ? 1 : 0;
   if (m_statisticBox->currentIndex() != index) m_statisticBox->setCurrentIndex(index);
   drawViolins();
+  m_trainingView->setAdjacentJsd(statistic == Statistic::AdjacentJsd);
+  updateExportButton();
+}
+
+std::string AnalysisPanel::runName() const {
+  if (!m_report) return {};
+  return m_report->source.runName.empty() ? QFileInfo(m_reportPath).dir().dirName().toStdString()
+                                          : m_report->source.runName;
 }
 
 void AnalysisPanel::drawViolins() {
   if (!m_report) return;
   // The figures' own drawing (what attnlab-cli export writes), titles included.
-  const std::string runName = m_report->source.runName.empty()
-                                  ? QFileInfo(m_reportPath).dir().dirName().toStdString()
-                                  : m_report->source.runName;
   try {
     if (m_statistic == Statistic::AdjacentJsd)
-      figures::drawJsdViolins(*m_violins, *m_report, runName, m_reportPath.toStdString());
+      figures::drawJsdViolins(*m_violins, *m_report, runName(), m_reportPath.toStdString());
     else
-      figures::drawEntropyViolins(*m_violins, *m_report, runName, m_reportPath.toStdString());
-    m_exportButton->setEnabled(true);
+      figures::drawEntropyViolins(*m_violins, *m_report, runName(), m_reportPath.toStdString());
+    m_violinsDrawn = true;
   } catch (const std::exception& e) {
     m_violins->setSummaries(0, 0, {});
     m_violins->setTitle(QString::fromStdString(e.what()));
-    m_exportButton->setEnabled(false);
+    m_violinsDrawn = false;
   }
 }
 
+AnalysisView* AnalysisPanel::currentView() const {
+  return qobject_cast<AnalysisView*>(m_views->currentWidget());
+}
+
+void AnalysisPanel::updateExportButton() {
+  m_exportButton->setEnabled(m_report && !currentFigureName().isEmpty());
+  const bool violins = view() == View::Violins || view() == View::OverTraining;
+  m_statisticBox->setEnabled(violins);
+}
+
 QString AnalysisPanel::currentFigureName() const {
+  if (AnalysisView* v = currentView()) return v->figureName();
+  if (!m_violinsDrawn) return {};
   return m_statistic == Statistic::AdjacentJsd ? QStringLiteral("jsd-violins")
                                                : QStringLiteral("entropy-violins");
 }
 
+qint64 AnalysisPanel::currentFigureStep() const {
+  return m_report ? m_report->source.step : -1;
+}
+
 QString AnalysisPanel::exportFigure(const QString& path) {
   if (!m_report) return QStringLiteral("no report is shown");
-  return exportCatalogFigure(currentFigureName().toStdString(), m_report->source.runDir,
-                             m_report->source.step, path);
+  const QString figure = currentFigureName();
+  if (figure.isEmpty()) return QStringLiteral("this view has nothing to export");
+  AnalysisView* v = currentView();
+  if (v && !v->exportsCatalogFigure()) {
+    // The view narrowed the catalog figure (one guidance pattern): write the plot shown, at
+    // the figure's size, through the same export path.
+    QString error;
+    const auto format = figureFormatOf(path, &error);
+    if (!format) return error;
+    widgets::ExportOptions options;
+    if (const figures::FigureSpec* spec = figures::findFigure(figure.toStdString())) {
+      options.widthPx = spec->widthPx;
+      options.heightPx = spec->heightPx;
+    }
+    const widgets::ExportResult result = v->shownPlot()->exportTo(path, *format, options);
+    return result.ok ? QString() : result.error;
+  }
+  return exportCatalogFigure(figure.toStdString(), m_report->source.runDir, m_report->source.step,
+                             path);
 }
 
 void AnalysisPanel::chooseExport() {
@@ -286,43 +341,6 @@ void AnalysisPanel::chooseExport() {
   const QString error = exportFigure(path);
   m_summary->setText(error.isEmpty() ? QStringLiteral("Exported %1").arg(path)
                                      : QStringLiteral("Export failed: %1").arg(error));
-}
-
-void AnalysisPanel::fillTable() {
-  const auto& s = m_report->statistics;
-  const QStringList columns = {QStringLiteral("layer"),
-                               QStringLiteral("head"),
-                               QStringLiteral("first"),
-                               QStringLiteral("separator"),
-                               QStringLiteral("period"),
-                               QStringLiteral("previous"),
-                               QStringLiteral("next"),
-                               QStringLiteral("self"),
-                               QStringLiteral("median entropy (nats)")};
-  m_table->setSortingEnabled(false);
-  m_table->clear();
-  m_table->setColumnCount(static_cast<int>(columns.size()));
-  m_table->setHorizontalHeaderLabels(columns);
-  const int n = static_cast<int>(s.headSummaries.size());
-  m_table->setRowCount(n);
-  for (int i = 0; i < n; ++i) {
-    const auto& h = s.headSummaries[static_cast<std::size_t>(i)];
-    const double median = i < static_cast<int>(s.entropy.size())
-                              ? s.entropy[static_cast<std::size_t>(i)].median
-                              : std::nan("");
-    const double values[] = {double(i / std::max(1, s.heads)),
-                             double(i % std::max(1, s.heads)),
-                             h.first,
-                             h.separator,
-                             h.period,
-                             h.previous,
-                             h.next,
-                             h.self,
-                             median};
-    for (int c = 0; c < static_cast<int>(columns.size()); ++c)
-      m_table->setItem(i, c, new NumberItem(values[c], c < 2 ? 0 : 3));
-  }
-  m_table->setSortingEnabled(true);
 }
 
 void AnalysisPanel::chooseFile() {

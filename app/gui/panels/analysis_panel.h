@@ -2,10 +2,14 @@
 
 // The Analysis tab: the attention analysis of one run (the first selected) as views. It
 // lists the reports `attnlab-cli analyze` wrote under <run>/analysis/, or opens any
-// analysis.json, reads it off the GUI thread and shows the entropy violins per layer x head
-// (RealFormer's Fig. 4 layout and colour classes), the adjacent-layer JSD violins (Fig. 6)
-// and the head summaries of Clark et al. ("What does BERT look at?") as a sortable table.
-// It computes nothing: the numbers are the report's, the drawing the widgets'.
+// analysis.json, reads it off the GUI thread and shows it in views (tabs), each in its own
+// file and drawn by figures/ as `attnlab-cli export` draws it:
+//   Violins             entropy per layer x head (RealFormer Fig. 4) or adjacent-layer JSD (Fig. 6)
+//   Head summaries      Clark et al.'s table (sortable) and Fig. 2 scatter
+//   Head similarity     all-pairs head JSD as a matrix or a 2-D MDS map (Clark et al. Fig. 6)
+//   Guidance conformity distance of each head to the guidance patterns
+//   Over training       median entropy / JSD per head against step, with a step slider
+// It computes nothing but the MDS of the heads: the numbers are the report's.
 
 #include "app/gui/run_session.h"
 #include "widgets/plots/theme.h"
@@ -17,12 +21,14 @@
 #include <QWidget>
 
 #include <memory>
+#include <string>
 
 class QComboBox;
 class QLabel;
 class QPushButton;
 class QStackedLayout;
 class QTableWidget;
+class QTabWidget;
 
 namespace attnlab::analysis {
 struct AnalysisReport;
@@ -34,6 +40,11 @@ class ViolinGrid;
 namespace attnlab::app {
 
 class AnalysisController;
+class AnalysisGuidanceView;
+class AnalysisSimilarityView;
+class AnalysisSummaryView;
+class AnalysisTrainingView;
+class AnalysisView;
 class JobBar;
 
 class AnalysisPanel : public QWidget {
@@ -41,6 +52,8 @@ class AnalysisPanel : public QWidget {
  public:
   /// Which violins are drawn.
   enum class Statistic { Entropy, AdjacentJsd };
+  /// The views, in tab order.
+  enum class View { Violins, HeadSummaries, HeadSimilarity, Guidance, OverTraining };
 
   explicit AnalysisPanel(QWidget* parent = nullptr);
   ~AnalysisPanel() override;
@@ -60,16 +73,30 @@ class AnalysisPanel : public QWidget {
   const analysis::AnalysisReport* report() const { return m_report.get(); }
   QString reportPath() const { return m_reportPath; }
 
-  /// Writes the violins shown to `path` (.png, .svg or .pdf) through the figures library,
-  /// as `attnlab-cli export` does; returns the error, empty on success.
+  /// Writes the figure of the view shown to `path` (.png, .svg or .pdf) through the figures
+  /// library, as `attnlab-cli export RUN --figure currentFigureName() --step
+  /// currentFigureStep()` does (a view narrowed to one guidance pattern writes that plot);
+  /// returns the error, empty on success.
   QString exportFigure(const QString& path);
-  /// "entropy-violins" or "jsd-violins": the catalog figure the violins shown are.
+  /// The catalog figure the view shown is ("entropy-violins", "jsd-violins", "clark-fig2",
+  /// "head-jsd-matrix", "head-jsd-mds", "guidance-conformity", "training-statistics"); empty
+  /// when the view shows nothing to export.
   QString currentFigureName() const;
+  /// The checkpoint step of the report shown (the figure's --step); -1 without a report.
+  qint64 currentFigureStep() const;
+
+  void setView(View view);
+  View view() const;
+  QTabWidget* viewTabs() const { return m_views; }
+  AnalysisSummaryView* summaryView() const { return m_summaryView; }
+  AnalysisSimilarityView* similarityView() const { return m_similarityView; }
+  AnalysisGuidanceView* guidanceView() const { return m_guidanceView; }
+  AnalysisTrainingView* trainingView() const { return m_trainingView; }
 
   void setStatistic(Statistic statistic);
   Statistic statistic() const { return m_statistic; }
   widgets::ViolinGrid* violins() const { return m_violins; }
-  QTableWidget* headTable() const { return m_table; }
+  QTableWidget* headTable() const;
 
   /// The analysis.json files of a run folder: <dir>/analysis/*/analysis.json, by step.
   static QStringList findReports(const QString& runDirectory);
@@ -85,7 +112,9 @@ class AnalysisPanel : public QWidget {
   void showReport(std::shared_ptr<analysis::AnalysisReport> report, const QString& path);
   void showFailure(const QString& message);
   void drawViolins();
-  void fillTable();
+  void updateExportButton();
+  AnalysisView* currentView() const;
+  std::string runName() const;
   void chooseFile();
   void chooseExport();
   void analysisFinished(bool ok, bool cancelled, const QString& message, const QString& report);
@@ -106,8 +135,13 @@ class AnalysisPanel : public QWidget {
   QLabel* m_summary = nullptr;
   QStackedLayout* m_stack = nullptr;
   QLabel* m_placeholder = nullptr;
+  QTabWidget* m_views = nullptr;
   widgets::ViolinGrid* m_violins = nullptr;
-  QTableWidget* m_table = nullptr;
+  AnalysisSummaryView* m_summaryView = nullptr;
+  AnalysisSimilarityView* m_similarityView = nullptr;
+  AnalysisGuidanceView* m_guidanceView = nullptr;
+  AnalysisTrainingView* m_trainingView = nullptr;
+  bool m_violinsDrawn = false;
 };
 
 }  // namespace attnlab::app
