@@ -1,5 +1,6 @@
 #include "figures/figure_builder.h"
 
+#include "figures/comparison_makers.h"
 #include "figures/figure_errors.h"
 #include "figures/figure_makers.h"
 
@@ -29,6 +30,9 @@ const std::map<std::string, Maker, std::less<>>& makerTable() {
       {"head-jsd-mds", &makers::headJsdMds},
       {"guidance-conformity", &makers::guidanceConformity},
       {"training-statistics", &makers::trainingStatistics},
+      {"realformer-fig4", &makers::realformerFig4},
+      {"realformer-fig6", &makers::realformerFig6},
+      {"guidance-table8", &makers::guidanceTable8},
   };
   return table;
 }

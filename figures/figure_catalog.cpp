@@ -73,6 +73,45 @@ std::vector<FigureSpec> buildCatalog() {
                .usesStep = true,
                .widthPx = 900,
                .heightPx = 600});
+  // Figures that compare runs on one scale (comparison_figures.cpp).
+  c.push_back({.name = "realformer-fig4",
+               .title = "Attention entropy per head, runs side by side",
+               .reproduces = "RealFormer (He et al. 2021) Fig. 4: Post-LN vs RealFormer",
+               .inputs = "analysis report of each run (attnlab-cli analyze): per-head entropy "
+                         "distributions; runs with the same number of heads",
+               .units = "rows: layers, one per run; x: heads ordered by median; y: row entropy "
+                        "(nats), one scale for all runs; colour: RealFormer's classes",
+               .source = FigureSource::AnalysisReport,
+               .minRuns = 1,
+               .maxRuns = 4,
+               .usesStep = true,
+               .widthPx = 900,
+               .heightPx = 700});
+  c.push_back({.name = "realformer-fig6",
+               .title = "Adjacent-layer Jensen-Shannon divergence per head, runs side by side",
+               .reproduces = "RealFormer (He et al. 2021) Fig. 6: Post-LN vs RealFormer",
+               .inputs = "analysis report of each run (attnlab-cli analyze): per-head "
+                         "adjacent-layer JSD; runs with the same heads and JSD unit",
+               .units = "rows: layer pairs, one per run; x: heads ordered by median; y: JSD "
+                        "(bits, or nats with --jsd-unit nats), one scale for all runs",
+               .source = FigureSource::AnalysisReport,
+               .minRuns = 1,
+               .maxRuns = 4,
+               .usesStep = true,
+               .widthPx = 900,
+               .heightPx = 700});
+  c.push_back({.name = "guidance-table8",
+               .title = "Coreference: best head and mean accuracy per run",
+               .reproduces = "Attention guidance (Deshpande & Narasimhan 2020) Table 8",
+               .inputs = "coreference probe report of each run (attnlab-cli probe coref)",
+               .units = "x: runs, labelled with their best head; y: antecedent accuracy "
+                        "(fraction of mentions); bars: best head and mean over all heads",
+               .source = FigureSource::CorefReport,
+               .minRuns = 1,
+               .maxRuns = 0,
+               .usesStep = true,
+               .widthPx = 700,
+               .heightPx = 500});
   // The head figures of an analysis report (head_figures.h): Clark et al.'s per-head
   // behaviours and head map, guidance conformity, statistics over training.
   c.push_back({.name = "clark-fig2",

@@ -3,7 +3,9 @@
 #include "figures/figure_builder.h"
 #include "figures/figure_errors.h"
 #include "figures/run_inputs.h"
+#include "figures/run_summary.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -43,11 +45,11 @@ void writeAtomically(const fs::path& path, const std::string& text) {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     f << text;
     f.flush();
-    if (!f) throw FigureError(tmp.string(), "could not write the index");
+    if (!f) throw FigureError(tmp.string(), "could not write it");
   }
   std::error_code ec;
   fs::rename(tmp, path, ec);
-  if (ec) throw FigureError(path.string(), "could not write the index: " + ec.message());
+  if (ec) throw FigureError(path.string(), "could not write it: " + ec.message());
 }
 
 struct Exported {
@@ -57,8 +59,60 @@ struct Exported {
   widgets::ExportOptions options;
 };
 
+// A data file copied into the bundle, with what it holds.
+struct DataFile {
+  std::string name;  // inside the bundle
+  std::string checkpoint;
+  std::string what;
+};
+
+// What each report file holds, in the index's words.
+std::string describeReportFile(const std::string& file) {
+  static const std::pair<const char*, const char*> known[] = {
+      {"analysis.json", "the whole analysis (format attnlab-analysis; docs/analysis.md)"},
+      {"analysis.md", "the analysis as a readable report"},
+      {"entropy_heads.csv", "per-head row entropy distribution summaries (nats)"},
+      {"guidance_conformity.csv", "per-head distance to the guidance patterns (total variation)"},
+      {"head_summaries.csv", "Clark et al.'s head summaries (fraction of attention)"},
+      {"jsd_adjacent_layers.csv", "per-head JSD to the layer below (the report's JSD unit)"},
+      {"jsd_pairwise_heads.csv", "mean JSD between every two heads (the report's JSD unit)"},
+      {"over_training.csv", "per-head median entropy and JSD per logged step"},
+      {"coref.json", "the coreference probe (format attnlab-coref-probe; docs/analysis.md)"},
+      {"coref.md", "the coreference probe as a readable report"},
+      {"coref_accuracy.csv", "antecedent accuracy per head (fraction of mentions)"},
+      {"coref_baselines.csv", "the probe's attention-free baselines (fraction of mentions)"},
+  };
+  for (const auto& [name, what] : known)
+    if (file == name) return what;
+  return "report file";
+}
+
+// Copies the report folder's files (JSON, CSV, Markdown) into <outDir>/<sub>/.
+void copyReports(const fs::path& reportFile, const fs::path& outDir, const std::string& sub,
+                 const std::string& checkpoint, std::vector<DataFile>& files) {
+  const fs::path folder = reportFile.parent_path();
+  std::vector<fs::path> found;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    const std::string ext = entry.path().extension().string();
+    if (entry.is_regular_file() && (ext == ".json" || ext == ".csv" || ext == ".md"))
+      found.push_back(entry.path());
+  }
+  std::sort(found.begin(), found.end());
+  std::error_code ec;
+  fs::create_directories(outDir / sub, ec);
+  for (const auto& from : found) {
+    const fs::path to = outDir / sub / from.filename();
+    const fs::path tmp = to.string() + ".tmp";
+    fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, ec);
+    if (!ec) fs::rename(tmp, to, ec);
+    if (ec) throw FigureError(to.string(), "could not copy " + from.string() + ": " + ec.message());
+    files.push_back({sub + "/" + from.filename().string(), checkpoint,
+                     describeReportFile(from.filename().string())});
+  }
+}
+
 std::string indexText(const FigureReportOptions& o, const std::string& runName,
-                      const std::vector<Exported>& done,
+                      const std::vector<Exported>& done, const std::vector<DataFile>& data,
                       const std::vector<std::pair<const FigureSpec*, std::string>>& skipped,
                       double dpi) {
   std::ostringstream md;
@@ -82,6 +136,10 @@ std::string indexText(const FigureReportOptions& o, const std::string& runName,
        << " | " << cell(e.spec->units) << " | " << e.options.widthPx << " x " << e.options.heightPx
        << " |\n";
   }
+  md << "\n## Data files\n\n| file | checkpoint / steps | what it holds |\n|---|---|---|\n";
+  for (const auto& f : data)
+    md << "| [" << f.name << "](" << f.name << ") | " << cell(f.checkpoint) << " | " << cell(f.what)
+       << " |\n";
   md << "\n## Figures that do not apply to this run\n\n";
   if (skipped.empty()) {
     md << "None: every figure of the catalog applies.\n";
@@ -136,8 +194,35 @@ FigureReport writeFigureReport(const FigureReportOptions& given) {
     done.push_back(std::move(exported));
     report.entries.push_back(entry);
   }
+  // The data behind the figures: the reports the figures read, the resolved configuration
+  // and the run's one-row summary (the Compare tab's table).
+  std::vector<DataFile> data;
+  {
+    const RunLogInput log = openRunLog(o.run);
+    writeAtomically(o.outDir / "config.toml", log.reader.configToml());
+    data.push_back({"config.toml", "the whole run",
+                    "the resolved configuration the run trained with (docs/configuration.md)"});
+    const std::vector<RunSummary> summary{summariseRun(o.run)};
+    writeAtomically(o.outDir / "summary.md", runSummaryMarkdown(summary));
+    writeAtomically(o.outDir / "summary.csv", runSummaryCsv(summary));
+    data.push_back({"summary.md", "last logged step",
+                    "final eval loss (nats) and accuracy, probe best head, median entropy per "
+                    "layer (nats)"});
+    data.push_back({"summary.csv", "last logged step", "the same as CSV"});
+  }
+  try {
+    const ReportLocation a = findAnalysisReport(o.run, o.step);
+    copyReports(a.file, o.outDir, "analysis", "checkpoint step " + std::to_string(a.step), data);
+  } catch (const FigureInputError&) {
+    // The figures list the missing analysis under "do not apply", with its command.
+  }
+  try {
+    const ReportLocation c = findCorefReport(o.run, o.step);
+    copyReports(c.file, o.outDir, "coref", "checkpoint step " + std::to_string(c.step), data);
+  } catch (const FigureInputError&) {
+  }
   report.index = o.outDir / "index.md";
-  writeAtomically(report.index, indexText(o, runName, done, skipped, dpi));
+  writeAtomically(report.index, indexText(o, runName, done, data, skipped, dpi));
   return report;
 }
 

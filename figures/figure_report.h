@@ -1,9 +1,10 @@
 #pragma once
 
 // The report bundle of one run: every catalog figure that applies to it, in PNG, SVG and
-// PDF, and an index.md that names for each figure its files, the run, the checkpoint or
-// steps, the data source and the units, and lists the figures that do not apply with the
-// reason.
+// PDF; the data behind them (the analysis and coreference reports as JSON, CSV and Markdown,
+// the resolved config.toml, a one-row summary.md/.csv); and an index.md that names for each
+// file the run, the checkpoint or steps, the data source and the units, and lists the
+// figures that do not apply with the reason.
 
 #include <cstdint>
 #include <filesystem>

@@ -6,17 +6,23 @@
 #include "app/gui/opened_runs.h"
 #include "app/gui/panels/analysis_panel.h"
 #include "app/gui/panels/attention_panel.h"
+#include "app/gui/panels/compare_panel.h"
 #include "app/gui/panels/console_dock.h"
 #include "app/gui/panels/curves_panel.h"
+#include "app/gui/panels/export_figure_dialog.h"
 #include "app/gui/panels/figure_files.h"
+#include "app/gui/panels/figure_view.h"
 #include "app/gui/panels/inspector_panel.h"
 #include "app/gui/panels/probe_panel.h"
 #include "app/gui/panels/run_status_bar.h"
 #include "app/gui/panels/runs_panel.h"
 #include "app/gui/panels/variants_panel.h"
+#include "app/gui/plot_context_menu.h"
+#include "app/gui/report_export_controller.h"
 #include "app/gui/training_controller.h"
 #include "core/config/config_loader.h"
 #include "core/runtime/compute_environment.h"
+#include "figures/figure_catalog.h"
 #include "widgets/plots/attention_heatmap.h"
 #include "widgets/plots/curve_plot.h"
 #include "widgets/plots/layer_series_plot.h"
@@ -34,8 +40,10 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPalette>
+#include <QRegularExpression>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QToolBar>
 
@@ -113,13 +121,44 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_probe = new ProbePanel(m_tabs);
   m_probe->setAnalysisController(m_analysisController);
   connect(m_probe, &ProbePanel::probeRequested, this,
-          [this](RunSession* run, const QString& dataset) {
+          [this](RunSession* run, const ProbeRequest& dataset) {
             QString whyNot;
             if (!m_analysisController->startProbe(run->directory(), dataset, &whyNot))
               showError(whyNot);
           });
   m_tabs->addTab(m_probe, QStringLiteral("Probe"));
+  m_compare = new ComparePanel(m_tabs);
+  m_tabs->addTab(m_compare, QStringLiteral("Compare"));
+  connect(m_compare, &ComparePanel::exported, this, [this](const QString& path) {
+    statusBar()->showMessage(QStringLiteral("Exported %1").arg(path), 10000);
+  });
+  connect(m_compare, &ComparePanel::exportFailed, this, [this](const QString& error) {
+    showError(QStringLiteral("Export failed: %1").arg(error));
+  });
+  // Figure tabs (Figures menu) close; the views above stay.
+  m_tabs->setTabsClosable(true);
+  for (int i = 0; i < m_tabs->count(); ++i) {
+    m_tabs->tabBar()->setTabButton(i, QTabBar::RightSide, nullptr);
+    m_tabs->tabBar()->setTabButton(i, QTabBar::LeftSide, nullptr);
+  }
+  connect(m_tabs, &QTabWidget::tabCloseRequested, this, [this](int index) {
+    if (auto* view = qobject_cast<FigureView*>(m_tabs->widget(index))) {
+      m_tabs->removeTab(index);
+      view->deleteLater();
+    }
+  });
   setCentralWidget(m_tabs);
+
+  // Every plot's context menu: Export figure... (file, size, DPI) and Copy image.
+  m_plotMenu = new PlotContextMenu(this);
+  m_plotMenu->setFolder([this] { return m_settings->runsFolder(); });
+  connect(m_plotMenu, &PlotContextMenu::exported, this, [this](const QString& path) {
+    statusBar()->showMessage(QStringLiteral("Exported %1").arg(path), 10000);
+  });
+  connect(m_plotMenu, &PlotContextMenu::exportFailed, this, [this](const QString& error) {
+    showError(QStringLiteral("Export failed: %1").arg(error));
+  });
+  m_reportExport = new ReportExportController(this);
 
   buildDocks();
   buildMenus();
@@ -189,6 +228,32 @@ void MainWindow::buildMenus() {
                       this, &MainWindow::exportFigureDialog);
   exportFigure->setObjectName(QStringLiteral("exportFigureAction"));
   exportFigure->setToolTip(QStringLiteral("The current view as PNG, SVG or PDF"));
+  m_exportReportAction = file->addAction(QStringLiteral("Export &report…"),
+                                         QKeySequence(QStringLiteral("Ctrl+Shift+E")), this,
+                                         &MainWindow::exportReportDialog);
+  m_exportReportAction->setObjectName(QStringLiteral("exportReportAction"));
+  m_exportReportAction->setToolTip(
+      QStringLiteral("Every figure of the current run in PNG, SVG and PDF, its reports, config "
+                     "and an index, as attnlab-cli export --report writes them"));
+  m_cancelReportAction = file->addAction(QStringLiteral("Cancel report export"), m_reportExport,
+                                         &ReportExportController::cancel);
+  m_cancelReportAction->setObjectName(QStringLiteral("cancelReportAction"));
+  m_cancelReportAction->setEnabled(false);
+  connect(m_reportExport, &ReportExportController::started, this, [this](const QString& dir) {
+    m_cancelReportAction->setEnabled(true);
+    statusBar()->showMessage(QStringLiteral("Exporting the report to %1…").arg(dir));
+  });
+  connect(m_reportExport, &ReportExportController::progress, this,
+          [this](const QString& line) { statusBar()->showMessage(line); });
+  connect(m_reportExport, &ReportExportController::finished, this,
+          [this](bool ok, const QString& dir, const QString& error) {
+            m_cancelReportAction->setEnabled(false);
+            if (ok)
+              statusBar()->showMessage(QStringLiteral("Report written to %1 (index.md)").arg(dir),
+                                       15000);
+            else
+              showError(QStringLiteral("Report export: %1").arg(error));
+          });
   m_recentMenu = file->addMenu(QStringLiteral("Open &recent"));
   m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
   connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
@@ -249,6 +314,8 @@ void MainWindow::buildMenus() {
   view->addSeparator();
   view->addAction(QStringLiteral("&Reset layout"), this, &MainWindow::resetLayout)
       ->setObjectName(QStringLiteral("resetLayoutAction"));
+
+  buildFiguresMenu();
 
   auto* help = menuBar()->addMenu(QStringLiteral("&Help"));
   help->addAction(QStringLiteral("&About AttnLab"), this, &MainWindow::showAbout)
@@ -393,6 +460,7 @@ void MainWindow::showSelection(const QList<RunSession*>& runs) {
   m_analysis->setRuns(runs);
   m_inspector->setRuns(runs);
   m_probe->setRuns(runs);
+  m_compare->setRuns(runs);
   updateActions();
 }
 
@@ -456,6 +524,7 @@ void MainWindow::applyTheme() {
     QApplication::setPalette(systemPalette());
   }
   const widgets::Theme theme = dark ? widgets::Theme::dark() : widgets::Theme::light();
+  m_darkTheme = dark;
   QList<QColor> palette;
   for (const QColor& c : theme.series) palette << c;
   m_runs->setPalette(palette);
@@ -465,6 +534,8 @@ void MainWindow::applyTheme() {
   m_analysis->setTheme(theme);
   m_inspector->setTheme(theme);
   m_probe->setTheme(theme);
+  m_compare->setTheme(theme);
+  for (FigureView* view : m_tabs->findChildren<FigureView*>()) view->setTheme(theme);
   m_applyingTheme = false;
 }
 
@@ -514,9 +585,15 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 QString MainWindow::exportCurrentView(const QString& path) {
+  return exportCurrentView(path, widgets::ExportOptions{});
+}
+
+QString MainWindow::exportCurrentView(const QString& path, const widgets::ExportOptions& options) {
   QWidget* view = m_tabs->currentWidget();
   if (view == m_analysis) return m_analysis->exportFigure(path);
   if (view == m_probe) return m_probe->exportFigure(path);
+  if (view == m_compare) return m_compare->exportFigure(path);
+  if (auto* figure = qobject_cast<FigureView*>(view)) return figure->exportTo(path, options);
   QString error;
   const auto format = figureFormatOf(path, &error);
   if (!format) return error;
@@ -528,19 +605,93 @@ QString MainWindow::exportCurrentView(const QString& path) {
   if (view == m_variants && !m_variants->seriesNames().isEmpty())
     plot = m_variants->plotFor(m_variants->seriesNames().first());
   if (plot == nullptr) return QStringLiteral("this view has nothing to export yet");
-  const widgets::ExportResult result = plot->exportTo(path, *format);
+  const widgets::ExportResult result = plot->exportTo(path, *format, options);
   return result.ok ? QString() : result.error;
 }
 
 void MainWindow::exportFigureDialog() {
-  const QString name = m_tabs->tabText(m_tabs->currentIndex()).toLower() + QStringLiteral(".png");
-  const QString path = askFigurePath(this, QDir(m_settings->runsFolder()).filePath(name));
-  if (path.isEmpty()) return;
-  const QString error = exportCurrentView(path);
-  if (error.isEmpty())
+  QString name = m_tabs->tabText(m_tabs->currentIndex()).toLower();
+  name.replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")), QStringLiteral("-"));
+  widgets::ExportOptions defaults;
+  if (auto* figure = qobject_cast<FigureView*>(m_tabs->currentWidget()))
+    defaults = figure->defaultOptions();
+  auto* dialog = new ExportFigureDialog(
+      QDir(m_settings->runsFolder()).filePath(name + QStringLiteral(".png")), defaults, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QDialog::accepted, this, [this, dialog] {
+    const QString error = exportCurrentView(dialog->path(), dialog->options());
+    if (error.isEmpty())
+      statusBar()->showMessage(QStringLiteral("Exported %1").arg(dialog->path()), 10000);
+    else
+      showError(QStringLiteral("Export failed: %1").arg(error));
+  });
+  dialog->open();
+}
+
+void MainWindow::buildFiguresMenu() {
+  auto* menu = menuBar()->addMenu(QStringLiteral("F&igures"));
+  menu->setObjectName(QStringLiteral("figuresMenu"));
+  menu->setToolTipsVisible(true);
+  for (const figures::FigureSpec& spec : figures::figureCatalog()) {
+    // "RealFormer (He et al. 2021) Fig. 4: Attention entropy per head": what it reproduces
+    // first, since that is what a researcher looks for.
+    QString text = QString::fromStdString(spec.reproduces);
+    text.replace(QLatin1Char('&'), QStringLiteral("&&"));
+    QAction* action = menu->addAction(text + QStringLiteral(" — ") +
+                                      QString::fromStdString(spec.title).replace('&', "&&"));
+    action->setObjectName(QStringLiteral("figure:%1").arg(QString::fromStdString(spec.name)));
+    action->setToolTip(QStringLiteral("%1 (%2). Reads: %3")
+                           .arg(QString::fromStdString(spec.units),
+                                QString::fromStdString(figures::runCountText(spec)),
+                                QString::fromStdString(spec.inputs)));
+    const QString name = QString::fromStdString(spec.name);
+    connect(action, &QAction::triggered, this, [this, name] { openFigure(name); });
+  }
+}
+
+FigureView* MainWindow::openFigure(const QString& figure) {
+  QStringList dirs;
+  for (RunSession* run : m_runsPanel->selectedRuns()) dirs << run->directory();
+  if (dirs.isEmpty()) {
+    showError(QStringLiteral("Select the runs to draw %1 from in the Runs list first").arg(figure));
+    return nullptr;
+  }
+  auto* view = new FigureView(m_tabs);
+  view->setTheme(m_darkTheme ? widgets::Theme::dark() : widgets::Theme::light());
+  connect(view, &FigureView::exported, this, [this](const QString& path) {
     statusBar()->showMessage(QStringLiteral("Exported %1").arg(path), 10000);
-  else
+  });
+  connect(view, &FigureView::exportFailed, this, [this](const QString& error) {
     showError(QStringLiteral("Export failed: %1").arg(error));
+  });
+  const QString error = view->build(figure.toStdString(), dirs);
+  const int index = m_tabs->addTab(view, figure);
+  m_tabs->setTabToolTip(index, view->provenanceText());
+  m_tabs->setCurrentIndex(index);
+  if (!error.isEmpty()) m_console->appendNote(QStringLiteral("%1: %2").arg(figure, error), true);
+  return view;
+}
+
+QString MainWindow::exportReport(const QString& outDir) {
+  RunSession* run = m_runsPanel->currentRun();
+  if (run == nullptr) return QStringLiteral("open a run first");
+  QString whyNot;
+  if (!m_reportExport->start(run->directory(), outDir, std::nullopt, &whyNot)) return whyNot;
+  return {};
+}
+
+void MainWindow::exportReportDialog() {
+  RunSession* run = m_runsPanel->currentRun();
+  if (run == nullptr) {
+    showError(QStringLiteral("Open a run first: the report is the current run's"));
+    return;
+  }
+  const QString dir = QFileDialog::getExistingDirectory(
+      this, QStringLiteral("Export the report of %1 into (a new or empty folder)").arg(run->name()),
+      run->directory());
+  if (dir.isEmpty()) return;
+  const QString error = exportReport(dir);
+  if (!error.isEmpty()) showError(QStringLiteral("Report export: %1").arg(error));
 }
 
 }  // namespace attnlab::app

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/gui/run_session.h"
+#include "widgets/plots/plot_export.h"
 
 #include <QMainWindow>
 
@@ -29,6 +30,10 @@ class AnalysisPanel;
 class AnalysisController;
 class InspectorPanel;
 class ProbePanel;
+class ComparePanel;
+class FigureView;
+class PlotContextMenu;
+class ReportExportController;
 
 /// The workbench's top-level window. It stays small: it builds the menus, docks and tabs
 /// and wires them to the controllers (OpenedRuns, TrainingController, AppSettings); every
@@ -49,6 +54,16 @@ class MainWindow : public QMainWindow {
   /// attnlab-cli export does; Attention and Inspect the enlarged head; Curves and Variants
   /// their first plot. Returns the error, empty on success (the old file is kept on failure).
   QString exportCurrentView(const QString& path);
+  /// The same at a chosen size and DPI (the export dialog's choice).
+  QString exportCurrentView(const QString& path, const widgets::ExportOptions& options);
+  /// Figures > (one action per catalog figure): builds `figure` from the runs selected in
+  /// the sidebar and opens it as a tab that can be exported. Returns the view (it shows the
+  /// error when an input is missing); null when no run is selected.
+  FigureView* openFigure(const QString& figure);
+  /// File > Export report without the dialog: the bundle of the current run into `outDir`
+  /// (written by attnlab-cli export --report in a child process; exportReportFinished
+  /// follows). Returns the error when it cannot start, empty otherwise.
+  QString exportReport(const QString& outDir);
   /// Trains `config` in `directory` inside the app (resumes when it holds a checkpoint).
   bool startTraining(const core::RunConfig& config, const QString& directory);
   /// Resumes a stopped run from its config.toml.
@@ -63,6 +78,9 @@ class MainWindow : public QMainWindow {
   AnalysisPanel* analysisPanel() const { return m_analysis; }
   InspectorPanel* inspectorPanel() const { return m_inspector; }
   ProbePanel* probePanel() const { return m_probe; }
+  ComparePanel* comparePanel() const { return m_compare; }
+  PlotContextMenu* plotContextMenu() const { return m_plotMenu; }
+  ReportExportController* reportExport() const { return m_reportExport; }
   AnalysisController* analysisController() const { return m_analysisController; }
   ConsoleDock* console() const { return m_console; }
   RunStatusBar* runStatusBar() const { return m_statusBar; }
@@ -74,6 +92,7 @@ class MainWindow : public QMainWindow {
   void newRun();
   void openRunDialog();
   void exportFigureDialog();
+  void exportReportDialog();
   /// Closes a run's views (not while this window trains it).
   void closeRun(RunSession* run);
   void resetLayout();
@@ -94,6 +113,7 @@ class MainWindow : public QMainWindow {
   void showError(const QString& text);
   void updateActions();
   void rebuildRecentMenu();
+  void buildFiguresMenu();
 
   AppSettings* m_settings = nullptr;
   OpenedRuns* m_runs = nullptr;
@@ -107,6 +127,11 @@ class MainWindow : public QMainWindow {
   AnalysisController* m_analysisController = nullptr;
   InspectorPanel* m_inspector = nullptr;
   ProbePanel* m_probe = nullptr;
+  ComparePanel* m_compare = nullptr;
+  PlotContextMenu* m_plotMenu = nullptr;
+  ReportExportController* m_reportExport = nullptr;
+  QAction* m_exportReportAction = nullptr;
+  QAction* m_cancelReportAction = nullptr;
   ConsoleDock* m_console = nullptr;
   RunStatusBar* m_statusBar = nullptr;
   QTabWidget* m_tabs = nullptr;
@@ -119,6 +144,7 @@ class MainWindow : public QMainWindow {
   QString m_lastError;
   bool m_closeWhenStopped = false;
   bool m_applyingTheme = false;
+  bool m_darkTheme = false;
 };
 
 }  // namespace attnlab::app
