@@ -16,23 +16,31 @@
 
 namespace attnlab::app {
 
-widgets::Matrix InspectionFrame::head(int layer, int head, bool fromScores) const {
+const float* InspectionFrame::headData(int layer, int head, bool fromScores) const {
   const auto& shared = fromScores ? scores : probabilities;
-  if (!shared) return {};
-  const auto& source = *shared;
+  if (!shared || layer < 0 || head < 0 || layer >= layers || head >= heads) return nullptr;
   const std::size_t cells = static_cast<std::size_t>(length) * length;
-  const std::size_t offset = (static_cast<std::size_t>(layer) * heads + head) * cells;
-  if (layer < 0 || head < 0 || layer >= layers || head >= heads || source.size() < offset + cells)
-    return {};
+  return shared.get() + (static_cast<std::size_t>(layer) * heads + head) * cells;
+}
+
+widgets::Matrix InspectionFrame::head(int layer, int head, bool fromScores) const {
+  const float* first = headData(layer, head, fromScores);
+  if (!first) return {};
   return widgets::Matrix(
-      length, length,
-      std::vector<float>(source.begin() + static_cast<std::ptrdiff_t>(offset),
-                         source.begin() + static_cast<std::ptrdiff_t>(offset + cells)));
+      length, length, std::vector<float>(first, first + static_cast<std::size_t>(length) * length));
+}
+
+widgets::Matrix InspectionFrame::asaMask(int layer) const {
+  if (!asaMasks || layer < 0 || layer >= layers) return {};
+  const std::size_t cells = static_cast<std::size_t>(length) * length;
+  const float* first = asaMasks.get() + static_cast<std::size_t>(layer) * cells;
+  return widgets::Matrix(length, length, std::vector<float>(first, first + cells));
 }
 
 struct InspectionController::Worker {
   struct Request {
     QString checkpoint, text;
+    InspectionRequestOptions options;
   };
   std::mutex mutex;
   std::condition_variable wake;
@@ -61,7 +69,10 @@ struct InspectionController::Worker {
           inspector = std::make_unique<core::AttentionInspector>(request.checkpoint.toStdString());
           inspectorCheckpoint = request.checkpoint;
         }
-        const core::Inspection r = inspector->inspect(request.text.toStdString());
+        core::InspectOptions options;
+        options.scores = request.options.scores;
+        options.asaMasks = request.options.asaMasks;
+        const core::Inspection r = inspector->inspect(request.text.toStdString(), options);
         frame.checkpoint = request.checkpoint;
         frame.step = r.step;
         frame.text = request.text;
@@ -73,13 +84,19 @@ struct InspectionController::Worker {
         frame.truncated = r.truncated;
         frame.maxLength = inspector->maxLength();
         frame.residualScores = inspector->config().attention.residual != core::ResidualScores::None;
-        const auto copy = [](const at::Tensor& t) {
-          const at::Tensor c = t.to(torch::kFloat32).contiguous().cpu();
-          return std::make_shared<const std::vector<float>>(c.data_ptr<float>(),
-                                                            c.data_ptr<float>() + c.numel());
+        frame.hasAsa = inspector->hasAsaMasks();
+        // The pointer owns a reference to the tensor: no copy (the inspector's tensors are
+        // float32, contiguous and on the CPU already; anything else is converted once).
+        const auto share = [](const at::Tensor& t) -> std::shared_ptr<const float> {
+          if (!t.defined()) return {};
+          at::Tensor c = t.to(torch::kCPU, torch::kFloat32).contiguous();
+          const float* data = c.data_ptr<float>();
+          return std::shared_ptr<const float>(
+              data, [keep = std::move(c)](const float*) mutable { keep.reset(); });
         };
-        frame.probabilities = copy(r.probabilities);
-        if (r.scores.defined()) frame.scores = copy(r.scores);
+        frame.probabilities = share(r.probabilities);
+        frame.scores = share(r.scores);
+        frame.asaMasks = share(r.asaMasks);
       } catch (const std::exception& e) {
         error = QString::fromStdString(e.what());
         if (!inspector) inspectorCheckpoint.clear();
@@ -114,10 +131,11 @@ InspectionController::~InspectionController() {
   m_worker->thread.join();
 }
 
-void InspectionController::inspect(const QString& checkpoint, const QString& text) {
+void InspectionController::inspect(const QString& checkpoint, const QString& text,
+                                   const InspectionRequestOptions& options) {
   {
     std::lock_guard lock(m_worker->mutex);
-    m_worker->pending = Worker::Request{checkpoint, text};
+    m_worker->pending = Worker::Request{checkpoint, text, options};
   }
   m_worker->wake.notify_all();
 }

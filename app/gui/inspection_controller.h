@@ -17,7 +17,14 @@
 
 namespace attnlab::app {
 
-/// One inspection: probabilities and pre-softmax scores, [L, H, T, T] row-major.
+/// What a request asks for beyond the probabilities (each costs time on a large model).
+struct InspectionRequestOptions {
+  bool scores = false;    ///< the pre-softmax scores
+  bool asaMasks = false;  ///< ASA runs: the keep-masks (a second forward pass)
+};
+
+/// One inspection: probabilities and pre-softmax scores, [L, H, T, T] row-major; ASA
+/// keep-masks [L, T, T].
 struct InspectionFrame {
   QString checkpoint;
   qint64 step = 0;
@@ -27,12 +34,19 @@ struct InspectionFrame {
   bool truncated = false;       ///< the text was longer than the model takes
   int maxLength = 0;            ///< the longest input the model takes (<s> and </s> included)
   bool residualScores = false;  ///< RealFormer: the scores are the running residual ones
+  bool hasAsa = false;          ///< the run uses ASA (keep-masks can be asked for)
   /// Shared, not copied: a 12 x 12 inspection of 512 tokens is 150 MB a tensor, and the frame
-  /// passes from the thread to the panel and into its history.
-  std::shared_ptr<const std::vector<float>> probabilities;
-  std::shared_ptr<const std::vector<float>> scores;  ///< null when not captured
+  /// passes from the engine to the thread, the panel and its history. The pointers keep the
+  /// engine's own tensors alive (no copy at all after the inspector's stack).
+  std::shared_ptr<const float> probabilities;
+  std::shared_ptr<const float> scores;    ///< null when not captured
+  std::shared_ptr<const float> asaMasks;  ///< [L, T, T]; null when not captured or not ASA
   /// The T x T matrix of (layer, head): probabilities, or the scores when `scores` is set.
   widgets::Matrix head(int layer, int head, bool scores = false) const;
+  /// The first cell of (layer, head)'s T x T block (nullptr when out of range or absent).
+  const float* headData(int layer, int head, bool scores = false) const;
+  /// Layer `layer`'s T x T ASA keep-mask (1 = kept, 0 = masked); empty when not captured.
+  widgets::Matrix asaMask(int layer) const;
 };
 
 class InspectionController : public QObject {
@@ -42,7 +56,8 @@ class InspectionController : public QObject {
   ~InspectionController() override;  ///< stops the thread after the pass in flight
 
   /// Inspects `text` under the checkpoint file `checkpoint`; inspected() or failed() follows.
-  void inspect(const QString& checkpoint, const QString& text);
+  void inspect(const QString& checkpoint, const QString& text,
+               const InspectionRequestOptions& options = {});
 
  signals:
   void inspected(const attnlab::app::InspectionFrame& frame);

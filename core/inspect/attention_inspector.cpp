@@ -10,11 +10,27 @@
 
 #include <torch/torch.h>
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <system_error>
 
 namespace attnlab::core {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// [1, ...] per layer -> [L, ...] float32, contiguous: one copy (stack) and no conversion when
+// the layers are already float32, as the model's are.
+at::Tensor stackLayers(std::vector<at::Tensor>& layers) {
+  at::Tensor stacked = torch::stack(layers).squeeze(1);
+  layers.clear();  // the per-layer tensors are freed before the caller copies anything else
+  if (stacked.scalar_type() != torch::kFloat) stacked = stacked.to(torch::kFloat);
+  return stacked.contiguous();
+}
+
+}  // namespace
 
 struct AttentionInspector::State {
   fs::path checkpoint;
@@ -75,8 +91,26 @@ AttentionInspector::~AttentionInspector() = default;
 AttentionInspector::AttentionInspector(AttentionInspector&&) noexcept = default;
 AttentionInspector& AttentionInspector::operator=(AttentionInspector&&) noexcept = default;
 
-Inspection AttentionInspector::inspect(const std::string& text) {
+namespace {
+
+// ATTNLAB_INSPECT_PROFILE=1 prints each section's time to stderr (temporary).
+struct SectionClock {
+  bool on = std::getenv("ATTNLAB_INSPECT_PROFILE") != nullptr;
+  std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+  void mark(const char* what) {
+    if (!on) return;
+    const auto now = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "inspect %-14s %8.1f ms\n", what,
+                 std::chrono::duration<double, std::milli>(now - t).count());
+    t = now;
+  }
+};
+
+}  // namespace
+
+Inspection AttentionInspector::inspect(const std::string& text, const InspectOptions& options) {
   auto& s = *m_state;
+  SectionClock clock;
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw DataError("--text", "the text to inspect is empty");
   }
@@ -103,26 +137,30 @@ Inspection AttentionInspector::inspect(const std::string& text) {
   if (fixedLength) ids.resize(static_cast<size_t>(limit), special.pad);
   for (const auto id : ids) result.pieces.push_back(s.tokenizer->idToPiece(static_cast<int>(id)));
   result.ids = ids;
+  clock.mark("tokenize");
 
   torch::NoGradGuard noGrad;
   const auto input = torch::tensor(ids, torch::kLong).unsqueeze(0);
   const auto mask = input.ne(special.pad);
   AttentionCapture capture;
   capture.wantProbabilities = true;
-  capture.wantScores = true;
-  ForwardOptions options;
-  options.capture = &capture;
+  capture.wantScores = options.scores;
+  ForwardOptions forward;
+  forward.capture = &capture;
   MlmOutput unused;
-  s.model->encodeWith(input, mask, options, unused);
-  result.probabilities =
-      torch::stack(capture.probabilities).squeeze(1).to(torch::kFloat).contiguous();
-  result.scores = torch::stack(capture.scores).squeeze(1).to(torch::kFloat).contiguous();
-  if (s.model->hasAdversaries()) {
+  s.model->encodeWith(input, mask, forward, unused);
+  clock.mark("forward");
+  result.probabilities = stackLayers(capture.probabilities);
+  capture.probabilities.clear();
+  if (options.scores) result.scores = stackLayers(capture.scores);
+  clock.mark("stack");
+  if (options.asaMasks && s.model->hasAdversaries()) {
     ForwardOptions adversarial;
     adversarial.adversarial = true;
     MlmOutput adv;
     s.model->encodeWith(input, mask, adversarial, adv);
-    result.asaMasks = torch::stack(adv.adversarialMasks).squeeze(1).to(torch::kFloat).contiguous();
+    result.asaMasks = stackLayers(adv.adversarialMasks);
+    clock.mark("asa masks");
   }
   return result;
 }
@@ -175,6 +213,9 @@ const std::string& AttentionInspector::configToml() const {
 }
 const SentencePieceTokenizer& AttentionInspector::tokenizer() const {
   return *m_state->tokenizer;
+}
+bool AttentionInspector::hasAsaMasks() const {
+  return m_state->model->hasAdversaries();
 }
 int AttentionInspector::maxLength() const {
   const auto& c = m_state->config;

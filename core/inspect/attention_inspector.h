@@ -29,6 +29,14 @@ struct Inspection {
   std::string configToml;
 };
 
+/// What inspect() captures beyond the probabilities. Both cost time on a large model: the
+/// scores are a second [L, H, T, T] tensor (150 MB at 12 x 12 x 512), the keep-masks a second
+/// forward pass; an interactive view asks for them only when it shows them.
+struct InspectOptions {
+  bool scores = true;    ///< the pre-softmax scores
+  bool asaMasks = true;  ///< ASA runs: the adversary's keep-masks
+};
+
 /// Loads a checkpoint (its configuration, parameters and the run's tokenizer) once and
 /// runs texts through the model in evaluation mode, capturing every layer's attention in
 /// the same forward pass.
@@ -45,7 +53,7 @@ class AttentionInspector {
 
   /// Encodes `text` as <s> pieces </s> (truncated to the model's length) and captures the
   /// attention. Throws DataError for an empty text.
-  Inspection inspect(const std::string& text);
+  Inspection inspect(const std::string& text, const InspectOptions& options = {});
 
   /// Attention probabilities of a batch in one forward pass, for analyses that stream an
   /// evaluation set: `ids` is [B, T] int64 padded with <pad> (T <= the model's positions),
@@ -59,6 +67,8 @@ class AttentionInspector {
   const RunConfig& config() const;
   const std::string& configToml() const;
   const SentencePieceTokenizer& tokenizer() const;
+  /// True when the model has ASA adversaries (inspect() can give keep-masks).
+  bool hasAsaMasks() const;
   /// The longest input the model takes (<s> and </s> included).
   int maxLength() const;
 

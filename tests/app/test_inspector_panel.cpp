@@ -3,14 +3,21 @@
 // whose cells equal `attnlab-cli inspect` on the same text and checkpoint (read back with
 // h5py, independently of the app); moving the checkpoint slider follows the text to the
 // other checkpoint; a text longer than the model takes is cut and the tab says so; a
-// checkpoint that cannot be read gets a message naming it.
+// checkpoint that cannot be read gets a message naming it. A probe sentence and a line of a
+// text file picked with the keyboard give the CLI's cells too; a file that cannot be read is
+// named in the message; the guidance overlay marks the pattern's cells of a known sentence;
+// the ASA toggle of a run without ASA is off with a tooltip that says why.
 #include "app/gui/panels/inspector_panel.h"
+#include "app/gui/panels/inspector_source_bar.h"
 #include "core/config/config_loader.h"
+#include "tests/app/inspector_test_support.h"
 #include "tests/support/cli_process.h"
 #include "tests/support/tiny_run_setup.h"
 #include "widgets/plots/attention_heatmap.h"
 #include "widgets/plots/head_grid.h"
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
@@ -20,6 +27,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -27,28 +35,17 @@ using namespace attnlab;
 
 namespace {
 
-/// Probabilities [L][H][T][T] of an inspection file, read by h5py.
 QJsonArray probabilitiesOf(const QString& h5) {
-  const auto r =
-      tests::runProcess(tests::kPython, {"-c",
-                                         "import h5py, json, sys\n"
-                                         "f = h5py.File(sys.argv[1], 'r')\n"
-                                         "print(json.dumps(f['probabilities'][()].tolist()))",
-                                         h5});
-  return QJsonDocument::fromJson(r.out.toUtf8()).array();
+  return tests::inspectDataset(h5, QStringLiteral("probabilities"));
 }
 
-/// A run whose log the watcher would read: here the session only needs the checkpoints.
-void addCheckpoints(app::RunSession& run, const QString& dir) {
-  app::RunUpdate u;
-  std::vector<app::CheckpointInfo> list;
-  for (int step : {4, 8})
-    list.push_back(
-        {step,
-         QStringLiteral("%1/checkpoints/step-%2.h5").arg(dir).arg(step, 7, 10, QLatin1Char('0')),
-         std::nullopt});
-  u.checkpoints = list;
-  run.applyUpdate(std::move(u));
+using tests::addCheckpoints;
+
+/// Presses Down on a combo box `times` times, as a person choosing an entry does (each
+/// press activates the entry it moves to).
+void pressDown(QComboBox* combo, int times) {
+  combo->setFocus();
+  for (int i = 0; i < times; ++i) QTest::keyClick(combo, Qt::Key_Down);
 }
 
 }  // namespace
@@ -129,6 +126,118 @@ class TestInspectorPanel : public QObject {
     QVERIFY(panel.frame()->truncated);
     QVERIFY(
         panel.findChild<QLabel*>("inspectStatus")->text().contains("cut to the model's maximum"));
+  }
+
+  void probeSentenceAndFileLineAsTheCliDoes() {
+    app::RunSession run(m_run, Qt::red);
+    addCheckpoints(run, m_run);
+    app::InspectorPanel panel;
+    panel.resize(1100, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.setRuns({&run});
+
+    // The third probe sentence, chosen with the keyboard.
+    const QStringList probe = panel.sourceBar()->probeSentences();
+    QCOMPARE(int(probe.size()), app::InspectorSourceBar::kProbeSentences);
+    auto* probeCombo = panel.findChild<QComboBox*>("inspectProbeSentence");
+    pressDown(probeCombo, 3);
+    QTRY_VERIFY_WITH_TIMEOUT(panel.frame() && panel.frame()->text == probe[2], 30000);
+    QCOMPARE(panel.findChild<QLineEdit*>("inspectText")->text(), probe[2]);
+    // A reflexive sentence: "Det N Aux VT Refl" or "Det N Rel Aux VI Aux VT Refl".
+    QVERIFY2(probe[2].endsWith("herself") || probe[2].endsWith("himself"), qPrintable(probe[2]));
+    panel.selectHead(0, 1);
+    const QString probeOut = m_dir.filePath("inspect-probe.h5");
+    QVERIFY(tests::cliInspect(tests::checkpointFile(m_run, 8), probe[2], probeOut));
+    QVERIFY(tests::sameCells(probabilitiesOf(probeOut)[0].toArray()[1].toArray(),
+                             panel.heatmap()->matrix()));
+
+    // A text file with blank lines: the picker holds its two non-empty lines.
+    const QString file = m_dir.filePath("lines.txt");
+    QVERIFY(tests::writeBytes(file, "\nthe dog sat on the mat .\n\n  a cat ran up the tree .  \n"));
+    QVERIFY(panel.sourceBar()->openTextFile(file));
+    QCOMPARE(panel.sourceBar()->fileLines(),
+             QStringList({"the dog sat on the mat .", "a cat ran up the tree ."}));
+    QCOMPARE(panel.sourceBar()->fileLineNumbers(), QList<int>({2, 4}));
+    auto* lineCombo = panel.findChild<QComboBox*>("inspectFileLine");
+    QVERIFY(lineCombo->isEnabled());
+    QVERIFY(lineCombo->itemText(1).startsWith("line 4: a cat"));
+    pressDown(lineCombo, 1);  // line 4
+    const QString line = QStringLiteral("a cat ran up the tree .");
+    QTRY_VERIFY_WITH_TIMEOUT(panel.frame() && panel.frame()->text == line, 30000);
+    panel.selectHead(1, 0);
+    const QString lineOut = m_dir.filePath("inspect-line.h5");
+    QVERIFY(tests::cliInspect(tests::checkpointFile(m_run, 8), line, lineOut));
+    QVERIFY(tests::sameCells(probabilitiesOf(lineOut)[1].toArray()[0].toArray(),
+                             panel.heatmap()->matrix()));
+  }
+
+  void anUnreadableTextFileIsNamed() {
+    app::InspectorPanel panel;
+    panel.show();
+    QSignalSpy failed(&panel, &app::InspectorPanel::inspectionFailed);
+    const QString missing = m_dir.filePath("no-such-dir/texts.txt");
+    QVERIFY(!panel.sourceBar()->openTextFile(missing));
+    QCOMPARE(failed.size(), 1);
+    const QString status = panel.findChild<QLabel*>("inspectStatus")->text();
+    QVERIFY2(status.startsWith("Cannot read the text file") && status.contains(missing),
+             qPrintable(status));
+    // A file with no text is refused by name as well; the picker stays as it was.
+    const QString blank = m_dir.filePath("blank.txt");
+    QVERIFY(tests::writeBytes(blank, "\n  \n"));
+    QVERIFY(!panel.sourceBar()->openTextFile(blank));
+    QVERIFY(panel.findChild<QLabel*>("inspectStatus")->text().contains(blank));
+    QVERIFY(!panel.findChild<QComboBox*>("inspectFileLine")->isEnabled());
+  }
+
+  void guidanceOverlayMarksThePatternCells() {
+    app::RunSession run(m_run, Qt::red);
+    addCheckpoints(run, m_run);
+    app::InspectorPanel panel;
+    panel.resize(1100, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.setRuns({&run});
+    const QString text = QStringLiteral("the cat sat . the dog ran .");
+    panel.inspect(text);
+    QTRY_VERIFY_WITH_TIMEOUT(panel.frame() && panel.frame()->text == text, 30000);
+    const QStringList pieces = panel.frame()->pieces;
+    const int T = int(pieces.size());
+    QVERIFY(panel.heatmap()->guidance().values.empty());  // none by default
+
+    // The ASA toggle: off for a run without ASA, and the tooltip says why.
+    auto* asa = panel.findChild<QCheckBox*>("inspectAsaMask");
+    QVERIFY(!asa->isEnabled());
+    QVERIFY(asa->toolTip().contains("does not use ASA"));
+
+    // "period" is the last entry: End chooses it.
+    auto* combo = panel.findChild<QComboBox*>("inspectGuidance");
+    combo->setFocus();
+    QTest::keyClick(combo, Qt::Key_End);
+    QCOMPARE(combo->currentText(), QStringLiteral("period"));
+    std::vector<int> periods;
+    for (int j = 0; j < T; ++j)
+      if (pieces[j] == "." || pieces[j] == QStringLiteral("\u2581.")) periods.push_back(j);
+    QCOMPARE(int(periods.size()), 2);  // the sentence's two periods
+    const widgets::Matrix& g = panel.heatmap()->guidance();
+    QCOMPARE(g.rows, T);
+    for (int i = 0; i < T; ++i)
+      for (int j = 0; j < T; ++j) {
+        const bool period = std::find(periods.begin(), periods.end(), j) != periods.end();
+        QCOMPARE(g.at(i, j), period ? 0.5f : 0.0f);
+      }
+    QVERIFY(panel.heatmap()->guidanceVisible());
+
+    // "next" (Home, then one down): the cell right of the diagonal, none in the last row.
+    QTest::keyClick(combo, Qt::Key_Home);
+    QTest::keyClick(combo, Qt::Key_Down);
+    QCOMPARE(combo->currentText(), QStringLiteral("next"));
+    const widgets::Matrix& next = panel.heatmap()->guidance();
+    for (int i = 0; i < T; ++i)
+      for (int j = 0; j < T; ++j) QCOMPARE(next.at(i, j), j == i + 1 ? 1.0f : 0.0f);
+    // "none" (Home) takes the overlay away.
+    QTest::keyClick(combo, Qt::Key_Home);
+    QVERIFY(panel.heatmap()->guidance().values.empty());
   }
 
   void anUnreadableCheckpointGetsAMessage() {

@@ -239,6 +239,14 @@ void AttentionHeatmap::autoRange() {
   applyRange();
 }
 
+double AttentionHeatmap::colourLower() const {
+  return m_map->dataRange().lower;
+}
+
+double AttentionHeatmap::colourUpper() const {
+  return m_map->dataRange().upper;
+}
+
 bool AttentionHeatmap::cellAt(const QPointF& pixel, int* query, int* key) const {
   if (!m_plot->axisRect()->rect().contains(pixel.toPoint())) return false;
   const int k = static_cast<int>(std::lround(m_plot->xAxis->pixelToCoord(pixel.x())));

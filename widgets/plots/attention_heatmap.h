@@ -47,6 +47,15 @@ class AttentionHeatmap : public PlotWidget {
   /// Fixes the colour range (for comparing heads); autoRange() goes back to the data's.
   void setValueRange(double lower, double upper);
   void autoRange();
+  /// The colour range now drawn (the fixed one, or the data's; log scale: its floor).
+  double colourLower() const;
+  double colourUpper() const;
+  /// The data's smallest and largest finite value.
+  double dataMin() const { return m_dataMin; }
+  double dataMax() const { return m_dataMax; }
+  /// The matrix and the guidance target shown (empty when none).
+  const Matrix& matrix() const { return m_matrix; }
+  const Matrix& guidance() const { return m_guidance; }
 
   /// The cell under a widget pixel of the plot, false outside the matrix.
   bool cellAt(const QPointF& plotPixel, int* query, int* key) const;

@@ -14,24 +14,36 @@ namespace attnlab::widgets {
 namespace {
 
 // Block mean down to at most `cells` per side; each output cell averages the inputs it covers.
-Matrix downsample(const Matrix& m, int cells) {
-  if (m.rows <= cells && m.cols <= cells) return m;
-  const int rows = std::min(m.rows, cells), cols = std::min(m.cols, cells);
-  Matrix out(rows, cols, 0.0f);
-  std::vector<int> count(static_cast<std::size_t>(rows) * cols, 0);
-  for (int r = 0; r < m.rows; ++r) {
-    const int orow = static_cast<int>(static_cast<long long>(r) * rows / m.rows);
-    for (int c = 0; c < m.cols; ++c) {
-      const int ocol = static_cast<int>(static_cast<long long>(c) * cols / m.cols);
-      const float v = m.at(r, c);
+Matrix downsample(const float* values, int rows, int cols, int cells) {
+  if (rows <= cells && cols <= cells)
+    return Matrix(rows, cols,
+                  std::vector<float>(values, values + static_cast<std::size_t>(rows) * cols));
+  const int outRows = std::min(rows, cells), outCols = std::min(cols, cells);
+  Matrix out(outRows, outCols, 0.0f);
+  std::vector<int> count(static_cast<std::size_t>(outRows) * outCols, 0);
+  std::vector<int> colOf(static_cast<std::size_t>(cols));
+  for (int c = 0; c < cols; ++c)
+    colOf[static_cast<std::size_t>(c)] =
+        static_cast<int>(static_cast<long long>(c) * outCols / cols);
+  for (int r = 0; r < rows; ++r) {
+    const int orow = static_cast<int>(static_cast<long long>(r) * outRows / rows);
+    float* sum = out.values.data() + static_cast<std::size_t>(orow) * outCols;
+    int* n = count.data() + static_cast<std::size_t>(orow) * outCols;
+    const float* row = values + static_cast<std::size_t>(r) * cols;
+    for (int c = 0; c < cols; ++c) {
+      const float v = row[c];
       if (!std::isfinite(v)) continue;
-      out.at(orow, ocol) += v;
-      ++count[static_cast<std::size_t>(orow) * cols + ocol];
+      sum[colOf[static_cast<std::size_t>(c)]] += v;
+      ++n[colOf[static_cast<std::size_t>(c)]];
     }
   }
   for (std::size_t i = 0; i < out.values.size(); ++i)
     out.values[i] = count[i] ? out.values[i] / count[i] : 0.0f;
   return out;
+}
+
+Matrix downsample(const Matrix& m, int cells) {
+  return downsample(m.values.data(), m.rows, m.cols, cells);
 }
 
 }  // namespace
@@ -80,6 +92,24 @@ void HeadGrid::setHeads(int layers, int heads, const std::vector<Matrix>& matric
   for (int i = 0; i < m_layers * m_heads; ++i) {
     const Matrix& m = i < static_cast<int>(matrices.size()) ? matrices[i] : Matrix();
     m_thumbs.push_back(m.isValid() ? downsample(m, m_maxCells) : Matrix(1, 1, 0.0f));
+    m_cells = std::max({m_cells, m_thumbs.back().rows, m_thumbs.back().cols});
+  }
+  m_layerBox->setRange(0, std::max(0, m_layers - 1));
+  m_headBox->setRange(0, std::max(0, m_heads - 1));
+  rebuild();
+}
+
+void HeadGrid::setHeads(int layers, int heads, const float* values, int rows, int cols) {
+  m_layers = std::max(0, layers);
+  m_heads = std::max(0, heads);
+  m_thumbs.clear();
+  m_cells = 0;
+  const std::size_t cells = static_cast<std::size_t>(std::max(0, rows)) * std::max(0, cols);
+  for (int i = 0; i < m_layers * m_heads; ++i) {
+    m_thumbs.push_back(
+        values && cells > 0
+            ? downsample(values + static_cast<std::size_t>(i) * cells, rows, cols, m_maxCells)
+            : Matrix(1, 1, 0.0f));
     m_cells = std::max({m_cells, m_thumbs.back().rows, m_thumbs.back().cols});
   }
   m_layerBox->setRange(0, std::max(0, m_layers - 1));

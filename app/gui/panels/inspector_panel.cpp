@@ -1,9 +1,13 @@
 #include "app/gui/panels/inspector_panel.h"
 
+#include "analysis/attention/attention_statistics.h"
+#include "analysis/attention/guidance_patterns.h"
+#include "app/gui/panels/inspector_source_bar.h"
 #include "widgets/plots/attention_heatmap.h"
 #include "widgets/plots/head_grid.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -14,12 +18,37 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
 
 namespace attnlab::app {
 
 namespace {
+
 const QString kDefaultText = QStringLiteral("the cat that the dog chased ran up the tree .");
+const QString kNoAsaTip = QStringLiteral(
+    "This run does not use ASA (adversarial self-attention): it has no keep-mask to show");
+const QString kAsaTip = QStringLiteral(
+    "Show the ASA adversary's keep-mask of the selected layer (1 kept, 0 masked) instead of "
+    "the attention");
+
+// The guidance target of `pattern` over a frame's pieces (padding excluded); empty for "none".
+widgets::Matrix guidanceFor(const InspectionFrame& frame, const QString& pattern) {
+  if (pattern.isEmpty()) return {};
+  std::vector<std::string> pieces;
+  int real = 0;
+  for (const QString& p : frame.pieces) {
+    pieces.push_back(p.toStdString());
+    if (p != QLatin1String("<pad>")) real = static_cast<int>(pieces.size());
+  }
+  const int T = static_cast<int>(pieces.size());
+  return widgets::Matrix(T, T,
+                         analysis::guidancePatternMatrix(pattern.toStdString(), pieces, real));
 }
+
+}  // namespace
 
 InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
@@ -37,28 +66,59 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
   textBar->addWidget(m_inspectButton);
   layout->addLayout(textBar);
 
+  m_source = new InspectorSourceBar(this);
+  layout->addWidget(m_source);
+
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(QStringLiteral("Checkpoint"), this));
   m_checkpointSlider = new QSlider(Qt::Horizontal, this);
   m_checkpointSlider->setObjectName(QStringLiteral("inspectCheckpointSlider"));
-  m_checkpointSlider->setMinimumWidth(200);
+  m_checkpointSlider->setMinimumWidth(160);
   m_checkpointSlider->setPageStep(1);
   bar->addWidget(m_checkpointSlider, 1);
   m_checkpointLabel = new QLabel(this);
   m_checkpointLabel->setObjectName(QStringLiteral("inspectCheckpointLabel"));
-  m_checkpointLabel->setMinimumWidth(90);
+  m_checkpointLabel->setMinimumWidth(80);
   bar->addWidget(m_checkpointLabel);
-  bar->addSpacing(12);
+  bar->addSpacing(8);
+  bar->addWidget(new QLabel(QStringLiteral("Compare with"), this));
+  m_compareCombo = new QComboBox(this);
+  m_compareCombo->setObjectName(QStringLiteral("inspectCompare"));
+  m_compareCombo->setToolTip(QStringLiteral(
+      "Show the same text under another checkpoint of this run, or under another selected "
+      "run, beside the enlarged head on one shared colour scale"));
+  m_compareCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  bar->addWidget(m_compareCombo);
+  layout->addLayout(bar);
+
+  auto* toggles = new QHBoxLayout;
   m_logScale = new QCheckBox(QStringLiteral("Log colour scale"), this);
   m_logScale->setObjectName(QStringLiteral("inspectLogScale"));
-  bar->addWidget(m_logScale);
+  toggles->addWidget(m_logScale);
   m_scoresBox = new QCheckBox(QStringLiteral("Pre-softmax scores"), this);
   m_scoresBox->setObjectName(QStringLiteral("inspectScores"));
   m_scoresBox->setToolTip(QStringLiteral(
       "The logits before the softmax (RealFormer's running residual scores where the run "
       "uses residual attention)"));
-  bar->addWidget(m_scoresBox);
-  layout->addLayout(bar);
+  toggles->addWidget(m_scoresBox);
+  m_asaBox = new QCheckBox(QStringLiteral("ASA keep-mask"), this);
+  m_asaBox->setObjectName(QStringLiteral("inspectAsaMask"));
+  m_asaBox->setEnabled(false);
+  m_asaBox->setToolTip(kNoAsaTip);
+  toggles->addWidget(m_asaBox);
+  toggles->addSpacing(12);
+  toggles->addWidget(new QLabel(QStringLiteral("Guidance target"), this));
+  m_guidanceCombo = new QComboBox(this);
+  m_guidanceCombo->setObjectName(QStringLiteral("inspectGuidance"));
+  m_guidanceCombo->setToolTip(QStringLiteral(
+      "Draw an attention-guidance pattern (Deshpande & Narasimhan) over the enlarged head: "
+      "its target cells are shaded, each row a distribution over keys"));
+  m_guidanceCombo->addItem(QStringLiteral("none"), QString());
+  for (const char* pattern : analysis::kGuidancePatterns)
+    m_guidanceCombo->addItem(QString::fromLatin1(pattern), QString::fromLatin1(pattern));
+  toggles->addWidget(m_guidanceCombo);
+  toggles->addStretch(1);
+  layout->addLayout(toggles);
 
   m_status = new QLabel(QStringLiteral("Select a run with a checkpoint, type a text, press "
                                        "Enter."),
@@ -75,12 +135,25 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
   auto* right = new QWidget(split);
   auto* rightLayout = new QVBoxLayout(right);
   rightLayout->setContentsMargins(0, 0, 0, 0);
+  auto* maps = new QHBoxLayout;
   m_heatmap = new widgets::AttentionHeatmap(right);
   m_heatmap->setObjectName(QStringLiteral("inspectHeatmap"));
+  m_compareHeatmap = new widgets::AttentionHeatmap(right);
+  m_compareHeatmap->setObjectName(QStringLiteral("inspectCompareHeatmap"));
+  m_compareHeatmap->setVisible(false);
+  maps->addWidget(m_heatmap, 1);
+  maps->addWidget(m_compareHeatmap, 1);
+  m_compareStatus = new QLabel(right);
+  m_compareStatus->setObjectName(QStringLiteral("inspectCompareStatus"));
+  m_compareStatus->setTextFormat(Qt::PlainText);
+  m_compareStatus->setWordWrap(true);
+  m_compareStatus->setVisible(false);
   m_hover = new QLabel(QStringLiteral("Hover a cell: from-token, to-token, weight"), right);
   m_hover->setObjectName(QStringLiteral("inspectHover"));
+  m_hover->setTextFormat(Qt::PlainText);
   m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  rightLayout->addWidget(m_heatmap, 1);
+  rightLayout->addLayout(maps, 1);
+  rightLayout->addWidget(m_compareStatus);
   rightLayout->addWidget(m_hover);
   split->addWidget(m_grid);
   split->addWidget(right);
@@ -91,6 +164,11 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
 
   connect(m_text, &QLineEdit::returnPressed, this, &InspectorPanel::request);
   connect(m_inspectButton, &QPushButton::clicked, this, &InspectorPanel::request);
+  connect(m_source, &InspectorSourceBar::textPicked, this, &InspectorPanel::inspect);
+  connect(m_source, &InspectorSourceBar::fileFailed, this, [this](const QString& message) {
+    m_status->setText(message);
+    emit inspectionFailed(message);
+  });
   connect(m_checkpointSlider, &QSlider::valueChanged, this, [this] {
     if (!m_run) return;
     const auto& c = m_run->checkpoints();
@@ -98,13 +176,24 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
     if (i >= 0 && i < static_cast<int>(c.size()))
       m_checkpointLabel->setText(
           QStringLiteral("step %1").arg(c[static_cast<std::size_t>(i)].step));
-    if (m_frame) request();  // follow the same text through training
+    if (m_frame) requestText(m_frame->text);  // follow the same text through training
   });
   connect(m_logScale, &QCheckBox::toggled, this, [this](bool on) {
-    m_heatmap->setLogScale(on);
-    m_heatmap->requestReplot();
+    for (auto* map : {m_heatmap, m_compareHeatmap}) map->setLogScale(on);
+    drawHead();  // the shared range is recomputed for the scale
   });
   connect(m_scoresBox, &QCheckBox::toggled, this, &InspectorPanel::setShowScores);
+  connect(m_asaBox, &QCheckBox::toggled, this, [this] {
+    requestMissing();
+    drawHead();
+  });
+  connect(m_guidanceCombo, qOverload<int>(&QComboBox::currentIndexChanged), this,
+          &InspectorPanel::drawHead);
+  connect(m_compareCombo, qOverload<int>(&QComboBox::activated), this, [this] {
+    m_compareFrame.reset();
+    if (m_frame) requestCompare(m_frame->text);
+    drawHead();
+  });
   connect(m_grid, &widgets::HeadGrid::headActivated, this,
           [this](int layer, int head) { selectHead(layer, head); });
   connect(m_heatmap, &widgets::AttentionHeatmap::cellHovered, this,
@@ -122,6 +211,15 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
     m_status->setText(QStringLiteral("Cannot inspect: %1").arg(message));
     emit inspectionFailed(message);
   });
+  connect(&m_compareController, &InspectionController::inspected, this,
+          &InspectorPanel::showCompareFrame);
+  connect(&m_compareController, &InspectionController::failed, this,
+          [this](const QString& message) {
+            m_compareStatus->setText(
+                QStringLiteral("Cannot inspect %1: %2").arg(m_compareTarget, message));
+            m_compareStatus->setVisible(true);
+            emit inspectionFailed(message);
+          });
   refreshCheckpoints();
 }
 
@@ -134,19 +232,26 @@ void InspectorPanel::showEvent(QShowEvent* event) {
 }
 
 void InspectorPanel::setRuns(const QList<RunSession*>& runs) {
+  m_runs.clear();
+  for (RunSession* r : runs) m_runs << QPointer<RunSession>(r);
   RunSession* run = runs.isEmpty() ? nullptr : runs.first();
-  if (run == m_run) return;
-  if (m_run) disconnect(m_run, nullptr, this, nullptr);
-  m_run = run;
-  m_frame.reset();
-  if (m_run)
-    connect(m_run, &RunSession::checkpointsChanged, this, &InspectorPanel::refreshCheckpoints);
-  refreshCheckpoints();
+  if (run != m_run) {
+    if (m_run) disconnect(m_run, nullptr, this, nullptr);
+    m_run = run;
+    m_frame.reset();
+    m_compareFrame.reset();
+    if (m_run)
+      connect(m_run, &RunSession::checkpointsChanged, this, &InspectorPanel::refreshCheckpoints);
+    refreshCheckpoints();
+  } else {
+    refreshCompareChoices();
+  }
 }
 
 void InspectorPanel::setTheme(const widgets::Theme& theme) {
   m_grid->setTheme(theme);
   m_heatmap->setTheme(theme);
+  m_compareHeatmap->setTheme(theme);
 }
 
 void InspectorPanel::refreshCheckpoints() {
@@ -157,6 +262,7 @@ void InspectorPanel::refreshCheckpoints() {
   if (atEnd) m_checkpointSlider->setValue(std::max(0, count - 1));  // newest by default
   m_checkpointSlider->setEnabled(count > 1);
   m_inspectButton->setEnabled(count > 0);
+  refreshCompareChoices();
   if (count > 0) {
     const auto& c = m_run->checkpoints()[static_cast<std::size_t>(m_checkpointSlider->value())];
     m_checkpointLabel->setText(QStringLiteral("step %1").arg(c.step));
@@ -166,6 +272,27 @@ void InspectorPanel::refreshCheckpoints() {
     m_status->setText(m_run ? QStringLiteral("%1 has no checkpoint yet.").arg(m_run->name())
                             : QStringLiteral("Select a run with a checkpoint."));
   }
+}
+
+// Entries: off; every checkpoint of the run ("step:S"); every other selected run ("run:i").
+void InspectorPanel::refreshCompareChoices() {
+  const QString kept = m_compareCombo->currentData().toString();
+  QSignalBlocker block(m_compareCombo);
+  m_compareCombo->clear();
+  m_compareCombo->addItem(QStringLiteral("off"), QStringLiteral("off"));
+  if (m_run) {
+    for (const auto& c : m_run->checkpoints())
+      m_compareCombo->addItem(QStringLiteral("checkpoint at step %1").arg(c.step),
+                              QStringLiteral("step:%1").arg(c.step));
+  }
+  for (int i = 1; i < m_runs.size(); ++i) {
+    if (!m_runs[i] || m_runs[i]->checkpoints().empty()) continue;
+    m_compareCombo->addItem(QStringLiteral("run %1").arg(m_runs[i]->name()),
+                            QStringLiteral("run:%1").arg(i));
+  }
+  const int at = m_compareCombo->findData(kept);
+  m_compareCombo->setCurrentIndex(std::max(0, at));
+  if (at < 0 && kept != QLatin1String("off") && !kept.isEmpty()) m_compareFrame.reset();
 }
 
 void InspectorPanel::inspect(const QString& text) {
@@ -185,11 +312,60 @@ bool InspectorPanel::selectCheckpointStep(qint64 step) {
   return false;
 }
 
+InspectionRequestOptions InspectorPanel::requestOptions() const {
+  InspectionRequestOptions options;
+  options.scores = m_scores;
+  options.asaMasks = m_asaBox->isChecked();
+  return options;
+}
+
 void InspectorPanel::request() {
+  requestText(m_text->text());
+}
+
+void InspectorPanel::requestText(const QString& text) {
   if (!m_run || m_run->checkpoints().empty()) return;
   const auto& c = m_run->checkpoints()[static_cast<std::size_t>(m_checkpointSlider->value())];
   m_status->setText(QStringLiteral("Inspecting under step %1 ...").arg(c.step));
-  m_controller.inspect(c.path, m_text->text());
+  m_controller.inspect(c.path, text, requestOptions());
+  requestCompare(text);
+}
+
+void InspectorPanel::requestCompare(const QString& text) {
+  const QString choice = m_compareCombo->currentData().toString();
+  if (!m_run || choice.isEmpty() || choice == QLatin1String("off")) return;
+  QString path;
+  if (choice.startsWith(QLatin1String("step:"))) {
+    const qint64 step = choice.mid(5).toLongLong();
+    for (const auto& c : m_run->checkpoints())
+      if (c.step == step) path = c.path;
+    m_compareTarget = QStringLiteral("step %1").arg(step);
+  } else if (choice.startsWith(QLatin1String("run:"))) {
+    const int i = choice.mid(4).toInt();
+    RunSession* other = i < m_runs.size() ? m_runs[i].data() : nullptr;
+    if (other && !other->checkpoints().empty()) {
+      // The other run at the step shown here where it has it, else its newest checkpoint.
+      const qint64 step =
+          m_run->checkpoints()[static_cast<std::size_t>(m_checkpointSlider->value())].step;
+      const auto& list = other->checkpoints();
+      const auto same = std::find_if(list.begin(), list.end(),
+                                     [step](const CheckpointInfo& c) { return c.step == step; });
+      const CheckpointInfo& c = same != list.end() ? *same : list.back();
+      path = c.path;
+      m_compareTarget = QStringLiteral("run %1, step %2").arg(other->name()).arg(c.step);
+    }
+  }
+  if (path.isEmpty()) return;
+  m_compareStatus->setText(QStringLiteral("Inspecting %1 ...").arg(m_compareTarget));
+  m_compareStatus->setVisible(true);
+  m_compareController.inspect(path, text, requestOptions());
+}
+
+void InspectorPanel::requestMissing() {
+  if (!m_frame) return;
+  const bool needScores = m_scores && !m_frame->scores;
+  const bool needMasks = m_asaBox->isChecked() && m_frame->hasAsa && !m_frame->asaMasks;
+  if (needScores || needMasks) requestText(m_frame->text);
 }
 
 void InspectorPanel::showFrame(const InspectionFrame& frame) {
@@ -207,15 +383,20 @@ void InspectorPanel::showFrame(const InspectionFrame& frame) {
                   "(<s> and </s> included).")
                   .arg(frame.maxLength);
   m_status->setText(status);
-  std::vector<widgets::Matrix> heads;
-  for (int l = 0; l < frame.layers; ++l)
-    for (int h = 0; h < frame.heads; ++h) heads.push_back(frame.head(l, h));
-  m_grid->setHeads(frame.layers, frame.heads, heads);
+  m_grid->setHeads(frame.layers, frame.heads, frame.probabilities.get(), frame.length,
+                   frame.length);
   m_grid->setSelected(m_layer, m_head);
   m_grid->setTitle(QStringLiteral("step %1: every layer and head").arg(frame.step));
   m_grid->requestReplot();
+  updateToggles();
   drawHead();
   emit inspected(frame.step);
+}
+
+void InspectorPanel::showCompareFrame(const InspectionFrame& frame) {
+  m_compareFrame = frame;
+  drawHead();
+  emit compared(frame.step);
 }
 
 void InspectorPanel::selectHead(int layer, int head) {
@@ -229,20 +410,73 @@ void InspectorPanel::selectHead(int layer, int head) {
 void InspectorPanel::setShowScores(bool on) {
   m_scores = on;
   if (m_scoresBox->isChecked() != on) m_scoresBox->setChecked(on);
+  requestMissing();  // scores are captured only when asked for
   drawHead();
+}
+
+void InspectorPanel::updateToggles() {
+  const bool asa = m_frame && m_frame->hasAsa;
+  m_asaBox->setEnabled(asa);
+  m_asaBox->setToolTip(asa ? kAsaTip : kNoAsaTip);
 }
 
 void InspectorPanel::drawHead() {
   if (!m_frame) return;
-  const bool scores = m_scores && m_frame->scores != nullptr;
-  m_heatmap->setMatrix(m_frame->head(m_layer, m_head, scores));
-  m_heatmap->setTokens(m_frame->pieces);
-  m_heatmap->setValueLabel(scores ? (m_frame->residualScores
-                                         ? QStringLiteral("residual score (pre-softmax)")
-                                         : QStringLiteral("score (pre-softmax)"))
-                                  : QStringLiteral("attention weight"));
-  m_heatmap->setTitle(
-      QStringLiteral("layer %1, head %2, step %3").arg(m_layer).arg(m_head).arg(m_frame->step));
+  const QString pattern = m_guidanceCombo->currentData().toString();
+  const bool asa = m_asaBox->isChecked() && m_frame->hasAsa;
+  QString valueLabel = QStringLiteral("attention weight");
+  // One frame's matrix as the toggles ask: the ASA keep-mask, the scores or the weights.
+  const auto matrixOf = [&](const InspectionFrame& f) {
+    if (asa) {
+      valueLabel = QStringLiteral("ASA keep-mask (1 kept, 0 masked)");
+      return f.asaMask(m_layer);
+    }
+    if (m_scores && f.scores) {
+      valueLabel = f.residualScores ? QStringLiteral("residual score (pre-softmax)")
+                                    : QStringLiteral("score (pre-softmax)");
+      return f.head(m_layer, m_head, true);
+    }
+    return f.head(m_layer, m_head);
+  };
+  const QString what = asa ? QStringLiteral("layer %1, ASA keep-mask").arg(m_layer)
+                           : QStringLiteral("layer %1, head %2").arg(m_layer).arg(m_head);
+  const widgets::Matrix shown = matrixOf(*m_frame);
+  if (shown.isValid()) {
+    m_heatmap->setMatrix(shown);
+    m_heatmap->setTokens(m_frame->pieces);
+    m_heatmap->setGuidance(guidanceFor(*m_frame, pattern));
+  }
+  m_heatmap->setValueLabel(valueLabel);
+  m_heatmap->setTitle(QStringLiteral("%1, step %2").arg(what).arg(m_frame->step));
+
+  const bool comparing = m_compareCombo->currentData().toString() != QLatin1String("off");
+  const bool besides = comparing && m_compareFrame && m_compareFrame->text == m_frame->text;
+  m_compareHeatmap->setVisible(comparing);
+  if (!comparing) m_compareStatus->setVisible(false);
+  const widgets::Matrix other = besides ? matrixOf(*m_compareFrame) : widgets::Matrix();
+  if (besides && other.isValid() && shown.isValid()) {
+    m_compareHeatmap->setMatrix(other);
+    m_compareHeatmap->setTokens(m_compareFrame->pieces);
+    m_compareHeatmap->setGuidance(guidanceFor(*m_compareFrame, pattern));
+    m_compareHeatmap->setValueLabel(valueLabel);
+    m_compareHeatmap->setTitle(QStringLiteral("%1, %2").arg(what, m_compareTarget));
+    // One colour scale for both: the range of the two matrices together.
+    const double lo = std::min(m_heatmap->dataMin(), m_compareHeatmap->dataMin());
+    const double hi = std::max(m_heatmap->dataMax(), m_compareHeatmap->dataMax());
+    m_heatmap->setValueRange(lo, hi);
+    m_compareHeatmap->setValueRange(lo, hi);
+    m_compareStatus->setText(
+        QStringLiteral("Left: step %1. Right: %2. Both on one colour scale, %3 to %4 (%5).")
+            .arg(m_frame->step)
+            .arg(m_compareTarget)
+            .arg(m_heatmap->colourLower(), 0, 'g', 4)
+            .arg(m_heatmap->colourUpper(), 0, 'g', 4)
+            .arg(valueLabel));
+    m_compareStatus->setVisible(true);
+    m_compareHeatmap->requestReplot();
+  } else {
+    m_heatmap->autoRange();
+  }
   m_heatmap->requestReplot();
 }
 

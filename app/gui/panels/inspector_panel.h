@@ -1,11 +1,13 @@
 #pragma once
 
-// The Inspect tab: a text of the researcher's own (or a probe sentence) run through one
-// checkpoint of the run (a slider over its checkpoints, so one sentence can be followed
-// through training), with the layer x head grid, one head enlarged with its tokens and the
-// hover read-out, a log colour scale and the pre-softmax scores (RealFormer's residual
-// scores where the run uses them). The model runs on InspectionController's thread; the
-// first checkpoint's inspector is built once and reused.
+// The Inspect tab: a text of the researcher's own, a probe sentence or a line of a text file
+// run through one checkpoint of the run (a slider over its checkpoints, so one sentence can
+// be followed through training), with the layer x head grid, one head enlarged with its
+// tokens and the hover read-out, a log colour scale, the pre-softmax scores (RealFormer's
+// residual scores where the run uses them), ASA's keep-mask, a guidance target drawn over
+// the head, and a second checkpoint or run side by side on one shared colour scale. The
+// model runs on InspectionController's threads (one for the shown inspection, one for the
+// compared one); each keeps its checkpoint's inspector between requests.
 
 #include "app/gui/inspection_controller.h"
 #include "app/gui/run_session.h"
@@ -19,6 +21,7 @@
 #include <optional>
 
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -31,13 +34,16 @@ class HeadGrid;
 
 namespace attnlab::app {
 
+class InspectorSourceBar;
+
 class InspectorPanel : public QWidget {
   Q_OBJECT
  public:
   explicit InspectorPanel(QWidget* parent = nullptr);
   ~InspectorPanel() override;
 
-  /// The runs selected in the sidebar; the panel inspects the first one's checkpoints.
+  /// The runs selected in the sidebar; the panel inspects the first one's checkpoints and
+  /// offers the others under "Compare with".
   void setRuns(const QList<RunSession*>& runs);
   void setTheme(const widgets::Theme& theme);
 
@@ -50,14 +56,20 @@ class InspectorPanel : public QWidget {
 
   /// The inspection shown (nullopt before the first one).
   const std::optional<InspectionFrame>& frame() const { return m_frame; }
+  /// The inspection shown beside it (nullopt when "Compare with" is off or not yet there).
+  const std::optional<InspectionFrame>& compareFrame() const { return m_compareFrame; }
   int selectedLayer() const { return m_layer; }
   int selectedHead() const { return m_head; }
   widgets::HeadGrid* headGrid() const { return m_grid; }
   widgets::AttentionHeatmap* heatmap() const { return m_heatmap; }
+  widgets::AttentionHeatmap* compareHeatmap() const { return m_compareHeatmap; }
+  InspectorSourceBar* sourceBar() const { return m_source; }
 
  signals:
   /// An inspection was drawn (the grid and the enlarged head show it).
   void inspected(qint64 step);
+  /// The compared inspection was drawn beside the enlarged head.
+  void compared(qint64 step);
   void inspectionFailed(const QString& message);
 
  protected:
@@ -66,26 +78,45 @@ class InspectorPanel : public QWidget {
 
  private:
   void refreshCheckpoints();
+  void refreshCompareChoices();
   void request();
+  /// Inspects `text` (and its comparison, when on) with the options the toggles ask for.
+  void requestText(const QString& text);
+  void requestCompare(const QString& text);
+  /// Asks again for the text shown when a toggle needs something the frame lacks.
+  void requestMissing();
   void showFrame(const InspectionFrame& frame);
+  void showCompareFrame(const InspectionFrame& frame);
   void drawHead();
+  void updateToggles();
+  InspectionRequestOptions requestOptions() const;
 
   QPointer<RunSession> m_run;
+  QList<QPointer<RunSession>> m_runs;
   InspectionController m_controller;
+  InspectionController m_compareController;
   std::optional<InspectionFrame> m_frame;
+  std::optional<InspectionFrame> m_compareFrame;
+  QString m_compareTarget;  ///< what the compared view shows ("step 4", "run b, step 8")
   int m_layer = 0, m_head = 0;
   bool m_scores = false;
 
   QLineEdit* m_text = nullptr;
   QPushButton* m_inspectButton = nullptr;
+  InspectorSourceBar* m_source = nullptr;
   QSlider* m_checkpointSlider = nullptr;
   QLabel* m_checkpointLabel = nullptr;
   QCheckBox* m_logScale = nullptr;
   QCheckBox* m_scoresBox = nullptr;
+  QCheckBox* m_asaBox = nullptr;
+  QComboBox* m_guidanceCombo = nullptr;
+  QComboBox* m_compareCombo = nullptr;
   QLabel* m_status = nullptr;
+  QLabel* m_compareStatus = nullptr;
   QLabel* m_hover = nullptr;
   widgets::HeadGrid* m_grid = nullptr;
   widgets::AttentionHeatmap* m_heatmap = nullptr;
+  widgets::AttentionHeatmap* m_compareHeatmap = nullptr;
 };
 
 }  // namespace attnlab::app

@@ -1,0 +1,6 @@
+# The Inspect tab side by side (two checkpoints, two runs) and with ASA's keep-mask, on real
+# runs trained by attnlab-cli, against attnlab-cli inspect.
+attnlab_add_qtest(app test_inspector_compare LIBS attnlab_gui attnlab_core GUI LABELS deepbind TIMEOUT 600)
+if(TARGET app_test_inspector_compare)
+  add_dependencies(app_test_inspector_compare attnlab-cli)
+endif()
