@@ -64,6 +64,37 @@ void AntecedentProbe::addExample(const CorefExample& example, const WordLayout& 
   mergeBaselines(m_baselines, scoreBaselines(example));
 }
 
+KeptExample AntecedentProbe::record(const CorefExample& example, const WordLayout& layout,
+                                    const float* attention, int T) const {
+  check(example, layout, T);
+  const size_t plane = static_cast<size_t>(T) * static_cast<size_t>(T);
+  const int heads = m_layers * m_heads;
+  const auto W = static_cast<size_t>(layout.words());
+  KeptExample kept;
+  kept.source = example.source;
+  for (int w = 0; w < layout.words(); ++w) {
+    const int word = layout.exampleWord(w);
+    kept.words.push_back(word >= 0 ? example.words[static_cast<size_t>(word)]
+                                   : std::string(w == 0 ? "<s>" : "</s>"));
+  }
+  for (const ProbeItem& item : example.items) {
+    KeptItem k;
+    k.queryWord = layout.layoutWord(item.queryWord);
+    for (const int c : item.correctWords) k.correctWords.push_back(layout.layoutWord(c));
+    k.picked.assign(static_cast<size_t>(heads), -1);
+    k.rows.resize(static_cast<size_t>(heads) * W);
+    for (int h = 0; h < heads; ++h) {
+      float* row = k.rows.data() + static_cast<size_t>(h) * W;
+      wordAttentionRow(attention + static_cast<size_t>(h) * plane, T, layout, k.queryWord, row);
+      // The same rule answers() and addExample() score.
+      k.picked[static_cast<size_t>(h)] =
+          argmaxWord(std::span<const float>(row, W), layout, k.queryWord, m_scope);
+    }
+    kept.items.push_back(std::move(k));
+  }
+  return kept;
+}
+
 ProbeResult AntecedentProbe::result() const {
   ProbeResult r;
   r.layers = m_layers;

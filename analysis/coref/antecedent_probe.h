@@ -2,6 +2,7 @@
 
 #include "analysis/coref/coref_baselines.h"
 #include "analysis/coref/coref_example.h"
+#include "analysis/coref/probe_examples.h"
 #include "analysis/coref/word_attention.h"
 
 #include <cstdint>
@@ -53,6 +54,11 @@ class AntecedentProbe {
   /// displaying a single example; the same rule addExample scores.
   std::vector<std::vector<int>> answers(const CorefExample& example, const WordLayout& layout,
                                         const float* attention, int T) const;
+
+  /// The example as the drill-down keeps it: its layout words, and per item the correct
+  /// words, each head's pick (as answers()) and the word-level row it picked from.
+  KeptExample record(const CorefExample& example, const WordLayout& layout, const float* attention,
+                     int T) const;
 
  private:
   void check(const CorefExample& example, const WordLayout& layout, int T) const;

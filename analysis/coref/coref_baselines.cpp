@@ -85,10 +85,16 @@ Agreement mentionAgreement(const CorefExample& example, const Mention& mention) 
     if (tag == "NN" || tag == "NNP") a.number = N::Singular;
   }
   const ReflexiveGrammar& g = reflexiveGrammar();
-  if (std::find(g.femaleNouns.begin(), g.femaleNouns.end(), head) != g.femaleNouns.end())
-    a.gender = G::Feminine;
-  if (std::find(g.maleNouns.begin(), g.maleNouns.end(), head) != g.maleNouns.end())
-    a.gender = G::Masculine;
+  // Lin et al.'s gr.refl nouns that the generator replaced with its own (docs/analysis.md,
+  // "The generator against Lin's grammar"): their files use them, and without a gender the
+  // sieve would let them agree with either reflexive.
+  static const std::vector<std::string> linFemale = {"niece", "nun"};
+  static const std::vector<std::string> linMale = {"nephew", "monk"};
+  const auto listed = [&head](const std::vector<std::string>& nouns) {
+    return std::find(nouns.begin(), nouns.end(), head) != nouns.end();
+  };
+  if (listed(g.femaleNouns) || listed(linFemale)) a.gender = G::Feminine;
+  if (listed(g.maleNouns) || listed(linMale)) a.gender = G::Masculine;
   return a;
 }
 

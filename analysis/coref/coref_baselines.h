@@ -34,7 +34,8 @@ struct Agreement {
 /// they/them/their/theirs/themselves pl 3rd, I/me/my/mine/myself sg 1st,
 /// we/us/our/ours/ourselves pl 1st, you/your/yours/yourself/yourselves 2nd); any other head
 /// is a noun: 3rd person, number from its POS tag (NNS/NNPS plural, NN/NNP singular) when
-/// known, gender from the reflexive generator's gendered noun lists when listed.
+/// known, gender from the reflexive generator's gendered noun lists and the four
+/// nouns of Lin et al.'s grammar it does not use (niece, nun; nephew, monk) when listed.
 Agreement mentionAgreement(const CorefExample& example, const Mention& mention);
 
 /// True when no feature known on both sides differs.

@@ -6,6 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <charconv>
+#include <cstdlib>
+
 namespace attnlab::analysis {
 
 using nlohmann::json;
@@ -145,6 +148,70 @@ std::string analysisJson(const AnalysisReport& r) {
   return doc.dump(1) + "\n";
 }
 
+std::string corefScoringRule(const std::string& dataset) {
+  if (dataset.rfind("conll:", 0) == 0)
+    return "a head is right when the mention's head word attends most to the head word of one "
+           "of its antecedent mentions";
+  return "a head is right when the reflexive attends most to any word of its antecedent noun "
+         "phrase (the determiner or the noun, as the official synthetic scorer counts them); a "
+         "distractor phrase is never right";
+}
+
+namespace {
+
+/// The double whose shortest decimal form is the float's shortest form: nlohmann prints it
+/// as such ("0.1", not "0.10000000149011612"), and it converts back to the same float.
+double shortest(float value) {
+  char buffer[32];
+  const auto end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
+  *end = '\0';
+  return std::strtod(buffer, nullptr);
+}
+
+}  // namespace
+
+std::string corefExamplesJson(const coref::ProbeExamples& k) {
+  const auto heads = static_cast<std::size_t>(k.layers) * static_cast<std::size_t>(k.heads);
+  json examples = json::array();
+  for (const auto& e : k.examples) {
+    const auto W = e.words.size();
+    json items = json::array();
+    for (const auto& item : e.items) {
+      json rows = json::array();
+      for (std::size_t h = 0; h < heads; ++h) {
+        json row = json::array();
+        for (std::size_t w = 0; w < W; ++w) row.push_back(shortest(item.rows[h * W + w]));
+        rows.push_back(std::move(row));
+      }
+      items.push_back({{"query", item.queryWord},
+                       {"correct", item.correctWords},
+                       {"picked", item.picked},
+                       {"rows", std::move(rows)}});
+    }
+    examples.push_back({{"source", e.source}, {"words", e.words}, {"items", std::move(items)}});
+  }
+  json doc{{"format", kCorefExamplesFormat},
+           {"format_version", kCorefExamplesFormatVersion},
+           {"layers", k.layers},
+           {"heads", k.heads},
+           {"argmax", argmaxName(k.scope)},
+           {"limit",
+            {{"examples", coref::ProbeExamples::kMaxExamples},
+             {"values", coref::ProbeExamples::kMaxValues},
+             {"rule",
+              "the first examples probed, at most `examples`, fewer when their rows would hold "
+              "more than `values` numbers; the accuracies in coref.json count every example"}}},
+           {"probed", k.probed},
+           {"kept", k.examples.size()},
+           {"complete", k.complete()},
+           {"index",
+            "words: <s>, the example's words, </s>; query, correct and picked are indices into "
+            "words (picked -1: no word allowed); picked and rows per head, layer * heads + head; "
+            "rows[head][word]: the query word's word-level attention to that word"},
+           {"examples", std::move(examples)}};
+  return doc.dump() + "\n";
+}
+
 std::string corefJson(const CorefProbeReport& r) {
   const auto& p = r.result;
   json baselines = json::array();
@@ -168,10 +235,9 @@ std::string corefJson(const CorefProbeReport& r) {
              {"skipped_count", r.skipped.size()},
              {"skipped", skipped}}},
            {"scoring",
-            {{"rule",
-              "a head is right when the mention's head word attends most to a head word of one "
-              "of its antecedents (word-level attention: sum over pieces as keys, mean over "
-              "pieces as queries)"},
+            {{"rule", corefScoringRule(r.dataset) +
+                          " (word-level attention: sum over pieces as keys, mean over pieces as "
+                          "queries)"},
              {"argmax_over", r.scope},
              {"argmax", argmaxName(p.scope)}}},
            {"units", {{"accuracy", "fraction of items, 0..1"}}},

@@ -1,5 +1,6 @@
 #include "analysis/report/markdown_report.h"
 
+#include "analysis/report/json_report.h"
 #include "analysis/report/report_units.h"
 #include "analysis/runs/analysis_report.h"
 #include "analysis/runs/coref_probe_report.h"
@@ -212,8 +213,7 @@ std::string corefMarkdown(const CorefProbeReport& r) {
   out << "| data | " << r.datasetDescription << " |\n"
       << "| scored | " << p.items << " mentions in " << r.examples << " examples ("
       << r.skipped.size() << " skipped) |\n"
-      << "| rule | antecedent selection (Clark et al.): right when the mention's head word "
-         "attends most to a head word of one of its antecedents |\n"
+      << "| rule | antecedent selection (Clark et al.): " << corefScoringRule(r.dataset) << " |\n"
       << "| argmax over | " << r.scope << " |\n"
       << "| units | accuracy, percent of scored mentions |\n\n";
 

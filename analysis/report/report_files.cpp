@@ -3,6 +3,7 @@
 #include "analysis/report/csv_report.h"
 #include "analysis/report/json_report.h"
 #include "analysis/report/markdown_report.h"
+#include "analysis/runs/coref_probe_report.h"
 #include "core/data/data_files.h"
 #include "core/errors/error.h"
 
@@ -91,6 +92,10 @@ std::vector<fs::path> writeCorefReport(const CorefProbeReport& report, const fs:
   auto files = corefCsvTables(report);
   files["coref.json"] = corefJson(report);
   files["coref.md"] = corefMarkdown(report);
+  // The drill-down's examples beside the report, staged and renamed with it; a probe that
+  // kept none (a report rebuilt from coref.json alone) writes none, and an older one is
+  // removed with the other stale coref files.
+  if (!report.kept.examples.empty()) files["coref_examples.json"] = corefExamplesJson(report.kept);
   return writeAll(outDir, files, ownedByCoref);
 }
 

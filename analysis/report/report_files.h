@@ -19,7 +19,8 @@ void prepareReportFolder(const std::filesystem::path& outDir);
 /// are removed. Returns the files written. Throws DataError naming the file that failed.
 std::vector<std::filesystem::path> writeAnalysisReport(const AnalysisReport& report,
                                                        const std::filesystem::path& outDir);
-/// coref.json, coref.md and the CSV tables.
+/// coref.json, coref.md, the CSV tables and, when the report kept examples,
+/// coref_examples.json (the drill-down's per-example data).
 std::vector<std::filesystem::path> writeCorefReport(const CorefProbeReport& report,
                                                     const std::filesystem::path& outDir);
 

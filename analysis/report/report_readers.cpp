@@ -188,11 +188,12 @@ json parseFile(const fs::path& path) {
 std::string formatTitle(const std::string& format) {
   if (format == kAnalysisFormat) return "an attention analysis report (analysis.json)";
   if (format == kCorefFormat) return "a coreference probe report (coref.json)";
+  if (format == kCorefExamplesFormat) return "a coreference probe's examples (coref_examples.json)";
   return "\"" + format + "\"";
 }
 
 /// The document is `expected` at a version this reader knows.
-void checkFormat(const Node& root, const std::string& expected) {
+void checkFormat(const Node& root, const std::string& expected, int known = kReportFormatVersion) {
   if (!root.value().is_object()) {
     root.fail("expected an object with \"format\": \"" + expected + "\", " +
               describe(root.value()));
@@ -207,10 +208,10 @@ void checkFormat(const Node& root, const std::string& expected) {
   }
   const auto versionNode = root["format_version"];
   const auto version = versionNode.integer();
-  if (version > kReportFormatVersion) {
+  if (version > known) {
     versionNode.fail("format_version " + std::to_string(version) +
-                     " is newer than this AttnLab reads (format_version " +
-                     std::to_string(kReportFormatVersion) + "); open it with a newer AttnLab");
+                     " is newer than this AttnLab reads (format_version " + std::to_string(known) +
+                     "); open it with a newer AttnLab");
   }
   if (version < 1) {
     versionNode.fail("format_version " + std::to_string(version) +
@@ -521,6 +522,70 @@ CorefProbeReport readCorefJson(const fs::path& path) {
   }
   r.seconds = root["seconds"].real();
   return r;
+}
+
+coref::ProbeExamples readCorefExamplesJson(const fs::path& path) {
+  const std::string file = path.string();
+  const json doc = parseFile(path);
+  const Node root(doc, "", file);
+  checkFormat(root, kCorefExamplesFormat, kCorefExamplesFormatVersion);
+
+  coref::ProbeExamples k;
+  k.layers = root["layers"].integerIn(1, kMaxLayersOrHeads);
+  k.heads = root["heads"].integerIn(1, kMaxLayersOrHeads);
+  const auto argmax = root["argmax"];
+  const auto name = argmax.text();
+  if (name == argmaxName(coref::ArgmaxScope::AllWords)) {
+    k.scope = coref::ArgmaxScope::AllWords;
+  } else if (name == argmaxName(coref::ArgmaxScope::ExcludeSelfAndSpecials)) {
+    k.scope = coref::ArgmaxScope::ExcludeSelfAndSpecials;
+  } else {
+    argmax.fail("expected \"all\" or \"exclude-self-special\", found \"" + name + "\"");
+  }
+  k.probed = root["probed"].integer();
+  const auto heads = static_cast<std::size_t>(k.layers) * static_cast<std::size_t>(k.heads);
+  const auto examples = root["examples"];
+  root["examples"].size(static_cast<std::size_t>(root["kept"].integer()), "kept");
+  if (static_cast<std::int64_t>(examples.size()) > k.probed)
+    root["kept"].fail("more examples kept than probed (" + std::to_string(k.probed) + ")");
+  k.examples.resize(examples.size());
+  for (std::size_t i = 0; i < examples.size(); ++i) {
+    const auto e = examples.at(i);
+    auto& out = k.examples[i];
+    out.source = e["source"].text();
+    const auto words = e["words"];
+    out.words.resize(words.size());
+    for (std::size_t w = 0; w < out.words.size(); ++w) out.words[w] = words.at(w).text();
+    const auto W = out.words.size();
+    if (W == 0) words.fail("expected at least one word");
+    // Every index must name a word, so a program can index words and rows unchecked.
+    const auto wordIndex = [W](const Node& n, std::int64_t lo) {
+      return n.integerIn(lo, static_cast<std::int64_t>(W) - 1);
+    };
+    const auto items = e["items"];
+    out.items.resize(items.size());
+    for (std::size_t j = 0; j < items.size(); ++j) {
+      const auto n = items.at(j);
+      auto& item = out.items[j];
+      item.queryWord = wordIndex(n["query"], 0);
+      const auto correct = n["correct"];
+      for (std::size_t c = 0; c < correct.size(); ++c)
+        item.correctWords.push_back(wordIndex(correct.at(c), 0));
+      const auto picked = n["picked"];
+      picked.size(heads, "one per head, layers x heads");
+      for (std::size_t h = 0; h < heads; ++h) item.picked.push_back(wordIndex(picked.at(h), -1));
+      const auto rows = n["rows"];
+      rows.size(heads, "one per head, layers x heads");
+      item.rows.resize(heads * W);
+      for (std::size_t h = 0; h < heads; ++h) {
+        const auto row = rows.at(h);
+        row.size(W, "one per word");
+        for (std::size_t w = 0; w < W; ++w)
+          item.rows[h * W + w] = static_cast<float>(row.at(w).real());
+      }
+    }
+  }
+  return k;
 }
 
 }  // namespace attnlab::analysis

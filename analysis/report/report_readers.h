@@ -30,4 +30,10 @@ AnalysisReport readAnalysisJson(const std::filesystem::path& path);
 /// written before that field existed gives it by its `argmax_over` text).
 CorefProbeReport readCorefJson(const std::filesystem::path& path);
 
+/// Reads the kept examples a coref_examples.json holds (written beside coref.json by the
+/// probe), with the same rules and its own format name and version (kCorefExamplesFormat).
+/// Every word index (query, correct, picked; picked may be -1) names a word of its example
+/// and every row has one value per word, so a program can index them unchecked.
+coref::ProbeExamples readCorefExamplesJson(const std::filesystem::path& path);
+
 }  // namespace attnlab::analysis

@@ -5,6 +5,7 @@
 
 #include "analysis/coref/antecedent_probe.h"
 #include "analysis/coref/coref_example.h"
+#include "analysis/coref/probe_examples.h"
 #include "analysis/runs/run_selection.h"
 
 #include <cstdint>
@@ -23,6 +24,10 @@ struct CorefProbeReport {
   coref::ProbeResult result;                ///< per-head accuracy, best head, mean, baselines
   std::vector<coref::SkippedData> skipped;  ///< bad data and examples too long for the model
   double seconds = 0;
+  /// The first examples probed, per item and head (pick and word-level row), for a
+  /// drill-down; written to coref_examples.json, not to coref.json (readCorefJson leaves it
+  /// empty; readCorefExamplesJson reads it).
+  coref::ProbeExamples kept;
 };
 
 }  // namespace attnlab::analysis

@@ -152,6 +152,7 @@ CorefProbeReport probeCoreference(const CorefProbeOptions& options, const CorefP
 
   throwIfCancelled(cancel, "probing");
   coref::AntecedentProbe probe(model.layers, model.heads, options.scope);
+  coref::ExampleKeeper keeper(model.layers, model.heads, options.scope);
   const auto batchSize = static_cast<std::size_t>(std::max(1, options.batchSize));
   for (std::size_t start = 0; start < encoded.size(); start += batchSize) {
     throwIfCancelled(cancel, "example " + std::to_string(start + 1));
@@ -169,8 +170,13 @@ CorefProbeReport probeCoreference(const CorefProbeOptions& options, const CorefP
     for (std::size_t b = 0; b < count; ++b) {
       const auto one = probabilities.select(1, static_cast<std::int64_t>(b)).contiguous();
       const auto& e = encoded[start + b];
-      probe.addExample(dataset.examples[e.index], e.layout, one.data_ptr<float>(),
-                       static_cast<int>(T));
+      const auto& example = dataset.examples[e.index];
+      probe.addExample(example, e.layout, one.data_ptr<float>(), static_cast<int>(T));
+      if (keeper.wantsMore()) {
+        keeper.offer(probe.record(example, e.layout, one.data_ptr<float>(), static_cast<int>(T)));
+      } else {
+        keeper.skip();
+      }
     }
     if (progress) {
       progress(static_cast<std::int64_t>(start + count), static_cast<std::int64_t>(encoded.size()));
@@ -178,6 +184,7 @@ CorefProbeReport probeCoreference(const CorefProbeOptions& options, const CorefP
   }
   report.result = probe.result();
   report.examples = static_cast<std::int64_t>(encoded.size());
+  report.kept = keeper.take();
   report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return report;

@@ -34,7 +34,8 @@ using CorefProgress = std::function<void(std::int64_t done, std::int64_t total)>
 /// baselines beside. Examples longer than the model are skipped and counted. Setting
 /// `*cancel` from any thread makes it throw attnlab::Cancelled at the next check (before and
 /// after the checkpoint load, after the dataset is read, before every batch); it writes
-/// nothing itself.
+/// nothing itself. The report keeps the first examples probed, with every head's pick and
+/// word-level row (CorefProbeReport::kept, limits in coref::ProbeExamples) for a drill-down.
 CorefProbeReport probeCoreference(const CorefProbeOptions& options,
                                   const CorefProgress& progress = {},
                                   const std::atomic<bool>* cancel = nullptr);

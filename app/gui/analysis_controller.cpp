@@ -61,16 +61,19 @@ bool AnalysisController::start(const QString& runDirectory, std::optional<qint64
       whyNot);
 }
 
-bool AnalysisController::startProbe(const QString& runDirectory, const QString& dataset,
+bool AnalysisController::startProbe(const QString& runDirectory, const ProbeRequest& request,
                                     QString* whyNot) {
   const std::string run = runDirectory.toStdString();
-  const std::string data = dataset.trimmed().toStdString();
+  analysis::CorefProbeOptions probe;
+  probe.dataset = request.dataset.trimmed().toStdString();
+  probe.syntheticSize = request.size;
+  probe.seed = request.seed;
+  probe.distractor = request.distractor;
   return launch(
       runDirectory,
-      [run, data](const auto& progress, const std::atomic<bool>* cancel) {
-        analysis::CorefProbeOptions options;
+      [run, probe](const auto& progress, const std::atomic<bool>* cancel) {
+        analysis::CorefProbeOptions options = probe;
         options.run = run;
-        options.dataset = data;
         const auto selected = analysis::selectCheckpoint(options.run, options.step);
         const auto out =
             selected.runDir / "analysis" / ("coref-step-" + std::to_string(selected.step));

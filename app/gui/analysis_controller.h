@@ -7,6 +7,8 @@
 // end, each file staged and renamed), so the tabs and the CLI see the same files. A QObject
 // without widgets, testable without a window.
 
+#include "app/gui/panels/probe_request.h"
+
 #include <QObject>
 #include <QString>
 
@@ -31,9 +33,11 @@ class AnalysisController : public QObject {
   /// (0 = all cores; the app passes 1 while a run trains, so the engine keeps its share).
   bool start(const QString& runDirectory, std::optional<qint64> step = std::nullopt,
              int threads = 0, QString* whyNot = nullptr);
-  /// Starts the coreference probe of `runDirectory`'s latest checkpoint on `dataset`
-  /// ("synthetic", "conll:PATH" or "lin:PATH", as the CLI's --dataset).
-  bool startProbe(const QString& runDirectory, const QString& dataset, QString* whyNot = nullptr);
+  /// Starts the coreference probe of `runDirectory`'s latest checkpoint with `request`'s
+  /// dataset ("synthetic", "conll:PATH" or "lin:PATH", as the CLI's --dataset) and synthetic
+  /// size, seed and distractor; the report is the CLI's, coref_examples.json included.
+  bool startProbe(const QString& runDirectory, const ProbeRequest& request,
+                  QString* whyNot = nullptr);
   /// Asks the analysis to stop at its next check (within about a second); finished() then
   /// reports it as cancelled and nothing is written.
   void cancel();

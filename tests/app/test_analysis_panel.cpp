@@ -330,7 +330,7 @@ class TestAnalysisPanel : public QObject {
     app::ProbePanel panel;
     panel.setAnalysisController(&controller);
     connect(&panel, &app::ProbePanel::probeRequested, &controller,
-            [&controller](app::RunSession* r, const QString& dataset) {
+            [&controller](app::RunSession* r, const app::ProbeRequest& dataset) {
               controller.startProbe(r->directory(), dataset);
             });
     panel.show();

@@ -63,7 +63,42 @@ ProbeMatrixPlot::ProbeMatrixPlot(QWidget* parent) : PlotWidget(parent) {
   m_label->position->setAxisRect(rect);
   m_label->position->setCoords(0.0, -0.01);
   m_label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+  m_selectedFrame = new QCPItemRect(m_plot);
+  m_selectedFrame->setBrush(Qt::NoBrush);
+  m_selectedFrame->setVisible(false);
+  // A click picks a head for a drill-down: cells are one unit wide, centred on integers.
+  connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
+    if (!m_acc.isValid() || event->button() != Qt::LeftButton) return;
+    if (!matrixRect()->rect().contains(event->pos())) return;
+    const int head = static_cast<int>(std::lround(m_plot->xAxis->pixelToCoord(event->pos().x())));
+    const int layer = static_cast<int>(std::lround(m_plot->yAxis->pixelToCoord(event->pos().y())));
+    if (layer < 0 || layer >= m_acc.rows || head < 0 || head >= m_acc.cols) return;
+    emit headClicked(layer, head);
+  });
   setTheme(m_theme);
+}
+
+void ProbeMatrixPlot::setSelectedHead(int layer, int head) {
+  m_selected = {layer, head};
+  placeSelectedFrame();
+  requestReplot();
+}
+
+void ProbeMatrixPlot::placeSelectedFrame() {
+  const bool shown = m_acc.isValid() && m_selected.x() >= 0 && m_selected.x() < m_acc.rows &&
+                     m_selected.y() >= 0 && m_selected.y() < m_acc.cols;
+  m_selectedFrame->setVisible(shown);
+  if (!shown) return;
+  // Inset, so the best head's frame stays visible when the two coincide.
+  m_selectedFrame->topLeft->setCoords(m_selected.y() - 0.38, m_selected.x() - 0.38);
+  m_selectedFrame->bottomRight->setCoords(m_selected.y() + 0.38, m_selected.x() + 0.38);
+}
+
+QPoint ProbeMatrixPlot::cellCentre(int layer, int head) const {
+  if (!m_acc.isValid() || layer < 0 || layer >= m_acc.rows || head < 0 || head >= m_acc.cols)
+    return {-1, -1};
+  return {static_cast<int>(std::lround(m_plot->xAxis->coordToPixel(head))),
+          static_cast<int>(std::lround(m_plot->yAxis->coordToPixel(layer)))};
 }
 
 QCPAxisRect* ProbeMatrixPlot::matrixRect() const {
@@ -93,12 +128,15 @@ void ProbeMatrixPlot::rebuild() {
   for (int i = m_plot->plottableCount() - 1; i >= 0; --i)
     if (m_plot->plottable(i) != m_map) m_plot->removePlottable(i);
   for (int i = m_plot->itemCount() - 1; i >= 0; --i)
-    if (m_plot->item(i) != m_frame && m_plot->item(i) != m_label) m_plot->removeItem(i);
+    if (m_plot->item(i) != m_frame && m_plot->item(i) != m_label &&
+        m_plot->item(i) != m_selectedFrame)
+      m_plot->removeItem(i);
   m_best = {-1, -1};
   const int layers = m_acc.rows, heads = m_acc.cols;
   if (!m_acc.isValid()) {
     m_frame->setVisible(false);
     m_label->setVisible(false);
+    m_selectedFrame->setVisible(false);
     return;
   }
   QCPColorMapData* d = m_map->data();
@@ -132,6 +170,8 @@ void ProbeMatrixPlot::rebuild() {
                          .arg(QString::number(best, 'f', 3)));
   }
 
+  placeSelectedFrame();
+
   // Side panel: each layer's best head, and the baselines.
   QCPAxis* bx = m_barRect->axis(QCPAxis::atBottom);
   QCPAxis* by = m_barRect->axis(QCPAxis::atLeft);
@@ -163,6 +203,7 @@ void ProbeMatrixPlot::rebuild() {
 
 void ProbeMatrixPlot::applyThemeToContent() {
   m_frame->setPen(QPen(m_theme.accent, 3.0));
+  m_selectedFrame->setPen(QPen(m_theme.foreground, 2.0, Qt::DashLine));
   m_label->setColor(m_theme.foreground);
   QFont f = m_label->font();
   f.setBold(true);

@@ -41,15 +41,29 @@ class ProbeMatrixPlot : public PlotWidget {
   QCPAxisRect* matrixRect() const;
   QCPAxisRect* barRect() const { return m_barRect; }
 
+  /// Frames (layer, head) as the selected head (a dashed frame; (-1, -1) clears it).
+  void setSelectedHead(int layer, int head);
+  QPoint selectedHead() const { return m_selected; }
+  /// The centre of (layer, head)'s cell in customPlot() pixel coordinates (for tests and
+  /// tooltips); (-1, -1) without data or outside the matrix.
+  QPoint cellCentre(int layer, int head) const;
+
+ signals:
+  /// A click on the matrix landed on (layer, head)'s cell.
+  void headClicked(int layer, int head);
+
  protected:
   void applyThemeToContent() override;
 
  private:
   void rebuild();
+  void placeSelectedFrame();
 
   Matrix m_acc;
   QVector<ProbeBaseline> m_baselines;
   QPoint m_best{-1, -1};
+  QPoint m_selected{-1, -1};
+  QCPItemRect* m_selectedFrame = nullptr;
   QCPColorMap* m_map = nullptr;
   QCPColorScale* m_scale = nullptr;
   QCPItemRect* m_frame = nullptr;

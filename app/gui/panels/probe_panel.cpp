@@ -4,11 +4,13 @@
 #include "analysis/runs/coref_probe_report.h"
 #include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/job_bar.h"
+#include "app/gui/panels/probe_examples_view.h"
 #include "app/gui/panels/run_reports.h"
 #include "figures/analysis_figures.h"
 #include "widgets/plots/probe_matrix_plot.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
@@ -18,11 +20,13 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <exception>
+#include <limits>
 
 namespace attnlab::app {
 
@@ -42,39 +46,99 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
   m_exportButton->setObjectName(QStringLiteral("exportProbeFigureButton"));
   m_exportButton->setEnabled(false);
   bar->addWidget(m_exportButton);
-  bar->addSpacing(16);
-  bar->addWidget(new QLabel(QStringLiteral("Dataset"), this));
+  bar->addStretch(1);
+  layout->addLayout(bar);
+
+  // The probe's options, as attnlab-cli probe coref takes them.
+  auto* options = new QHBoxLayout;
+  options->addWidget(new QLabel(QStringLiteral("Dataset"), this));
   m_dataset = new QLineEdit(QStringLiteral("synthetic"), this);
   m_dataset->setObjectName(QStringLiteral("probeDataset"));
   m_dataset->setToolTip(QStringLiteral(
       "synthetic (reflexives, Lin et al.'s grammar), conll:PATH (CoNLL-2012) or lin:PATH "
       "(Lin et al.'s released refl.N files), as attnlab-cli probe coref --dataset"));
-  m_dataset->setMinimumWidth(160);
-  bar->addWidget(m_dataset);
+  m_dataset->setMinimumWidth(200);
+  options->addWidget(m_dataset, 1);
+  m_conllButton = new QPushButton(QStringLiteral("CoNLL file..."), this);
+  m_conllButton->setObjectName(QStringLiteral("probeConllButton"));
+  m_conllButton->setToolTip(QStringLiteral("A CoNLL-2012 file (*_conll): --dataset conll:PATH"));
+  options->addWidget(m_conllButton);
+  m_linButton = new QPushButton(QStringLiteral("Lin file..."), this);
+  m_linButton->setObjectName(QStringLiteral("probeLinButton"));
+  m_linButton->setToolTip(
+      QStringLiteral("One of Lin et al.'s reflexive files (refl.0 .. refl.8): --dataset lin:PATH"));
+  options->addWidget(m_linButton);
+  options->addSpacing(12);
+  options->addWidget(new QLabel(QStringLiteral("Size"), this));
+  m_size = new QSpinBox(this);
+  m_size->setObjectName(QStringLiteral("probeSize"));
+  m_size->setRange(1, 10000000);  // as the CLI's --size
+  m_size->setValue(1000);
+  m_size->setToolTip(QStringLiteral("Synthetic sentences to generate (--size)"));
+  options->addWidget(m_size);
+  options->addWidget(new QLabel(QStringLiteral("Seed"), this));
+  m_seed = new QSpinBox(this);
+  m_seed->setObjectName(QStringLiteral("probeSeed"));
+  m_seed->setRange(0, std::numeric_limits<int>::max());
+  m_seed->setValue(1);
+  m_seed->setToolTip(QStringLiteral("Seed of the synthetic data (--seed)"));
+  options->addWidget(m_seed);
+  m_distractor = new QCheckBox(QStringLiteral("Distractor"), this);
+  m_distractor->setObjectName(QStringLiteral("probeDistractor"));
+  m_distractor->setToolTip(
+      QStringLiteral("Synthetic: put a distractor phrase before each sentence (--distractor)"));
+  options->addWidget(m_distractor);
+  options->addSpacing(12);
   m_jobBar = new JobBar(QStringLiteral("Run probe"), QStringLiteral("probe"), this);
-  bar->addWidget(m_jobBar);
-  bar->addStretch(1);
-  layout->addLayout(bar);
+  options->addWidget(m_jobBar);
+  layout->addLayout(options);
+
   m_summary = new QLabel(this);
   m_summary->setObjectName(QStringLiteral("probeSummary"));
   m_summary->setWordWrap(true);
   m_summary->setTextFormat(Qt::PlainText);  // "<s> and </s>" would read as strikethrough
   m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(m_summary);
+  m_skipped = new QLabel(this);
+  m_skipped->setObjectName(QStringLiteral("probeSkipped"));
+  m_skipped->setWordWrap(true);
+  m_skipped->setTextFormat(Qt::PlainText);
+  m_skipped->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_skipped->setVisible(false);
+  layout->addWidget(m_skipped);
+
   auto* split = new QSplitter(Qt::Vertical, this);
-  m_matrix = new widgets::ProbeMatrixPlot(split);
+  auto* top = new QSplitter(Qt::Horizontal, split);
+  m_matrix = new widgets::ProbeMatrixPlot(top);
   m_matrix->setObjectName(QStringLiteral("probeMatrix"));
   m_matrix->setMinimumHeight(240);
-  m_table = new QTableWidget(split);
+  m_matrix->setToolTip(QStringLiteral("Click a head to list the examples it gets right and wrong"));
+  m_table = new QTableWidget(top);
   m_table->setObjectName(QStringLiteral("probeSummaryTable"));
   m_table->verticalHeader()->setVisible(false);
   m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  split->addWidget(m_matrix);
-  split->addWidget(m_table);
-  split->setStretchFactor(0, 3);
+  m_table->setMinimumWidth(300);  // "best head (layer L, head H)" and its accuracy
+  top->addWidget(m_matrix);
+  top->addWidget(m_table);
+  top->setStretchFactor(0, 3);
+  top->setStretchFactor(1, 1);
+  m_examples = new ProbeExamplesView(split);
+  m_examples->setObjectName(QStringLiteral("probeExamplesView"));
+  split->addWidget(top);
+  split->addWidget(m_examples);
+  split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 1);
   layout->addWidget(split, 1);
 
+  connect(m_matrix, &widgets::ProbeMatrixPlot::headClicked, this, [this](int layer, int head) {
+    m_matrix->setSelectedHead(layer, head);
+    m_examples->setHead(layer, head);
+  });
+  connect(m_dataset, &QLineEdit::textChanged, this, &ProbePanel::updateOptions);
+  connect(m_conllButton, &QPushButton::clicked, this,
+          [this] { chooseDataFile(QStringLiteral("conll:")); });
+  connect(m_linButton, &QPushButton::clicked, this,
+          [this] { chooseDataFile(QStringLiteral("lin:")); });
   connect(m_reportBox, &QComboBox::activated, this, [this](int i) {
     if (i >= 0 && i < m_files.size()) openReport(m_files[i]);
   });
@@ -82,7 +146,7 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
   connect(m_exportButton, &QPushButton::clicked, this, &ProbePanel::chooseExport);
   connect(m_jobBar, &JobBar::runClicked, this, [this] {
     if (!m_run) return;
-    emit probeRequested(m_run, dataset());
+    emit probeRequested(m_run, request());
     m_jobBar->markStarted();
   });
   connect(m_jobBar, &JobBar::jobFinished, this,
@@ -95,6 +159,7 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
                                            : QStringLiteral("The probe failed: %1").arg(message));
             }
           });
+  updateOptions();
   rescan();
 }
 
@@ -116,8 +181,40 @@ QString ProbePanel::dataset() const {
   return m_dataset->text().trimmed();
 }
 
+ProbeRequest ProbePanel::request() const {
+  ProbeRequest r;
+  r.dataset = dataset();
+  r.size = m_size->value();
+  r.seed = static_cast<std::uint64_t>(m_seed->value());
+  r.distractor = m_distractor->isChecked();
+  return r;
+}
+
+void ProbePanel::updateOptions() {
+  // Size, seed and distractor shape the generated data only; a file's data is the file's.
+  const bool synthetic = dataset() == QStringLiteral("synthetic");
+  for (QWidget* w : {static_cast<QWidget*>(m_size), static_cast<QWidget*>(m_seed),
+                     static_cast<QWidget*>(m_distractor)})
+    w->setEnabled(synthetic);
+}
+
+void ProbePanel::chooseDataFile(const QString& prefix) {
+  const bool conll = prefix == QStringLiteral("conll:");
+  const QString current = dataset();
+  const QString start = current.startsWith(prefix) ? current.mid(prefix.size()) : QDir::homePath();
+  const QString path = QFileDialog::getOpenFileName(
+      this,
+      conll ? QStringLiteral("CoNLL-2012 file for the probe")
+            : QStringLiteral("Lin et al.'s reflexive file for the probe"),
+      start,
+      conll ? QStringLiteral("CoNLL-2012 files (*_conll *.conll);;All files (*)")
+            : QStringLiteral("Reflexive files (refl.* *.tsv *.txt);;All files (*)"));
+  if (!path.isEmpty()) m_dataset->setText(prefix + path);
+}
+
 void ProbePanel::setTheme(const widgets::Theme& theme) {
   m_matrix->setTheme(theme);
+  m_examples->setTheme(theme);
 }
 
 void ProbePanel::rescan() {
@@ -148,10 +245,40 @@ void ProbePanel::openReport(const QString& path) {
         if (request != m_loads) return;  // a newer request
         if (report) {
           showReport(std::move(report), path);
+          loadExamples(path, request);
         } else {
           m_summary->setText(QStringLiteral("Cannot show the probe: %1").arg(error));
           emit loadFailed(error);
         }
+      });
+}
+
+void ProbePanel::loadExamples(const QString& reportPath, int request) {
+  m_kept.reset();
+  const QString path = QFileInfo(reportPath).dir().filePath(QStringLiteral("coref_examples.json"));
+  if (!QFileInfo::exists(path)) {
+    const QString why =
+        QStringLiteral(
+            "No per-example data: %1 is missing (reports written before the probe kept examples "
+            "have none); run the probe again to get it.")
+            .arg(path);
+    m_examples->setExamples(nullptr, why);
+    emit examplesLoaded(false, why);
+    return;
+  }
+  m_examples->setExamples(nullptr, QStringLiteral("Reading %1 ...").arg(path));
+  readReportOffThread<analysis::coref::ProbeExamples>(
+      this, path, [](const std::string& p) { return analysis::readCorefExamplesJson(p); },
+      [this, request](std::shared_ptr<analysis::coref::ProbeExamples> kept, const QString& error) {
+        if (request != m_loads) return;  // another report was asked for meanwhile
+        m_kept = kept;
+        m_examples->setExamples(
+            m_kept, kept ? QString() : QStringLiteral("Cannot show the examples: %1").arg(error));
+        // The head framed as selected, if any, is listed again for the new report.
+        const QPoint selected = m_matrix->selectedHead();
+        if (kept && selected.x() >= 0 && selected.x() < kept->layers && selected.y() < kept->heads)
+          m_examples->setHead(selected.x(), selected.y());
+        emit examplesLoaded(kept != nullptr, error);
       });
 }
 
@@ -177,6 +304,21 @@ void ProbePanel::showReport(std::shared_ptr<analysis::CorefProbeReport> report,
                          .arg(p.items)
                          .arg(QString::fromStdString(r.scope)));
   m_summary->setToolTip(path);
+  if (r.skipped.empty()) {
+    m_skipped->setVisible(false);
+  } else {
+    // The count, and the first few messages with their file:line, as the CLI prints them.
+    QStringList first;
+    for (std::size_t i = 0; i < r.skipped.size() && i < 3; ++i)
+      first << QStringLiteral("%1: %2").arg(QString::fromStdString(r.skipped[i].where),
+                                            QString::fromStdString(r.skipped[i].reason));
+    m_skipped->setText(
+        QStringLiteral("%1 skipped (all in coref_skipped.csv)%2\n%3")
+            .arg(r.skipped.size())
+            .arg(r.skipped.size() > 3 ? QStringLiteral("; the first 3:") : QStringLiteral(":"))
+            .arg(first.join(QLatin1Char('\n'))));
+    m_skipped->setVisible(true);
+  }
   m_table->clear();
   m_table->setColumnCount(2);
   m_table->setHorizontalHeaderLabels({QStringLiteral("predictor"), QStringLiteral("accuracy")});

@@ -5,8 +5,11 @@
 // thread: the layer x head antecedent accuracy with the best head framed and each layer's
 // best head beside the baselines (drawn by the figures library, as `attnlab-cli export
 // --figure coref-heads`), and a table of the best head, the mean over heads and the four
-// baselines.
+// baselines. Run probe takes the dataset (synthetic with its size, seed and distractor, or a
+// CoNLL-2012 or Lin et al. file chosen with a file picker); clicking a head lists the kept
+// examples it gets right and wrong (ProbeExamplesView, from coref_examples.json).
 
+#include "app/gui/panels/probe_request.h"
 #include "app/gui/run_session.h"
 #include "widgets/plots/theme.h"
 
@@ -18,7 +21,9 @@
 
 #include <memory>
 
+class QCheckBox;
 class QComboBox;
+class QSpinBox;
 class QLineEdit;
 class QLabel;
 class QPushButton;
@@ -26,6 +31,9 @@ class QTableWidget;
 
 namespace attnlab::analysis {
 struct CorefProbeReport;
+}
+namespace attnlab::analysis::coref {
+struct ProbeExamples;
 }
 namespace attnlab::widgets {
 class ProbeMatrixPlot;
@@ -35,6 +43,7 @@ namespace attnlab::app {
 
 class AnalysisController;
 class JobBar;
+class ProbeExamplesView;
 
 class ProbePanel : public QWidget {
   Q_OBJECT
@@ -48,6 +57,8 @@ class ProbePanel : public QWidget {
   void setAnalysisController(AnalysisController* controller);
   /// The dataset Run probe uses: synthetic, conll:PATH or lin:PATH (the CLI's --dataset).
   QString dataset() const;
+  /// What Run probe asks for: the dataset and the synthetic options set on the tab.
+  ProbeRequest request() const;
 
   /// Reads `path` (a coref.json) off the GUI thread; reportLoaded() or loadFailed().
   void openReport(const QString& path);
@@ -58,22 +69,31 @@ class ProbePanel : public QWidget {
   QString exportFigure(const QString& path);
   widgets::ProbeMatrixPlot* matrix() const { return m_matrix; }
   QTableWidget* summaryTable() const { return m_table; }
+  ProbeExamplesView* examplesView() const { return m_examples; }
+  /// The kept examples of the report shown (coref_examples.json); null when it has none.
+  const analysis::coref::ProbeExamples* keptExamples() const { return m_kept.get(); }
 
  signals:
   void reportLoaded(const QString& path);
+  /// The report's coref_examples.json was read (`ok`) or is missing or bad (`message`).
+  void examplesLoaded(bool ok, const QString& message);
   void loadFailed(const QString& message);
   /// Run probe was clicked (the window starts the controller's probe).
-  void probeRequested(attnlab::app::RunSession* run, const QString& dataset);
+  void probeRequested(attnlab::app::RunSession* run, const attnlab::app::ProbeRequest& request);
 
  private:
   void rescan();
   void showReport(std::shared_ptr<analysis::CorefProbeReport> report, const QString& path);
   void chooseFile();
+  void chooseDataFile(const QString& prefix);
+  void loadExamples(const QString& reportPath, int request);
+  void updateOptions();
   void chooseExport();
 
   QPointer<RunSession> m_run;
   QStringList m_files;
   std::shared_ptr<analysis::CorefProbeReport> m_report;
+  std::shared_ptr<const analysis::coref::ProbeExamples> m_kept;
   QString m_reportPath;
   int m_loads = 0;
 
@@ -81,6 +101,13 @@ class ProbePanel : public QWidget {
   QPushButton* m_openButton = nullptr;
   QPushButton* m_exportButton = nullptr;
   QLineEdit* m_dataset = nullptr;
+  QPushButton* m_conllButton = nullptr;
+  QPushButton* m_linButton = nullptr;
+  QSpinBox* m_size = nullptr;
+  QSpinBox* m_seed = nullptr;
+  QCheckBox* m_distractor = nullptr;
+  QLabel* m_skipped = nullptr;
+  ProbeExamplesView* m_examples = nullptr;
   JobBar* m_jobBar = nullptr;
   QLabel* m_summary = nullptr;
   widgets::ProbeMatrixPlot* m_matrix = nullptr;
