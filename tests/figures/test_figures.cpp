@@ -100,8 +100,9 @@ class TestFigures : public QObject {
       QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
     }
     // The report figures' inputs, for the variants run only: the plain run shows what a
-    // missing report says.
-    auto r = runCli({"analyze", m_variants, "--pairwise", "0", "--no-snapshots", "--plain"});
+    // missing report says. A few sequences of all-pairs JSD (head-jsd-*) and the log's
+    // snapshots (training-statistics) keep it cheap.
+    auto r = runCli({"analyze", m_variants, "--pairwise", "8", "--plain"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
     r = runCli({"probe", "coref", m_variants, "--size", "20", "--plain"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
@@ -140,6 +141,24 @@ class TestFigures : public QObject {
     QTest::newRow("jsd-violins") << "jsd-violins" << variants << QStringList{"bits", "L0-L1"};
     QTest::newRow("coref-heads") << "coref-heads" << variants
                                  << QStringList{"head", "layer", "nearest_mention"};
+    // The head figures of an analysis report (head_figures.h).
+    QTest::newRow("clark-fig2") << "clark-fig2" << variants
+                                << QStringList{"step 4", "layer 0", "layer 1", "periods",
+                                               "mean attention (fraction of the row's mass)"};
+    QTest::newRow("head-jsd-matrix")
+        << "head-jsd-matrix" << variants
+        << QStringList{"L0 h0", "L1 h1", "head (layer, head)", "(bits), over 8 sequences"};
+    QTest::newRow("head-jsd-mds") << "head-jsd-mds" << variants
+                                  << QStringList{"MDS axis 1 (JSD, bits)", "layer 0",
+                                                 "of the variance"};
+    QTest::newRow("guidance-conformity")
+        << "guidance-conformity" << variants
+        << QStringList{"pattern \"next\"", "pattern \"period\"",
+                       "mean total-variation distance (0 = follows the pattern)"};
+    QTest::newRow("training-statistics")
+        << "training-statistics" << variants
+        << QStringList{"step", "median row entropy (nats)", "median JSD to the layer below (bits)",
+                       "layer 1 (mean of its heads)"};
   }
   void everyFigureExports() {
     QFETCH(QString, figure);
@@ -240,6 +259,11 @@ class TestFigures : public QObject {
     QTest::newRow("no report at step")
         << QStringList{"VARIANTS", "--figure", "jsd-violins", "--step", "2"}
         << QStringList{"no analysis report at step 2", "(analysis reports at steps 4)", "--step 2"};
+    QTest::newRow("no pairwise JSD") << QStringList{"PAIRLESS", "--figure", "head-jsd-mds"}
+                                     << QStringList{"has no all-pairs head JSD", "--pairwise 64"};
+    QTest::newRow("no statistics over training")
+        << QStringList{"PAIRLESS", "--figure", "training-statistics"}
+        << QStringList{"no statistics over training", "--over-checkpoints"};
     QTest::newRow("no coref report")
         << QStringList{"PLAIN", "--figure", "coref-heads"}
         << QStringList{"no coreference probe report", "run attnlab-cli probe coref"};
@@ -254,6 +278,18 @@ class TestFigures : public QObject {
   void missingInputIsReported() {
     QFETCH(QStringList, args);
     QFETCH(QStringList, expected);
+    if (args.contains("PAIRLESS")) {
+      // A copy of the variants run analysed without pairwise JSD and snapshots.
+      const QString pairless = m_dir.filePath("pairless");
+      if (!QFile::exists(pairless + "/analysis")) {
+        QVERIFY(QDir().mkpath(pairless));
+        QVERIFY(QFile::copy(m_variants + "/run.h5", pairless + "/run.h5"));
+        const auto r = runCli({"analyze", m_variants, "--pairwise", "0", "--no-snapshots", "--out",
+                               pairless + "/analysis/step-4", "--plain"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+      }
+      args.replaceInStrings("PAIRLESS", pairless);
+    }
     args.replaceInStrings("PLAIN", m_plain).replaceInStrings("VARIANTS", m_variants);
     const QString out = m_dir.filePath("missing.png");
     const auto r = runCli(QStringList{"export"} + args + QStringList{"--out", out});

@@ -158,6 +158,8 @@ void MatrixHeatmap::rebuild() {
 void MatrixHeatmap::applyThemeToContent() {
   for (const auto& labels : m_naLabels)
     for (QCPItemText* label : labels) label->setColor(m_theme.foreground);
+  // The top axis only carries the panel title: no line (applyTheme() gives every axis one).
+  for (QCPAxisRect* rect : m_rects) rect->axis(QCPAxis::atTop)->setBasePen(Qt::NoPen);
 }
 
 }  // namespace attnlab::widgets

@@ -181,6 +181,8 @@ void ScatterPlot::applyThemeToContent() {
   }
   for (QCPGraph* m : m_markers)
     if (m) m->setPen(QPen(m_theme.accent, 2.0, Qt::DashLine));
+  // The top axis only carries the panel title: no line (applyTheme() gives every axis one).
+  for (QCPAxisRect* rect : m_rects) rect->axis(QCPAxis::atTop)->setBasePen(Qt::NoPen);
 }
 
 }  // namespace attnlab::widgets

@@ -40,6 +40,8 @@ AnalysisTrainingView::AnalysisTrainingView(QWidget* parent) : AnalysisView(paren
   m_sourceBox->setToolTip(QStringLiteral(
       "snapshot: the run log's attention snapshots (its probe batch); checkpoint: the "
       "evaluation set under each checkpoint (attnlab-cli analyze --over-checkpoints)"));
+  m_sourceBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  m_sourceBox->setMinimumContentsLength(10);
   bar->addWidget(m_sourceBox);
   bar->addWidget(new QLabel(QStringLiteral("Step"), lower));
   m_slider = new QSlider(Qt::Horizontal, lower);
@@ -56,12 +58,12 @@ AnalysisTrainingView::AnalysisTrainingView(QWidget* parent) : AnalysisView(paren
   lowerLayout->addLayout(bar);
   m_violins = new widgets::ViolinGrid(lower);
   m_violins->setObjectName(QStringLiteral("trainingViolins"));
-  m_violins->setMinimumHeight(160);
+  m_violins->setMinimumHeight(260);
   lowerLayout->addWidget(m_violins, 1);
   split->addWidget(m_lines);
   split->addWidget(lower);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 1);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
   layout->addWidget(split, 1);
   connect(m_slider, &QSlider::valueChanged, this, &AnalysisTrainingView::showStep);
   connect(m_sourceBox, &QComboBox::activated, this, [this] {
