@@ -8,6 +8,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -349,6 +350,31 @@ class TestCorefProbe : public QObject {
     QCOMPARE(merged[3].items, std::int64_t(6));
     QCOMPARE(merged[3].correct, std::int64_t(6));
     QCOMPARE(merged[1].accuracy, 1.0 / 3.0);
+  }
+
+  // Lin's nouns that the generator does not use get gr.refl's gender, so the sieve's
+  // agreement step passes over "her nun" for "himself" and finds "the king" (before, "nun"
+  // had no gender, agreed with "himself" and, nearest, was picked).
+  void ruleSieveKnowsLinsOtherNouns() {
+    std::istringstream in(
+        "the king that the queen would hit would remember her nun by himself\t12\t0 1\t3 4\t9 "
+        "10\n"
+        "the monk would kick himself\t4\t0 1\t\n");
+    const auto data = readLinReflexives(in, "refl.test");
+    QCOMPARE(data.examples.size(), std::size_t(2));
+    const auto& ex = data.examples[0];
+    const auto nun = std::find_if(ex.mentions.begin(), ex.mentions.end(),
+                                  [](const Mention& m) { return m.headWord == 10; });
+    QVERIFY(nun != ex.mentions.end());
+    QCOMPARE(mentionAgreement(ex, *nun).gender, Gender::Feminine);
+    QCOMPARE(ruleSieveAnswer(ex, ex.items.at(0)), 1);  // "king"
+    const auto& monk = data.examples[1];
+    QCOMPARE(mentionAgreement(monk, monk.mentions.at(0)).gender, Gender::Masculine);
+    CorefExample other = monk;
+    other.words[1] = "niece";
+    QCOMPARE(mentionAgreement(other, other.mentions.at(0)).gender, Gender::Feminine);
+    other.words[1] = "nephew";
+    QCOMPARE(mentionAgreement(other, other.mentions.at(0)).gender, Gender::Masculine);
   }
 };
 
