@@ -8,6 +8,7 @@
 #include <QMetaObject>
 #include <QPointer>
 
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -18,9 +19,22 @@ namespace attnlab::app {
 
 const float* InspectionFrame::headData(int layer, int head, bool fromScores) const {
   const auto& shared = fromScores ? scores : probabilities;
-  if (!shared || layer < 0 || head < 0 || layer >= layers || head >= heads) return nullptr;
+  if (layer < 0 || head < 0 || layer >= static_cast<int>(shared.size()) || head >= heads ||
+      !shared[static_cast<std::size_t>(layer)])
+    return nullptr;
   const std::size_t cells = static_cast<std::size_t>(length) * length;
-  return shared.get() + (static_cast<std::size_t>(layer) * heads + head) * cells;
+  return shared[static_cast<std::size_t>(layer)].get() + static_cast<std::size_t>(head) * cells;
+}
+
+std::vector<const float*> InspectionFrame::headPointers(bool fromScores) const {
+  std::vector<const float*> out;
+  for (int l = 0; l < layers; ++l)
+    for (int h = 0; h < heads; ++h) {
+      const float* p = headData(l, h, fromScores);
+      if (!p) return {};
+      out.push_back(p);
+    }
+  return out;
 }
 
 widgets::Matrix InspectionFrame::head(int layer, int head, bool fromScores) const {
@@ -63,6 +77,7 @@ struct InspectionController::Worker {
       }
       InspectionFrame frame;
       QString error;
+      const auto started = std::chrono::steady_clock::now();
       try {
         if (!inspector || inspectorCheckpoint != request.checkpoint) {
           inspector.reset();
@@ -72,15 +87,16 @@ struct InspectionController::Worker {
         core::InspectOptions options;
         options.scores = request.options.scores;
         options.asaMasks = request.options.asaMasks;
+        options.stacked = false;  // the model's own layers: no 150 MB stack per tensor
         const core::Inspection r = inspector->inspect(request.text.toStdString(), options);
         frame.checkpoint = request.checkpoint;
         frame.step = r.step;
         frame.text = request.text;
         for (const auto& p : r.pieces) frame.pieces << QString::fromStdString(p);
-        const auto sizes = r.probabilities.sizes();
-        frame.layers = static_cast<int>(sizes[0]);
-        frame.heads = static_cast<int>(sizes[1]);
-        frame.length = static_cast<int>(sizes[2]);
+        const auto sizes = r.probabilityLayers.at(0).sizes();  // [H, T, T]
+        frame.layers = static_cast<int>(r.probabilityLayers.size());
+        frame.heads = static_cast<int>(sizes[0]);
+        frame.length = static_cast<int>(sizes[1]);
         frame.truncated = r.truncated;
         frame.maxLength = inspector->maxLength();
         frame.residualScores = inspector->config().attention.residual != core::ResidualScores::None;
@@ -94,9 +110,12 @@ struct InspectionController::Worker {
           return std::shared_ptr<const float>(
               data, [keep = std::move(c)](const float*) mutable { keep.reset(); });
         };
-        frame.probabilities = share(r.probabilities);
-        frame.scores = share(r.scores);
+        for (const auto& t : r.probabilityLayers) frame.probabilities.push_back(share(t));
+        for (const auto& t : r.scoreLayers) frame.scores.push_back(share(t));
         frame.asaMasks = share(r.asaMasks);
+        frame.inspectMs =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                .count();
       } catch (const std::exception& e) {
         error = QString::fromStdString(e.what());
         if (!inspector) inspectorCheckpoint.clear();

@@ -23,7 +23,7 @@ struct InspectionRequestOptions {
   bool asaMasks = false;  ///< ASA runs: the keep-masks (a second forward pass)
 };
 
-/// One inspection: probabilities and pre-softmax scores, [L, H, T, T] row-major; ASA
+/// One inspection: probabilities and pre-softmax scores, per layer [H, T, T] row-major; ASA
 /// keep-masks [L, T, T].
 struct InspectionFrame {
   QString checkpoint;
@@ -35,16 +35,20 @@ struct InspectionFrame {
   int maxLength = 0;            ///< the longest input the model takes (<s> and </s> included)
   bool residualScores = false;  ///< RealFormer: the scores are the running residual ones
   bool hasAsa = false;          ///< the run uses ASA (keep-masks can be asked for)
+  /// Engine time of the request (model load included when the checkpoint changed).
+  double inspectMs = 0;
   /// Shared, not copied: a 12 x 12 inspection of 512 tokens is 150 MB a tensor, and the frame
   /// passes from the engine to the thread, the panel and its history. The pointers keep the
-  /// engine's own tensors alive (no copy at all after the inspector's stack).
-  std::shared_ptr<const float> probabilities;
-  std::shared_ptr<const float> scores;    ///< null when not captured
+  /// model's own per-layer tensors alive: nothing is copied or stacked after the forward pass.
+  std::vector<std::shared_ptr<const float>> probabilities;  ///< per layer [H, T, T]
+  std::vector<std::shared_ptr<const float>> scores;         ///< per layer; empty when not captured
   std::shared_ptr<const float> asaMasks;  ///< [L, T, T]; null when not captured or not ASA
   /// The T x T matrix of (layer, head): probabilities, or the scores when `scores` is set.
   widgets::Matrix head(int layer, int head, bool scores = false) const;
   /// The first cell of (layer, head)'s T x T block (nullptr when out of range or absent).
   const float* headData(int layer, int head, bool scores = false) const;
+  /// The first cell of every head, layer-major (for HeadGrid); empty when absent.
+  std::vector<const float*> headPointers(bool scores = false) const;
   /// Layer `layer`'s T x T ASA keep-mask (1 = kept, 0 = masked); empty when not captured.
   widgets::Matrix asaMask(int layer) const;
 };

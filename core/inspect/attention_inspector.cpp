@@ -10,9 +10,6 @@
 
 #include <torch/torch.h>
 
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <system_error>
 
 namespace attnlab::core {
@@ -28,6 +25,16 @@ at::Tensor stackLayers(std::vector<at::Tensor>& layers) {
   layers.clear();  // the per-layer tensors are freed before the caller copies anything else
   if (stacked.scalar_type() != torch::kFloat) stacked = stacked.to(torch::kFloat);
   return stacked.contiguous();
+}
+
+// [1, ...] per layer -> [...] float32 contiguous per layer: views of the model's own tensors
+// where they are already float32 and contiguous (they are), so nothing is copied.
+std::vector<at::Tensor> unbatchedLayers(std::vector<at::Tensor>& layers) {
+  std::vector<at::Tensor> out;
+  out.reserve(layers.size());
+  for (auto& layer : layers) out.push_back(layer.squeeze(0).to(torch::kFloat).contiguous());
+  layers.clear();
+  return out;
 }
 
 }  // namespace
@@ -91,26 +98,10 @@ AttentionInspector::~AttentionInspector() = default;
 AttentionInspector::AttentionInspector(AttentionInspector&&) noexcept = default;
 AttentionInspector& AttentionInspector::operator=(AttentionInspector&&) noexcept = default;
 
-namespace {
-
-// ATTNLAB_INSPECT_PROFILE=1 prints each section's time to stderr (temporary).
-struct SectionClock {
-  bool on = std::getenv("ATTNLAB_INSPECT_PROFILE") != nullptr;
-  std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
-  void mark(const char* what) {
-    if (!on) return;
-    const auto now = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "inspect %-14s %8.1f ms\n", what,
-                 std::chrono::duration<double, std::milli>(now - t).count());
-    t = now;
-  }
-};
-
-}  // namespace
+namespace {}  // namespace
 
 Inspection AttentionInspector::inspect(const std::string& text, const InspectOptions& options) {
   auto& s = *m_state;
-  SectionClock clock;
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw DataError("--text", "the text to inspect is empty");
   }
@@ -137,7 +128,6 @@ Inspection AttentionInspector::inspect(const std::string& text, const InspectOpt
   if (fixedLength) ids.resize(static_cast<size_t>(limit), special.pad);
   for (const auto id : ids) result.pieces.push_back(s.tokenizer->idToPiece(static_cast<int>(id)));
   result.ids = ids;
-  clock.mark("tokenize");
 
   torch::NoGradGuard noGrad;
   const auto input = torch::tensor(ids, torch::kLong).unsqueeze(0);
@@ -149,18 +139,19 @@ Inspection AttentionInspector::inspect(const std::string& text, const InspectOpt
   forward.capture = &capture;
   MlmOutput unused;
   s.model->encodeWith(input, mask, forward, unused);
-  clock.mark("forward");
-  result.probabilities = stackLayers(capture.probabilities);
-  capture.probabilities.clear();
-  if (options.scores) result.scores = stackLayers(capture.scores);
-  clock.mark("stack");
+  if (options.stacked) {
+    result.probabilities = stackLayers(capture.probabilities);
+    if (options.scores) result.scores = stackLayers(capture.scores);
+  } else {
+    result.probabilityLayers = unbatchedLayers(capture.probabilities);
+    result.scoreLayers = unbatchedLayers(capture.scores);
+  }
   if (options.asaMasks && s.model->hasAdversaries()) {
     ForwardOptions adversarial;
     adversarial.adversarial = true;
     MlmOutput adv;
     s.model->encodeWith(input, mask, adversarial, adv);
     result.asaMasks = stackLayers(adv.adversarialMasks);
-    clock.mark("asa masks");
   }
   return result;
 }

@@ -23,9 +23,13 @@ struct Inspection {
   std::vector<std::int64_t> ids;
   std::int64_t realTokens = 0;  ///< pieces that are not padding
   bool truncated = false;       ///< the text was longer than the model's positions
-  at::Tensor probabilities;     ///< [L, H, T, T] float32
+  at::Tensor probabilities;     ///< [L, H, T, T] float32 (undefined unless `stacked`)
   at::Tensor scores;            ///< [L, H, T, T] float32: pre-softmax (raw or residual)
-  at::Tensor asaMasks;          ///< [L, T, T] keep-masks, ASA runs only (else undefined)
+  /// Without `stacked`: per layer [H, T, T] float32 contiguous, the model's own tensors (the
+  /// stack would copy 150 MB at 12 x 12 x 512); `probabilities` and `scores` stay undefined.
+  std::vector<at::Tensor> probabilityLayers;
+  std::vector<at::Tensor> scoreLayers;
+  at::Tensor asaMasks;  ///< [L, T, T] keep-masks, ASA runs only (else undefined)
   std::string configToml;
 };
 
@@ -35,6 +39,8 @@ struct Inspection {
 struct InspectOptions {
   bool scores = true;    ///< the pre-softmax scores
   bool asaMasks = true;  ///< ASA runs: the adversary's keep-masks
+  /// One [L, H, T, T] tensor each (a copy), or the layers as the model made them.
+  bool stacked = true;
 };
 
 /// Loads a checkpoint (its configuration, parameters and the run's tokenizer) once and

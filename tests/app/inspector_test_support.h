@@ -11,6 +11,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QString>
+#include <QWidget>
 #include <QtTest>
 
 #include <cmath>
@@ -60,6 +61,13 @@ inline bool sameCells(const QJsonArray& rows, const widgets::Matrix& shown) {
       if (!(std::abs(row[k].toDouble() - shown.at(q, k)) < 1e-6)) return false;
   }
   return true;
+}
+
+/// With ATTNLAB_TEST_SHOTS=DIR set, saves `widget` as DIR/NAME.png, to look at the views
+/// the tests build (nothing is checked on the image).
+inline void saveShot(QWidget* widget, const QString& name) {
+  const QString dir = qEnvironmentVariable("ATTNLAB_TEST_SHOTS");
+  if (!dir.isEmpty()) widget->grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png"));
 }
 
 }  // namespace attnlab::tests

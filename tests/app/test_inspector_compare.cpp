@@ -111,6 +111,7 @@ class TestInspectorCompare : public QObject {
     QCOMPARE(panel->heatmap()->colourUpper(), hi);
     const QString note = panel->findChild<QLabel*>("inspectCompareStatus")->text();
     QVERIFY2(note.contains("one colour scale") && note.contains("step 4"), qPrintable(note));
+    tests::saveShot(panel.get(), QStringLiteral("inspect-compare-checkpoints"));
 
     // Another head keeps both sides on one scale.
     panel->selectHead(0, 1);
@@ -148,6 +149,7 @@ class TestInspectorCompare : public QObject {
     QCOMPARE(panel->heatmap()->colourUpper(), hi);
     QCOMPARE(panel->compareHeatmap()->colourUpper(), hi);
     QVERIFY(panel->findChild<QLabel*>("inspectCompareStatus")->text().contains("run asa, step 8"));
+    tests::saveShot(panel.get(), QStringLiteral("inspect-compare-runs"));
   }
 
   void asaToggleShowsTheKeepMask() {
@@ -174,6 +176,7 @@ class TestInspectorCompare : public QObject {
     const auto& cells = panel->heatmap()->matrix().values;
     QVERIFY(
         std::all_of(cells.begin(), cells.end(), [](float v) { return v == 0.0f || v == 1.0f; }));
+    tests::saveShot(panel.get(), QStringLiteral("inspect-asa-mask"));
     // Off again: the attention of the selected head.
     QTest::mouseClick(box, Qt::LeftButton, {}, QPoint(8, box->height() / 2));
     QVERIFY(tests::sameCells(headOf(out, 1, 1), panel->heatmap()->matrix()));

@@ -227,6 +227,7 @@ class TestInspectorPanel : public QObject {
         QCOMPARE(g.at(i, j), period ? 0.5f : 0.0f);
       }
     QVERIFY(panel.heatmap()->guidanceVisible());
+    tests::saveShot(&panel, QStringLiteral("inspect-guidance-period"));
 
     // "next" (Home, then one down): the cell right of the diagonal, none in the last row.
     QTest::keyClick(combo, Qt::Key_Home);

@@ -23,9 +23,11 @@ class HeadGrid : public PlotWidget {
   /// One matrix per (layer, head), index layer * heads + head. Matrices larger than the
   /// thumbnail resolution are block-averaged down (attention mass is kept per block).
   void setHeads(int layers, int heads, const std::vector<Matrix>& matrices);
-  /// The same from one [layers, heads, rows, cols] row-major array, read in place (a 12 x 12
-  /// inspection of 512 tokens is 150 MB: no per-head copies).
-  void setHeads(int layers, int heads, const float* values, int rows, int cols);
+  /// The same from one rows x cols row-major array per head (index layer * heads + head),
+  /// read in place (a 12 x 12 inspection of 512 tokens is 150 MB: no per-head copies). A
+  /// null pointer draws an empty thumbnail.
+  void setHeads(int layers, int heads, const std::vector<const float*>& matrices, int rows,
+                int cols);
   /// Each head on its own colour range (default; shows structure in weak heads) or all
   /// heads on one shared range (compares strength).
   void setNormalisePerHead(bool on);

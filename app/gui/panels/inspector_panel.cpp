@@ -356,14 +356,19 @@ void InspectorPanel::requestCompare(const QString& text) {
     }
   }
   if (path.isEmpty()) return;
+  const InspectionRequestOptions options = requestOptions();
+  if (m_compareFrame && m_compareFrame->checkpoint == path && m_compareFrame->text == text &&
+      (!options.scores || !m_compareFrame->scores.empty()) &&
+      (!options.asaMasks || !m_compareFrame->hasAsa || m_compareFrame->asaMasks))
+    return;  // shown already (the slider moved the other side only)
   m_compareStatus->setText(QStringLiteral("Inspecting %1 ...").arg(m_compareTarget));
   m_compareStatus->setVisible(true);
-  m_compareController.inspect(path, text, requestOptions());
+  m_compareController.inspect(path, text, options);
 }
 
 void InspectorPanel::requestMissing() {
   if (!m_frame) return;
-  const bool needScores = m_scores && !m_frame->scores;
+  const bool needScores = m_scores && m_frame->scores.empty();
   const bool needMasks = m_asaBox->isChecked() && m_frame->hasAsa && !m_frame->asaMasks;
   if (needScores || needMasks) requestText(m_frame->text);
 }
@@ -383,8 +388,7 @@ void InspectorPanel::showFrame(const InspectionFrame& frame) {
                   "(<s> and </s> included).")
                   .arg(frame.maxLength);
   m_status->setText(status);
-  m_grid->setHeads(frame.layers, frame.heads, frame.probabilities.get(), frame.length,
-                   frame.length);
+  m_grid->setHeads(frame.layers, frame.heads, frame.headPointers(), frame.length, frame.length);
   m_grid->setSelected(m_layer, m_head);
   m_grid->setTitle(QStringLiteral("step %1: every layer and head").arg(frame.step));
   m_grid->requestReplot();
@@ -431,7 +435,7 @@ void InspectorPanel::drawHead() {
       valueLabel = QStringLiteral("ASA keep-mask (1 kept, 0 masked)");
       return f.asaMask(m_layer);
     }
-    if (m_scores && f.scores) {
+    if (m_scores && !f.scores.empty()) {
       valueLabel = f.residualScores ? QStringLiteral("residual score (pre-softmax)")
                                     : QStringLiteral("score (pre-softmax)");
       return f.head(m_layer, m_head, true);
