@@ -7,6 +7,7 @@
 #include "app/gui/run_session.h"
 #include "tests/support/cli_process.h"
 #include "widgets/plots/plot_data.h"
+#include "widgets/plots/plot_widget.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -67,7 +68,10 @@ inline bool sameCells(const QJsonArray& rows, const widgets::Matrix& shown) {
 /// the tests build (nothing is checked on the image).
 inline void saveShot(QWidget* widget, const QString& name) {
   const QString dir = qEnvironmentVariable("ATTNLAB_TEST_SHOTS");
-  if (!dir.isEmpty()) widget->grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png"));
+  if (dir.isEmpty()) return;
+  // Replots wait for the event loop; draw what the widgets hold now.
+  for (auto* plot : widget->findChildren<widgets::PlotWidget*>()) plot->replotNow();
+  widget->grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png"));
 }
 
 }  // namespace attnlab::tests
