@@ -1,11 +1,13 @@
 #include "app/gui/app_settings.h"
 #include "app/gui/main_window.h"
 #include "app/gui/opened_runs.h"
+#include "app/gui/panels/runs_panel.h"
 #include "app/gui/training_controller.h"
 #include "core/config/config_loader.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QListWidget>
 #include <QSettings>
 #include <QTabWidget>
 #include <QTimer>
@@ -78,19 +80,28 @@ int main(int argc, char** argv) {
                                           QStringLiteral("step"));
   const QCommandLineOption view(QStringLiteral("view"),
                                 QStringLiteral("The tab to show first: Curves, Attention, Inspect, "
-                                               "Variants, Analysis or Probe."),
+                                               "Variants, Analysis, Probe or Compare."),
                                 QStringLiteral("tab"));
-  parser.addOptions({train, runDir, set, screenshot, screenshotStep, view});
+  const QCommandLineOption figure(
+      QStringLiteral("figure"),
+      QStringLiteral("Open this figure of the Figures menu (a name of attnlab-cli export "
+                     "--list) from the opened runs."),
+      QStringLiteral("name"));
+  parser.addOptions({train, runDir, set, screenshot, screenshotStep, view, figure});
   parser.process(app);
 
   attnlab::app::MainWindow window;
   window.show();
   for (const QString& path : parser.positionalArguments()) window.openRun(path);
+  // Runs named together are looked at together: all selected (curves overlaid, Compare).
+  if (parser.positionalArguments().size() > 1) window.runsPanel()->list()->selectAll();
   if (parser.isSet(view)) {
     for (int i = 0; i < window.views()->count(); ++i)
       if (window.views()->tabText(i).compare(parser.value(view), Qt::CaseInsensitive) == 0)
         window.views()->setCurrentIndex(i);
   }
+
+  if (parser.isSet(figure)) window.openFigure(parser.value(figure));
 
   if (parser.isSet(train)) {
     std::vector<std::string> overrides;

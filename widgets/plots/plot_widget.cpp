@@ -1,5 +1,7 @@
 #include "widgets/plots/plot_widget.h"
 
+#include <QResizeEvent>
+
 #include <qcustomplot.h>
 #include <QVBoxLayout>
 
@@ -31,10 +33,18 @@ PlotWidget::PlotWidget(QWidget* parent) : QWidget(parent) {
     afterLayout();
     m_inLayoutHook = false;
   });
+  m_plot->installEventFilter(this);
   resize(800, 600);
 }
 
 PlotWidget::~PlotWidget() = default;
+
+bool PlotWidget::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_plot && event->type() == QEvent::Resize &&
+      static_cast<QResizeEvent*>(event)->size().isEmpty())
+    return true;
+  return QWidget::eventFilter(watched, event);
+}
 
 void PlotWidget::setTitle(const QString& title) {
   m_titleElement->setText(title);

@@ -50,6 +50,9 @@ class PlotWidget : public QWidget {
   QCustomPlot* customPlot() const { return m_plot; }
 
  protected:
+  /// Swallows the plot's resize to an empty size (a collapsed splitter, a tab being laid
+  /// out): QCustomPlot would replot into a null buffer and warn; the next real size redraws.
+  bool eventFilter(QObject* watched, QEvent* event) override;
   /// Re-applies widget-specific colours after the theme changed (series, overlays, ...).
   virtual void applyThemeToContent() {}
   /// Called after QCustomPlot laid out the plot and before it draws (on screen and for

@@ -16,6 +16,7 @@
 #include <QMetaObject>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTableWidget>
@@ -92,7 +93,7 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   m_hint->setWordWrap(true);
   m_stack->addWidget(m_hint);
 
-  auto* split = new QSplitter(Qt::Vertical, this);
+  auto* split = m_split = new QSplitter(Qt::Vertical, this);
   m_table = new QTableWidget(this);
   m_table->setObjectName(QStringLiteral("compareTable"));
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -228,6 +229,13 @@ void ComparePanel::fillTable() {
   }
   m_table->setSortingEnabled(true);
   m_table->resizeColumnsToContents();
+  // Every run's row visible without scrolling (up to eight); the figure takes the rest.
+  int height = m_table->horizontalHeader()->height() + 2 * m_table->frameWidth() +
+               m_table->horizontalScrollBar()->sizeHint().height();
+  for (int row = 0; row < std::min(8, m_table->rowCount()); ++row)
+    height += m_table->rowHeight(row);
+  const int total = m_split->height() > 0 ? m_split->height() : 600;
+  m_split->setSizes({height, std::max(200, total - height)});
 }
 
 bool ComparePanel::showComparison(const QString& key) {

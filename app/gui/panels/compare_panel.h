@@ -21,6 +21,7 @@ class QComboBox;
 class QHBoxLayout;
 class QLabel;
 class QPushButton;
+class QSplitter;
 class QStackedWidget;
 class QTableWidget;
 
@@ -78,6 +79,7 @@ class ComparePanel : public QWidget {
   QPushButton* m_tableExport = nullptr;
   QStackedWidget* m_stack = nullptr;
   QTableWidget* m_table = nullptr;
+  QSplitter* m_split = nullptr;
   QWidget* m_figureArea = nullptr;
   QHBoxLayout* m_figureLayout = nullptr;
   QList<FigureView*> m_views;

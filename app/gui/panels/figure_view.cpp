@@ -65,8 +65,11 @@ QString FigureView::build(const std::string& name, const QStringList& runDirs,
   m_name = QString::fromStdString(name);
   m_folder = runDirs.isEmpty() ? QDir::homePath() : runDirs.front();
   const figures::FigureSpec* spec = figures::findFigure(name);
-  m_heading->setText(spec ? QString::fromStdString(spec->reproduces)
-                          : QStringLiteral("Unknown figure %1").arg(m_name));
+  // What it shows, then what it reproduces: the label the person chose it by.
+  m_heading->setText(
+      spec ? QStringLiteral("%1 — reproduces %2")
+                 .arg(QString::fromStdString(spec->title), QString::fromStdString(spec->reproduces))
+           : QStringLiteral("Unknown figure %1").arg(m_name));
   figures::FigureRequest request;
   request.figure = name;
   for (const QString& dir : runDirs) request.runs.push_back(dir.toStdString());
