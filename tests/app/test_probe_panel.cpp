@@ -169,8 +169,16 @@ class TestProbePanel : public QObject {
     QVERIFY(best["accuracy"].toDouble() > 0.0 && best["accuracy"].toDouble() < 1.0);
     const QPoint at = matrix->cellCentre(layer, head);
     QVERIFY(at.x() >= 0);
-    QTest::mouseClick(matrix->customPlot(), Qt::LeftButton, {}, at);
+    // The drill-down opens on the best head; a click on another head moves it there, and a
+    // click on the best head brings it back.
     app::ProbeExamplesView* view = panel.examplesView();
+    QCOMPARE(QPoint(view->layer(), view->head()), QPoint(layer, head));
+    const QPoint other(layer == 0 && head == 0 ? 1 : 0, 0);
+    QTest::mouseClick(matrix->customPlot(), Qt::LeftButton, {},
+                      matrix->cellCentre(other.x(), other.y()));
+    QCOMPARE(QPoint(view->layer(), view->head()), other);
+    QCOMPARE(matrix->selectedHead(), other);
+    QTest::mouseClick(matrix->customPlot(), Qt::LeftButton, {}, at);
     QCOMPARE(view->layer(), layer);
     QCOMPARE(view->head(), head);
     QCOMPARE(matrix->selectedHead(), QPoint(layer, head));

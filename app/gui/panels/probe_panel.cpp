@@ -274,10 +274,18 @@ void ProbePanel::loadExamples(const QString& reportPath, int request) {
         m_kept = kept;
         m_examples->setExamples(
             m_kept, kept ? QString() : QStringLiteral("Cannot show the examples: %1").arg(error));
-        // The head framed as selected, if any, is listed again for the new report.
-        const QPoint selected = m_matrix->selectedHead();
-        if (kept && selected.x() >= 0 && selected.x() < kept->layers && selected.y() < kept->heads)
+        // The head selected before stays selected; else the drill-down opens on the best
+        // head, the one a reader looks at first.
+        QPoint selected = m_matrix->selectedHead();
+        const bool fits = kept && selected.x() >= 0 && selected.x() < kept->layers &&
+                          selected.y() >= 0 && selected.y() < kept->heads;
+        if (kept && !fits && m_report && m_report->result.bestLayer >= 0)
+          selected = {m_report->result.bestLayer, m_report->result.bestHead};
+        if (kept && selected.x() >= 0 && selected.x() < kept->layers && selected.y() >= 0 &&
+            selected.y() < kept->heads) {
+          m_matrix->setSelectedHead(selected.x(), selected.y());
           m_examples->setHead(selected.x(), selected.y());
+        }
         emit examplesLoaded(kept != nullptr, error);
       });
 }
