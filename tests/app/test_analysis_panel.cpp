@@ -10,6 +10,7 @@
 #include "app/gui/analysis_controller.h"
 #include "app/gui/panels/analysis_guidance_view.h"
 #include "app/gui/panels/analysis_panel.h"
+#include "app/gui/panels/analysis_run_options.h"
 #include "app/gui/panels/analysis_similarity_view.h"
 #include "app/gui/panels/analysis_summary_view.h"
 #include "app/gui/panels/analysis_training_view.h"
@@ -36,8 +37,10 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRadioButton>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -74,11 +77,12 @@ QVector<QPointF> pointsOf(const QCPGraph* graph) {
   return points;
 }
 
-/// Where the tests leave images of the views to look at.
-QString viewShot(const QString& name) {
+/// Leaves an image of `widget` (after its queued replots) where a person can look at it.
+bool saveShot(QWidget& widget, const QString& name) {
+  QCoreApplication::processEvents();
   const QString dir = QDir::temp().filePath(QStringLiteral("attnlab-analysis-views"));
   QDir().mkpath(dir);
-  return QDir(dir).filePath(name + QStringLiteral(".png"));
+  return widget.grab().save(QDir(dir).filePath(name + QStringLiteral(".png")));
 }
 
 /// y = A x for a dense n x n matrix.
@@ -400,7 +404,7 @@ class TestAnalysisPanel : public QObject {
         }
       }
     }
-    QVERIFY(panel.grab().save(viewShot("head-summaries")));
+    QVERIFY(saveShot(panel, "head-summaries"));
 
     // Clicking the "separator" header sorts ascending by number, again descending.
     QTableWidget* table = panel.headTable();
@@ -466,7 +470,7 @@ class TestAnalysisPanel : public QObject {
         const double want = values[i * n + j].toDouble();
         QVERIFY(std::abs(matrix->drawnCell(0, i, j) - want) <= 1e-6 * std::max(1.0, want));
       }
-    QVERIFY(panel.grab().save(viewShot("head-jsd-matrix")));
+    QVERIFY(saveShot(panel, "head-jsd-matrix"));
 
     auto* display = panel.findChild<QComboBox*>("similarityDisplayBox");
     display->setCurrentIndex(1);
@@ -521,7 +525,7 @@ class TestAnalysisPanel : public QObject {
                    : 0.5 * (values[int(i * N + j)].toDouble() + values[int(j * N + i)].toDouble());
         QVERIFY(std::sqrt(dx * dx + dy * dy) <= d * (1 + 1e-6) + 1e-9 || l2 < 0);
       }
-    QVERIFY(panel.grab().save(viewShot("head-jsd-mds")));
+    QVERIFY(saveShot(panel, "head-jsd-mds"));
 
     // A report without pairwise JSD: the view says why and which option makes it.
     const QString out = m_dir.filePath("no-pairs");
@@ -596,13 +600,13 @@ class TestAnalysisPanel : public QObject {
     }
     QVERIFY(heatmap->notApplicableCells(4) >= 2);
     QCOMPARE(heatmap->valueRange(), std::make_pair(0.0, 1.0));
-    QVERIFY(panel.grab().save(viewShot("guidance-all")));
+    QVERIFY(saveShot(panel, "guidance-all"));
     // One pattern from the combo: its cells alone.
     panel.findChild<QComboBox*>("guidancePatternBox")->setCurrentIndex(5);  // period
     QCOMPARE(heatmap->panelCount(), 1);
     QCOMPARE(heatmap->notApplicableCells(0), heatmap->panel(0).values.rows > 0 ? 2 : 0);
     QVERIFY(std::isnan(heatmap->drawnCell(0, 0, 0)));
-    QVERIFY(panel.grab().save(viewShot("guidance-period")));
+    QVERIFY(saveShot(panel, "guidance-period"));
     const QString svg = m_dir.filePath("guidance-period.svg");
     QCOMPARE(panel.exportFigure(svg), QString());
     QVERIFY(svgTexts(svg).contains("mean total-variation distance (0 = follows the pattern)"));
@@ -682,7 +686,7 @@ class TestAnalysisPanel : public QObject {
       for (int h = 0; h < nHeads; ++h)
         QCOMPARE(violins->summary(l - 1, h).median,
                  points[1]["median_jsd_to_layer_below"].toArray()[(l - 1) * nHeads + h].toDouble());
-    QVERIFY(panel.grab().save(viewShot("over-training")));
+    QVERIFY(saveShot(panel, "over-training"));
   }
 
   // Every new view exports as PNG, SVG and PDF; the SVG carries the title and axis labels,
@@ -732,6 +736,53 @@ class TestAnalysisPanel : public QObject {
       QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
       QCOMPARE(texts, svgTexts(cli));
     }
+  }
+
+  // The run options beside Run analysis are attnlab-cli analyze's: the arguments they give
+  // run the CLI to a report of that many sequences and pairs; a missing text file is refused
+  // with its name, and nothing is requested.
+  void runOptionsAreTheClisOptions() {
+    app::RunSession run(m_run, Qt::red);
+    app::AnalysisController controller;  // never started: no request gets through
+    app::AnalysisPanel panel;
+    panel.setAnalysisController(&controller);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.setRuns({&run});
+    app::AnalysisRunOptionsButton* options = panel.runOptionsButton();
+    QCOMPARE(panel.runOptions().cliArguments(), QStringList());  // the CLI's defaults
+    options->blocksField()->setValue(5);
+    options->pairwiseField()->setValue(3);
+    const QStringList args = panel.runOptions().cliArguments();
+    QCOMPARE(args, (QStringList{"--examples", "5", "--pairwise", "3"}));
+    QVERIFY(options->toolTip().contains("first 5 sequences"));
+    const QString out = m_dir.filePath("options-report");
+    const auto r = tests::runCli(QStringList{"analyze", m_run} + args +
+                                 QStringList{"--no-snapshots", "--out", out});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+    QFile f(out + "/analysis.json");
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject json = QJsonDocument::fromJson(f.readAll()).object();
+    QCOMPARE(json["evaluation"].toObject()["sequences"].toInt(), 5);
+    QCOMPARE(json["pairwise_jsd"].toObject()["sequences"].toInt(), 3);
+
+    // A text file that is not there: a message naming it, no request.
+    const QString missing = m_dir.filePath("no-such-text.txt");
+    options->textChoice()->setChecked(true);
+    options->textFileField()->setText(missing);
+    QCOMPARE(panel.runOptions().textFile, missing);
+    QVERIFY(panel.runOptions().cliArguments().contains("--text"));
+    QSignalSpy requested(&panel, &app::AnalysisPanel::analysisRequested);
+    auto* runButton = panel.findChild<QPushButton*>("runAnalysisButton");
+    QVERIFY(runButton->isEnabled());
+    QTest::mouseClick(runButton, Qt::LeftButton);
+    QCOMPARE(requested.size(), 0);
+    QVERIFY(!controller.isRunning());
+    QVERIFY(panel.findChild<QLabel*>("analysisSummary")->text().contains(missing));
+    // Back to the validation split: the file no longer matters.
+    options->validationChoice()->setChecked(true);
+    QVERIFY(panel.runOptions().textFile.isEmpty());
+    QVERIFY(panel.runOptions().problem().isEmpty());
   }
 
   void aFileThatIsNotAReportGetsAMessage() {

@@ -57,6 +57,8 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
       "Analyse the latest checkpoint on the run's validation split, as attnlab-cli analyze "
       "does; the report goes to <run>/analysis/step-S/"));
   bar->addWidget(m_jobBar);
+  m_runOptions = new AnalysisRunOptionsButton(this);
+  bar->addWidget(m_runOptions);
   bar->addSpacing(16);
   bar->addWidget(new QLabel(QStringLiteral("Violins"), this));
   m_statisticBox = new QComboBox(this);
@@ -128,6 +130,11 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   connect(m_exportButton, &QPushButton::clicked, this, &AnalysisPanel::chooseExport);
   connect(m_jobBar, &JobBar::runClicked, this, [this] {
     if (!m_run) return;
+    const QString problem = m_runOptions->options().problem();
+    if (!problem.isEmpty()) {
+      m_summary->setText(QStringLiteral("Cannot run the analysis: %1").arg(problem));
+      return;
+    }
     emit analysisRequested(m_run);  // the window starts the controller
     m_jobBar->markStarted();
   });
@@ -136,6 +143,10 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
 }
 
 AnalysisPanel::~AnalysisPanel() = default;
+
+AnalysisRunOptions AnalysisPanel::runOptions() const {
+  return m_runOptions->options();
+}
 
 QStringList AnalysisPanel::findReports(const QString& runDirectory) {
   return runReports(runDirectory, QStringLiteral("step-"), QStringLiteral("analysis.json"));

@@ -11,6 +11,7 @@
 //   Over training       median entropy / JSD per head against step, with a step slider
 // It computes nothing but the MDS of the heads: the numbers are the report's.
 
+#include "app/gui/panels/analysis_run_options.h"
 #include "app/gui/run_session.h"
 #include "widgets/plots/theme.h"
 
@@ -65,6 +66,12 @@ class AnalysisPanel : public QWidget {
   /// shown here, and the Cancel button stops it.
   void setAnalysisController(AnalysisController* controller);
 
+  /// The choices of the next Run analysis (evaluation set, pairwise JSD, every checkpoint),
+  /// as the Options... popup beside the button holds them; the window passes them to the
+  /// controller when analysisRequested() is emitted.
+  AnalysisRunOptions runOptions() const;
+  AnalysisRunOptionsButton* runOptionsButton() const { return m_runOptions; }
+
   /// The analysis.json files under <run>/analysis/, by step.
   QStringList reportFiles() const { return m_files; }
   /// Reads `path` (an analysis.json) off the GUI thread; reportLoaded() or loadFailed().
@@ -104,7 +111,8 @@ class AnalysisPanel : public QWidget {
  signals:
   void reportLoaded(const QString& path);
   void loadFailed(const QString& message);
-  /// Run analysis was clicked for `run` (the window starts the controller).
+  /// Run analysis was clicked for `run` with runOptions() that can run (the window starts
+  /// the controller); options naming a missing text file are refused with a message.
   void analysisRequested(attnlab::app::RunSession* run);
 
  private:
@@ -132,6 +140,7 @@ class AnalysisPanel : public QWidget {
   QPushButton* m_openButton = nullptr;
   QPushButton* m_exportButton = nullptr;
   JobBar* m_jobBar = nullptr;
+  AnalysisRunOptionsButton* m_runOptions = nullptr;
   QLabel* m_summary = nullptr;
   QStackedLayout* m_stack = nullptr;
   QLabel* m_placeholder = nullptr;
