@@ -19,6 +19,7 @@
 #include "tests/support/cli_process.h"
 #include "tests/support/tiny_run_setup.h"
 #include "widgets/plots/matrix_heatmap.h"
+#include "widgets/plots/plot_widget.h"
 #include "widgets/plots/probe_matrix_plot.h"
 #include "widgets/plots/scatter_plot.h"
 #include "widgets/plots/violin_grid.h"
@@ -79,7 +80,8 @@ QVector<QPointF> pointsOf(const QCPGraph* graph) {
 
 /// Leaves an image of `widget` (after its queued replots) where a person can look at it.
 bool saveShot(QWidget& widget, const QString& name) {
-  QCoreApplication::processEvents();
+  for (auto* plot : widget.findChildren<widgets::PlotWidget*>())
+    if (plot->isVisible()) plot->replotNow();
   const QString dir = QDir::temp().filePath(QStringLiteral("attnlab-analysis-views"));
   QDir().mkpath(dir);
   return widget.grab().save(QDir(dir).filePath(name + QStringLiteral(".png")));
@@ -679,6 +681,14 @@ class TestAnalysisPanel : public QObject {
     QVERIFY(violins->title().contains("medians only"));
     QTest::keyClick(slider, Qt::Key_Right);
     QCOMPARE(view->currentStep(), qint64(points[1]["step"].toInteger()));
+    // The lines' marker stands at that step in every panel.
+    for (int p = 0; p < lines->panelCount(); ++p) {
+      QCOMPARE(lines->panel(p).marker, std::optional<double>(points[1]["step"].toInteger()));
+      const QCPGraph* marker = lines->markerGraph(p);
+      QVERIFY(marker != nullptr && marker->visible());
+      for (const QPointF& at : pointsOf(marker))
+        QCOMPARE(at.x(), double(points[1]["step"].toInteger()));
+    }
     // The Violins box switches them to the JSD medians of that step.
     panel.findChild<QComboBox*>("analysisStatisticBox")->setCurrentIndex(1);
     QCOMPARE(violins->rows(), layers - 1);

@@ -132,13 +132,13 @@ void ScatterPlot::rebuild() {
     if (ymax - ymin < 1e-12) ymin -= 0.05, ymax += 0.05;
     x->setRange(xmin - padX, xmax + padX);
     y->setRange(ymin - padY, ymax + padY);
-    QCPGraph* marker = nullptr;
-    if (panel.marker) {
-      marker = new QCPGraph(x, y);
-      marker->removeFromLegend();
-      marker->setProperty("marker", true);
+    // Every panel gets its marker graph, hidden until setMarker() places it.
+    auto* marker = new QCPGraph(x, y);
+    marker->removeFromLegend();
+    marker->setProperty("marker", true);
+    marker->setVisible(panel.marker.has_value());
+    if (panel.marker)
       marker->setData({*panel.marker, *panel.marker}, {ymin - padY, ymax + padY}, true);
-    }
     m_markers << marker;
   }
   m_plot->legend->setVisible(legend);

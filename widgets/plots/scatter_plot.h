@@ -51,6 +51,10 @@ class ScatterPlot : public PlotWidget {
   QCPAxisRect* panelRect(int i) const;
   /// The plotted graph of series `s` of panel `p` (tests read its data).
   QCPGraph* graph(int p, int s) const;
+  /// The vertical marker line of panel `p` (hidden when the panel has no marker).
+  QCPGraph* markerGraph(int p) const {
+    return p >= 0 && p < m_markers.size() ? m_markers[p] : nullptr;
+  }
 
   /// The colour of layer `layer` of `layers` along the viridis map (shared so every
   /// "coloured by layer" figure agrees).
