@@ -28,7 +28,7 @@ SymmetricEigen symmetricEigen(std::span<const double> matrix, int n) {
   double total = 0;
   for (double x : a) total += x * x;
   // Cyclic Jacobi: each rotation zeroes one off-diagonal pair; O(n^3) per sweep, which is
-  // instant for BERT-base's 144 heads and converges quadratically.
+  // about 0.13 s for BERT-base's 144 heads on 2 shared cores, and converges quadratically.
   for (int sweep = 0; sweep < 100; ++sweep) {
     double off = 0;
     for (std::size_t p = 0; p < N; ++p)
