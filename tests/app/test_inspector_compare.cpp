@@ -4,7 +4,8 @@
 // run, beside the enlarged head; both heads' cells equal `attnlab-cli inspect` at their
 // checkpoints (read by h5py) and both heatmaps draw on one colour range, the range of the two
 // matrices together. The ASA toggle of the ASA run shows the selected layer's keep-mask,
-// equal to the inspection file's /asa_masks.
+// equal to the inspection file's /asa_masks; beside a run without ASA the note says that run
+// has no keep-mask.
 #include "app/gui/panels/inspector_panel.h"
 #include "core/config/config_loader.h"
 #include "tests/app/inspector_test_support.h"
@@ -153,9 +154,10 @@ class TestInspectorCompare : public QObject {
   }
 
   void asaToggleShowsTheKeepMask() {
-    app::RunSession asa(m_asaRun, Qt::blue);
+    app::RunSession asa(m_asaRun, Qt::blue), plain(m_run, Qt::red);
     tests::addCheckpoints(asa, m_asaRun);
-    auto panel = openPanel({&asa});
+    tests::addCheckpoints(plain, m_run);
+    auto panel = openPanel({&asa, &plain});
     QVERIFY(panel);
     QTRY_VERIFY_WITH_TIMEOUT(panel->frame() && panel->frame()->text == kText, 30000);
     QVERIFY(panel->frame()->hasAsa);
@@ -177,9 +179,20 @@ class TestInspectorCompare : public QObject {
     QVERIFY(
         std::all_of(cells.begin(), cells.end(), [](float v) { return v == 0.0f || v == 1.0f; }));
     tests::saveShot(panel.get(), QStringLiteral("inspect-asa-mask"));
-    // Off again: the attention of the selected head.
+    // Beside a run without ASA: no keep-mask to draw there, and the note says so.
+    auto* combo = panel->findChild<QComboBox*>("inspectCompare");
+    QSignalSpy compared(panel.get(), &app::InspectorPanel::compared);
+    combo->setFocus();
+    QTest::keyClick(combo, Qt::Key_End);
+    QCOMPARE(combo->currentText(), QStringLiteral("run plain"));
+    QVERIFY(compared.wait(30000));
+    QVERIFY(!panel->compareHeatmap()->isVisible());
+    const QString note = panel->findChild<QLabel*>("inspectCompareStatus")->text();
+    QVERIFY2(note.contains("run plain, step 8 has no ASA keep-mask"), qPrintable(note));
+    // Off again: the attention of the selected head, the plain run's beside it.
     QTest::mouseClick(box, Qt::LeftButton, {}, QPoint(8, box->height() / 2));
     QVERIFY(tests::sameCells(headOf(out, 1, 1), panel->heatmap()->matrix()));
+    QVERIFY(panel->compareHeatmap()->isVisible());
   }
 };
 

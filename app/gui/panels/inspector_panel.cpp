@@ -480,6 +480,13 @@ void InspectorPanel::drawHead() {
     m_compareHeatmap->requestReplot();
   } else {
     m_heatmap->autoRange();
+    if (besides && !other.isValid()) {
+      // The other side has nothing of the kind asked for (a keep-mask of a run without ASA).
+      m_compareHeatmap->setVisible(false);
+      m_compareStatus->setText(
+          QStringLiteral("Right: %1 has no %2.").arg(m_compareTarget, valueLabel));
+      m_compareStatus->setVisible(true);
+    }
   }
   m_heatmap->requestReplot();
 }
