@@ -141,6 +141,12 @@ class TestFigures : public QObject {
     QTest::newRow("jsd-violins") << "jsd-violins" << variants << QStringList{"bits", "L0-L1"};
     QTest::newRow("coref-heads") << "coref-heads" << variants
                                  << QStringList{"head", "layer", "nearest_mention"};
+    // The figures that compare runs (comparison_figures.cpp), here on the one analysed run.
+    QTest::newRow("realformer-fig4")
+        << "realformer-fig4" << variants << QStringList{"variants", "nats"};
+    QTest::newRow("realformer-fig6")
+        << "realformer-fig6" << variants << QStringList{"variants", "bits"};
+    QTest::newRow("guidance-table8") << "guidance-table8" << variants << QStringList{"variants"};
     // The head figures of an analysis report (head_figures.h).
     QTest::newRow("clark-fig2") << "clark-fig2" << variants
                                 << QStringList{"step 4", "layer 0", "layer 1", "periods",
