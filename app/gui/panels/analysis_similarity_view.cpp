@@ -47,8 +47,23 @@ AnalysisSimilarityView::AnalysisSimilarityView(QWidget* parent) : AnalysisView(p
 
 void AnalysisSimilarityView::setDisplay(int index) {
   if (m_display->currentIndex() != index) m_display->setCurrentIndex(index);  // re-enters
+  if (index == 1) drawEmbedding();
   if (m_hasPairs) m_stack->setCurrentIndex(index == 1 ? 1 : 0);
   emit figureChanged();
+}
+
+void AnalysisSimilarityView::drawEmbedding() {
+  // The MDS (a dense eigenproblem, about 0.13 s for 144 heads) only once the map is asked
+  // for, so opening a report does not wait for it.
+  if (!m_hasPairs || !m_embeddingStale || !m_shown.report) return;
+  try {
+    m_mds = figures::drawHeadJsdMds(*m_embedding, *m_shown.report, m_shown.runName,
+                                    m_shown.path.toStdString());
+  } catch (const std::exception& e) {
+    m_embedding->setPanels({});
+    m_embedding->setTitle(QString::fromStdString(e.what()));
+  }
+  m_embeddingStale = false;
 }
 
 QString AnalysisSimilarityView::figureName() const {
@@ -74,13 +89,12 @@ void AnalysisSimilarityView::setTheme(const widgets::Theme& theme) {
 
 void AnalysisSimilarityView::setReport(const ShownReport& shown) {
   const std::string where = shown.path.toStdString();
+  m_shown = shown;
   m_hasPairs = !shown.report->statistics.pairwiseJsd.empty();
   m_mds = {};
+  m_embeddingStale = true;
   try {
-    if (m_hasPairs) {
-      figures::drawHeadJsdMatrix(*m_matrix, *shown.report, shown.runName, where);
-      m_mds = figures::drawHeadJsdMds(*m_embedding, *shown.report, shown.runName, where);
-    }
+    if (m_hasPairs) figures::drawHeadJsdMatrix(*m_matrix, *shown.report, shown.runName, where);
   } catch (const std::exception& e) {
     m_hasPairs = false;
     m_missing->setText(QString::fromStdString(e.what()));
@@ -93,6 +107,7 @@ void AnalysisSimilarityView::setReport(const ShownReport& shown) {
           "`attnlab-cli analyze --help` lists the options) and open the new report."));
     m_stack->setCurrentWidget(m_missing);
   } else {
+    if (m_display->currentIndex() == 1) drawEmbedding();
     m_stack->setCurrentIndex(m_display->currentIndex() == 1 ? 1 : 0);
   }
   m_display->setEnabled(m_hasPairs);

@@ -32,19 +32,23 @@ class AnalysisSimilarityView : public AnalysisView {
   void setDisplay(int index);
   widgets::MatrixHeatmap* matrix() const { return m_matrix; }
   widgets::ScatterPlot* embedding() const { return m_embedding; }
-  /// The MDS drawn (empty before a report with pairwise JSD).
+  /// The MDS drawn (empty until the map was shown for a report with pairwise JSD).
   const analysis::HeadEmbedding& headEmbedding() const { return m_mds; }
   /// The text shown instead of the plots when the report has no pairwise JSD (else empty).
   QString missingText() const;
 
  private:
+  void drawEmbedding();
+
   QComboBox* m_display = nullptr;
   QStackedLayout* m_stack = nullptr;
   QLabel* m_missing = nullptr;
   widgets::MatrixHeatmap* m_matrix = nullptr;
   widgets::ScatterPlot* m_embedding = nullptr;
   analysis::HeadEmbedding m_mds;
+  ShownReport m_shown;
   bool m_hasPairs = false;
+  bool m_embeddingStale = true;
 };
 
 }  // namespace attnlab::app
