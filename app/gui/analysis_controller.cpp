@@ -33,15 +33,19 @@ void AnalysisController::cancel() {
 }
 
 bool AnalysisController::start(const QString& runDirectory, std::optional<qint64> step, int threads,
-                               QString* whyNot) {
+                               QString* whyNot, const AnalysisJobOptions& job) {
   const std::string run = runDirectory.toStdString();
   return launch(
       runDirectory,
-      [run, step, threads](const auto& progress, const std::atomic<bool>* cancel) {
+      [run, step, threads, job](const auto& progress, const std::atomic<bool>* cancel) {
         analysis::AnalyzeOptions options;
         options.run = run;
         if (step) options.step = *step;
         options.statistics.threads = threads;
+        options.evaluation.textFile = job.textFile.toStdString();
+        options.evaluation.maxSequences = job.maxSequences;
+        options.statistics.pairwiseSequences = job.pairwiseSequences;
+        options.overCheckpoints = job.overCheckpoints;
         // The folder is settled before the work, as the CLI does.
         const auto selected = analysis::selectCheckpoint(options.run, options.step);
         const auto out = selected.runDir / "analysis" / ("step-" + std::to_string(selected.step));

@@ -22,6 +22,15 @@
 
 namespace attnlab::app {
 
+/// What to analyse besides the checkpoint: the evaluation set and the optional statistics,
+/// as `attnlab-cli analyze --text/--examples/--pairwise/--over-checkpoints` take them.
+struct AnalysisJobOptions {
+  QString textFile;               ///< empty: the run's validation split
+  qint64 maxSequences = 0;        ///< 0: every sequence of the evaluation set
+  qint64 pairwiseSequences = 64;  ///< all-pairs head JSD over the first N sequences; 0 = off
+  bool overCheckpoints = false;   ///< also the evaluation set under every checkpoint
+};
+
 class AnalysisController : public QObject {
   Q_OBJECT
  public:
@@ -32,7 +41,8 @@ class AnalysisController : public QObject {
   /// (and `whyNot`) when an analysis is already running. `threads`: statistics threads
   /// (0 = all cores; the app passes 1 while a run trains, so the engine keeps its share).
   bool start(const QString& runDirectory, std::optional<qint64> step = std::nullopt,
-             int threads = 0, QString* whyNot = nullptr);
+             int threads = 0, QString* whyNot = nullptr,
+             const AnalysisJobOptions& job = AnalysisJobOptions{});
   /// Starts the coreference probe of `runDirectory`'s latest checkpoint with `request`'s
   /// dataset ("synthetic", "conll:PATH" or "lin:PATH", as the CLI's --dataset) and synthetic
   /// size, seed and distractor; the report is the CLI's, coref_examples.json included.

@@ -5,6 +5,7 @@
 #include "app/gui/new_run/new_run_dialog.h"
 #include "app/gui/opened_runs.h"
 #include "app/gui/panels/analysis_panel.h"
+#include "app/gui/panels/analysis_run_options.h"
 #include "app/gui/panels/attention_panel.h"
 #include "app/gui/panels/compare_panel.h"
 #include "app/gui/panels/console_dock.h"
@@ -113,8 +114,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_analysis, &AnalysisPanel::analysisRequested, this, [this](RunSession* run) {
     // While a run trains here the statistics take one thread, so the engine keeps its share.
     QString whyNot;
+    const AnalysisRunOptions chosen = m_analysis->runOptions();
+    AnalysisJobOptions job;
+    job.textFile = chosen.textFile;
+    job.maxSequences = chosen.maxSequences;
+    job.pairwiseSequences = chosen.pairwiseSequences;
+    job.overCheckpoints = chosen.overCheckpoints;
     if (!m_analysisController->start(run->directory(), std::nullopt,
-                                     m_training->isRunning() ? 1 : 0, &whyNot))
+                                     m_training->isRunning() ? 1 : 0, &whyNot, job))
       showError(whyNot);
   });
   m_tabs->addTab(m_analysis, QStringLiteral("Analysis"));

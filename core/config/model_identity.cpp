@@ -14,6 +14,9 @@ RunConfig modelPart(const RunConfig& c) {
   RunConfig m;
   m.model = c.model;
   m.attention = c.attention;
+  // Guidance only adds a loss term: the same model trains with or without it, and a run may
+  // change its weight or schedule between sessions.
+  m.attention.guidance = GuidanceConfig{};
   m.tokenizer.vocabSize = c.tokenizer.vocabSize;
   m.data.sequenceLength = c.data.sequenceLength;
   return m;

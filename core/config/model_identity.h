@@ -1,10 +1,11 @@
 #pragma once
 
 // Whether two configurations describe the same model: the keys that decide the parameters'
-// shapes and the forward pass (model.*, attention.*, tokenizer.vocab_size,
-// data.sequence_length), not the ones a run may change between sessions (steps, learning
-// rate, logging, paths). A checkpoint whose model differs from its run's config.toml was
-// copied in from another run; analysing it with the run's tokenizer would be a silent mix.
+// shapes and the forward pass (model.*, attention.* apart from guidance, which only adds a
+// loss term, tokenizer.vocab_size, data.sequence_length), not the ones a run may change between
+// sessions (steps, learning rate, logging, paths). A checkpoint whose model differs from its run's
+// config.toml was copied in from another run; analysing it with the run's tokenizer would be a
+// silent mix.
 
 #include "core/config/run_config.h"
 

@@ -1,5 +1,7 @@
 #include "core/inspect/attention_inspector.h"
 
+#include "core/config/model_identity.h"
+
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/config/config_loader.h"
 #include "core/errors/error.h"
@@ -48,6 +50,35 @@ struct AttentionInspector::State {
   MaskedLanguageModel model{nullptr};
 };
 
+namespace {
+
+// A checkpoint inside <run>/checkpoints/ must be the model the run's config.toml describes:
+// one copied in from another run would otherwise be read with this run's tokenizer and
+// reported under this run's name (a silent mix). Refused with the keys that differ.
+void checkBelongsToRun(const fs::path& checkpoint, const RunConfig& stored) {
+  const fs::path folder = checkpoint.parent_path();
+  if (folder.filename() != "checkpoints") return;
+  const fs::path runConfig = folder.parent_path() / "config.toml";
+  std::error_code ec;
+  if (!fs::is_regular_file(runConfig, ec)) return;
+  RunConfig run;
+  try {
+    run = loadRunConfig(runConfig);
+  } catch (const std::exception&) {
+    return;  // the checkpoint's own configuration is complete; a damaged config.toml is
+             // the trainer's to report when the run resumes
+  }
+  const std::vector<std::string> differences = modelDifferences(stored, run);
+  if (differences.empty()) return;
+  std::string list;
+  for (const auto& d : differences) list += (list.empty() ? "" : "; ") + d;
+  throw CheckpointError(checkpoint.string(), "holds a different model than its run's " +
+                                                 runConfig.string() + " (" + list +
+                                                 "): was it copied in from another run?");
+}
+
+}  // namespace
+
 AttentionInspector::AttentionInspector(const fs::path& checkpoint, const fs::path& tokenizerModel)
     : m_state(std::make_unique<State>()) {
   auto& s = *m_state;
@@ -56,6 +87,7 @@ AttentionInspector::AttentionInspector(const fs::path& checkpoint, const fs::pat
   s.step = data.step;
   s.configToml = data.metadata.configToml;
   s.config = parseRunConfig(s.configToml, checkpoint.string() + " (stored configuration)");
+  checkBelongsToRun(checkpoint, s.config);
 
   fs::path tokenizerPath = tokenizerModel;
   if (tokenizerPath.empty()) {

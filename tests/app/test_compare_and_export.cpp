@@ -8,12 +8,16 @@
 // LibTorch (engine_random.h) before Qt: Qt's `slots` macro breaks its headers.
 #include "core/runtime/engine_random.h"
 
+#include "app/gui/analysis_controller.h"
 #include "app/gui/main_window.h"
 #include "app/gui/opened_runs.h"
+#include "app/gui/panels/analysis_panel.h"
+#include "app/gui/panels/analysis_run_options.h"
 #include "app/gui/panels/compare_panel.h"
 #include "app/gui/panels/curves_panel.h"
 #include "app/gui/panels/export_figure_dialog.h"
 #include "app/gui/panels/figure_view.h"
+#include "app/gui/panels/job_bar.h"
 #include "app/gui/panels/runs_panel.h"
 #include "app/gui/plot_context_menu.h"
 #include "app/gui/report_export_controller.h"
@@ -30,6 +34,7 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QImage>
 #include <QJsonArray>
@@ -39,6 +44,8 @@
 #include <QListWidget>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPushButton>
+#include <QRadioButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -374,6 +381,74 @@ class TestCompareAndExport : public QObject {
         "pdftoppm", {"-png", "-r", "72", "-singlefile", path("loss.pdf"), path("loss-pdf")});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY(!QImage(path("loss-pdf.png")).isNull());
+  }
+
+  void runsTheAnalysisWithTheChosenOptions() {
+    // A copy, so the other cases keep the default report.
+    const QString run = path("options-run");
+    QVERIFY(QDir().mkpath(run));
+    for (const QString& f : filesUnder(m_plain)) {
+      if (f.startsWith("analysis/")) continue;
+      QVERIFY(QDir().mkpath(QFileInfo(run + "/" + f).path()));
+      QVERIFY(QFile::copy(m_plain + "/" + f, run + "/" + f));
+    }
+    const QString text = path("eval.txt");
+    QVERIFY(tests::writeBytes(text,
+                              "the cat sat on the mat .\na dog ran home .\n"
+                              "birds sing at dawn .\nit rained all day .\n"));
+    app::MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openRun(run) != nullptr);
+    clickTab(window, "Analysis");
+    app::AnalysisRunOptionsButton* options = window.analysisPanel()->runOptionsButton();
+    QTest::mouseClick(options->textChoice(), Qt::LeftButton);
+    options->textFileField()->setText(text);
+    options->pairwiseField()->setValue(2);
+    QSignalSpy finished(window.analysisController(), &app::AnalysisController::finished);
+    QPushButton* runButton = window.analysisPanel()->findChild<app::JobBar*>()->runButton();
+    QVERIFY(runButton->isEnabled());
+    QTest::mouseClick(runButton, Qt::LeftButton);
+    QVERIFY(finished.wait(120000));
+    QVERIFY2(finished.last().at(0).toBool(), qPrintable(finished.last().at(2).toString()));
+    const QJsonObject report = readJson(finished.last().at(3).toString());
+    // The text file's four lines, and the pairwise matrix over two of them.
+    QCOMPARE(report["evaluation"].toObject()["sequences"].toInt(), 4);
+    QCOMPARE(report["evaluation"].toObject()["kind"].toString(), QStringLiteral("text"));
+  }
+
+  void refusesACheckpointOfAnotherModel() {
+    // The RealFormer run's checkpoint copied into a copy of the plain run: the parameters have
+    // the same shapes, only the attention differs, so nothing but the configs can tell.
+    const QString run = path("mixed-run");
+    for (const QString& f : filesUnder(m_plain)) {
+      if (f.startsWith("analysis/")) continue;
+      QVERIFY(QDir().mkpath(QFileInfo(run + "/" + f).path()));
+      QVERIFY(QFile::copy(m_plain + "/" + f, run + "/" + f));
+    }
+    const QString foreign = run + "/checkpoints/step-0000008.h5";
+    QVERIFY(QFile::remove(foreign));
+    QVERIFY(QFile::copy(m_variant + "/checkpoints/step-0000008.h5", foreign));
+    app::MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openRun(run) != nullptr);
+    clickTab(window, "Analysis");
+    QSignalSpy finished(window.analysisController(), &app::AnalysisController::finished);
+    QTest::mouseClick(window.analysisPanel()->findChild<app::JobBar*>()->runButton(),
+                      Qt::LeftButton);
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(finished.last().at(0).toBool(), false);
+    const QString message = finished.last().at(2).toString();
+    QVERIFY2(message.contains(foreign) && message.contains("attention.residual") &&
+                 message.contains("config.toml"),
+             qPrintable(message));
+    QVERIFY(!QFile::exists(run + "/analysis/step-8/analysis.json"));
+    // The command line says the same.
+    const auto r = tests::runCli({"analyze", run});
+    QVERIFY2(r.exitCode != 0, qPrintable(r.err + r.out));
+    QVERIFY2((r.err + r.out).contains("attention.residual"), qPrintable(r.err + r.out));
+    closeMessageBoxes(window);
   }
 
   void exportsTheReportAsTheCliDoes() {

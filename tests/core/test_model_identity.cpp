@@ -16,6 +16,7 @@ class TestModelIdentity : public QObject {
     b.optimizer.learningRate = 1e-2;
     b.log.flushSeconds = 3;
     b.tokenizer.model = "/elsewhere/tok.model";
+    b.attention.guidance.enabled = true;
     QVERIFY(modelDifferences(a, b).empty());
   }
 
