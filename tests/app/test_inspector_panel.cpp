@@ -95,6 +95,12 @@ class TestInspectorPanel : public QObject {
     QCOMPARE(panel.headGrid()->layers(), frame.layers);
     QCOMPARE(panel.headGrid()->heads(), frame.heads);
     QCOMPARE(panel.heatmap()->queries(), frame.length);
+    QVERIFY(frame.inspectMs > 0);
+    QVERIFY(
+        panel.findChild<QLabel*>("inspectStatus")
+            ->text()
+            .contains(
+                QStringLiteral("(inspected in %1 s)").arg(frame.inspectMs / 1000.0, 0, 'f', 2)));
 
     // The same text and checkpoint through attnlab-cli inspect.
     const QString out = m_dir.filePath("inspect-8.h5");

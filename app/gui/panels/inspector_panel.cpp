@@ -377,11 +377,12 @@ void InspectorPanel::showFrame(const InspectionFrame& frame) {
   m_frame = frame;
   if (m_layer >= frame.layers) m_layer = 0;
   if (m_head >= frame.heads) m_head = 0;
-  QString status = QStringLiteral("Step %1: %2 tokens, %3 layers x %4 heads")
+  QString status = QStringLiteral("Step %1: %2 tokens, %3 layers x %4 heads (inspected in %5 s)")
                        .arg(frame.step)
                        .arg(frame.pieces.size())
                        .arg(frame.layers)
-                       .arg(frame.heads);
+                       .arg(frame.heads)
+                       .arg(frame.inspectMs / 1000.0, 0, 'f', 2);
   if (frame.truncated)
     status += QStringLiteral(
                   ". The text was cut to the model's maximum of %1 tokens "
