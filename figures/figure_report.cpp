@@ -79,6 +79,9 @@ std::string describeReportFile(const std::string& file) {
       {"over_training.csv", "per-head median entropy and JSD per logged step"},
       {"coref.json", "the coreference probe (format attnlab-coref-probe; docs/analysis.md)"},
       {"coref.md", "the coreference probe as a readable report"},
+      {"coref_examples.json",
+       "per example: each head's picked word and word-level attention row (format "
+       "attnlab-coref-examples; the first examples only, docs/analysis.md)"},
       {"coref_accuracy.csv", "antecedent accuracy per head (fraction of mentions)"},
       {"coref_baselines.csv", "the probe's attention-free baselines (fraction of mentions)"},
   };
