@@ -84,7 +84,9 @@ void applyTheme(QCustomPlot& plot, const Theme& t) {
       legend->setBorderPen(QPen(t.grid));
       legend->setTextColor(t.foreground);
       // Existing items keep the colour they were created with; set theirs as well.
-      for (int i = 0; i < legend->itemCount(); ++i) legend->item(i)->setTextColor(t.foreground);
+      // A wrapped legend (more entries than a row holds) has empty cells: item(i) is null.
+      for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem* item = legend->item(i)) item->setTextColor(t.foreground);
     }
   }
 }
