@@ -78,10 +78,12 @@ int main(int argc, char** argv) {
                                           QStringLiteral("With --train and --screenshot: take "
                                                          "the screenshot at this step."),
                                           QStringLiteral("step"));
-  const QCommandLineOption view(QStringLiteral("view"),
-                                QStringLiteral("The tab to show first: Curves, Attention, Inspect, "
-                                               "Variants, Analysis, Probe or Compare."),
-                                QStringLiteral("tab"));
+  const QCommandLineOption view(
+      QStringLiteral("view"),
+      QStringLiteral("The tab to show first: Curves, Attention, Inspect, "
+                     "Variants, Analysis, Probe or Compare; a view inside a tab after a "
+                     "slash, e.g. \"Analysis/Head summaries\"."),
+      QStringLiteral("tab"));
   const QCommandLineOption figure(
       QStringLiteral("figure"),
       QStringLiteral("Open this figure of the Figures menu (a name of attnlab-cli export "
@@ -96,9 +98,17 @@ int main(int argc, char** argv) {
   // Runs named together are looked at together: all selected (curves overlaid, Compare).
   if (parser.positionalArguments().size() > 1) window.runsPanel()->list()->selectAll();
   if (parser.isSet(view)) {
+    // "Analysis/Head summaries": a tab, then a tab inside it.
+    const QStringList parts = parser.value(view).split(QLatin1Char('/'));
     for (int i = 0; i < window.views()->count(); ++i)
-      if (window.views()->tabText(i).compare(parser.value(view), Qt::CaseInsensitive) == 0)
+      if (window.views()->tabText(i).compare(parts.front(), Qt::CaseInsensitive) == 0)
         window.views()->setCurrentIndex(i);
+    if (parts.size() > 1) {
+      for (QTabWidget* inner : window.views()->currentWidget()->findChildren<QTabWidget*>())
+        for (int i = 0; i < inner->count(); ++i)
+          if (inner->tabText(i).compare(parts[1], Qt::CaseInsensitive) == 0)
+            inner->setCurrentIndex(i);
+    }
   }
 
   if (parser.isSet(figure)) window.openFigure(parser.value(figure));
