@@ -88,7 +88,8 @@ void drawClarkFig2(widgets::ScatterPlot& plot, const analysis::AnalysisReport& r
     widgets::XyPanel panel;
     panel.title = q(clarkBehaviours()[static_cast<std::size_t>(b)]);
     panel.xLabel = QStringLiteral("layer");
-    panel.yLabel = QStringLiteral("mean attention (fraction of the row's mass)");
+    // Short: six panels share the height; the catalog's units say "of the row's mass".
+    panel.yLabel = QStringLiteral("mean attention (fraction)");
     panel.integerX = true;
     for (int l = 0; l < s.layers; ++l) {
       widgets::XySeries series;

@@ -173,7 +173,8 @@ void drawCorefHeads(widgets::ProbeMatrixPlot& plot, const analysis::CorefProbeRe
   QVector<widgets::ProbeBaseline> baselines;
   for (const auto& b : p.baselines)
     baselines.push_back({QString::fromStdString(b.name), b.accuracy});
-  plot.setValueLabel(QStringLiteral("accuracy (fraction of mentions)"));
+  // Short: the colour scale is as tall as the matrix, often a few rows.
+  plot.setValueLabel(QStringLiteral("accuracy (fraction)"));
   plot.setAccuracies(accuracy);
   plot.setBaselines(baselines);
   const FigureSpec* spec = findFigure("coref-heads");

@@ -394,7 +394,7 @@ class TestAnalysisPanel : public QObject {
     widgets::ScatterPlot* scatter = panel.summaryView()->scatter();
     QCOMPARE(scatter->panelCount(), 6);
     for (int b = 0; b < 6; ++b) {
-      QVERIFY(scatter->panel(b).yLabel.contains("mean attention (fraction of the row's mass)"));
+      QVERIFY(scatter->panel(b).yLabel.contains("mean attention (fraction)"));
       for (int l = 0; l < layers; ++l) {
         const QVector<QPointF> points = pointsOf(scatter->graph(b, l));
         QCOMPARE(points.size(), nHeads);
@@ -717,8 +717,7 @@ class TestAnalysisPanel : public QObject {
       QString label;
     };
     const Case cases[] = {
-        {app::AnalysisPanel::View::HeadSummaries, 0, "clark-fig2",
-         "mean attention (fraction of the row's mass)"},
+        {app::AnalysisPanel::View::HeadSummaries, 0, "clark-fig2", "mean attention (fraction)"},
         {app::AnalysisPanel::View::HeadSimilarity, 0, "head-jsd-matrix", "head (layer, head)"},
         {app::AnalysisPanel::View::HeadSimilarity, 1, "head-jsd-mds", "MDS axis 1 (JSD, bits)"},
         {app::AnalysisPanel::View::Guidance, 0, "guidance-conformity",

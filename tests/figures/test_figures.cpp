@@ -150,7 +150,7 @@ class TestFigures : public QObject {
     // The head figures of an analysis report (head_figures.h).
     QTest::newRow("clark-fig2") << "clark-fig2" << variants
                                 << QStringList{"step 4", "layer 0", "layer 1", "periods",
-                                               "mean attention (fraction of the row's mass)"};
+                                               "mean attention (fraction)"};
     QTest::newRow("head-jsd-matrix")
         << "head-jsd-matrix" << variants
         << QStringList{"L0 h0", "L1 h1", "head (layer, head)", "(bits), over 8 sequences"};

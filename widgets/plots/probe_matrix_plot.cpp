@@ -29,6 +29,8 @@ ProbeMatrixPlot::ProbeMatrixPlot(QWidget* parent) : PlotWidget(parent) {
   content()->setColumnStretchFactor(0, 3.0);
   content()->setColumnStretchFactor(1, 0.01);
   content()->setColumnStretchFactor(2, 1.4);
+  // The colour scale's label sits right of its bar: room for it before the bar panel.
+  content()->setColumnSpacing(28);
   auto* group = new QCPMarginGroup(m_plot);
   for (QCPLayoutElement* e :
        {static_cast<QCPLayoutElement*>(rect), static_cast<QCPLayoutElement*>(m_scale),
@@ -52,6 +54,8 @@ ProbeMatrixPlot::ProbeMatrixPlot(QWidget* parent) : PlotWidget(parent) {
   m_plot->plotLayout()->addElement(2, 0, m_plot->legend);
   m_plot->plotLayout()->setRowStretchFactor(2, 0.001);
   m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  // Three entries a row: five names with their accuracies fit a narrow tab unclipped.
+  m_plot->legend->setWrap(3);
   m_plot->legend->setVisible(true);
 
   m_frame = new QCPItemRect(m_plot);
