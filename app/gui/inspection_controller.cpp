@@ -3,6 +3,7 @@
 
 #include "app/gui/inspection_controller.h"
 
+#include "app/gui/inspection_cache.h"
 #include "core/inspect/attention_inspector.h"
 
 #include <QMetaObject>
@@ -18,7 +19,9 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <exception>
+#include <list>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -79,15 +82,73 @@ struct InspectionController::Worker {
   struct Request {
     QString checkpoint, text;
     InspectionRequestOptions options;
+    quint64 serial = 0;  ///< the GUI's request number; 0 for a prefetch pass
   };
+  /// Models kept: the current checkpoint's and its two neighbours' (what prefetching loads).
+  static constexpr std::size_t kInspectors = 3;
+
   std::mutex mutex;
   std::condition_variable wake;
   std::optional<Request> pending;
+  std::deque<Request> prefetches;  ///< done, in order, whenever `pending` is empty
   bool stop = false;
   std::thread thread;
-  // Owned by the thread: the inspector of the last checkpoint used.
-  std::unique_ptr<core::AttentionInspector> inspector;
-  QString inspectorCheckpoint;
+  InspectionCache cache{InspectionController::kDefaultCacheBytes};
+  // Owned by the thread: the inspectors of the last checkpoints used, most recent first.
+  std::list<std::pair<QString, std::unique_ptr<core::AttentionInspector>>> inspectors;
+
+  core::AttentionInspector& inspectorFor(const QString& checkpoint) {
+    const auto it = std::find_if(inspectors.begin(), inspectors.end(),
+                                 [&](const auto& e) { return e.first == checkpoint; });
+    if (it != inspectors.end()) {
+      inspectors.splice(inspectors.begin(), inspectors, it);
+      return *inspectors.front().second;
+    }
+    // Free the oldest model before loading the next, so at most kInspectors live at once.
+    if (inspectors.size() >= kInspectors) inspectors.pop_back();
+    auto inspector = std::make_unique<core::AttentionInspector>(checkpoint.toStdString());
+    inspectors.emplace_front(checkpoint, std::move(inspector));
+    return *inspectors.front().second;
+  }
+
+  InspectionFrame inspect(const Request& request) {
+    const auto started = std::chrono::steady_clock::now();
+    core::AttentionInspector& inspector = inspectorFor(request.checkpoint);
+    core::InspectOptions options;
+    options.scores = request.options.scores;
+    options.asaMasks = request.options.asaMasks;
+    options.stacked = false;  // the model's own layers: no 150 MB stack per tensor
+    const core::Inspection r = inspector.inspect(request.text.toStdString(), options);
+    InspectionFrame frame;
+    frame.checkpoint = request.checkpoint;
+    frame.step = r.step;
+    frame.text = request.text;
+    for (const auto& p : r.pieces) frame.pieces << QString::fromStdString(p);
+    const auto sizes = r.probabilityLayers.at(0).sizes();  // [H, T, T]
+    frame.layers = static_cast<int>(r.probabilityLayers.size());
+    frame.heads = static_cast<int>(sizes[0]);
+    frame.length = static_cast<int>(sizes[1]);
+    frame.truncated = r.truncated;
+    frame.maxLength = inspector.maxLength();
+    frame.residualScores = inspector.config().attention.residual != core::ResidualScores::None;
+    frame.hasAsa = inspector.hasAsaMasks();
+    // The pointer owns a reference to the tensor: no copy (the inspector's tensors are
+    // float32, contiguous and on the CPU already; anything else is converted once).
+    const auto share = [](const at::Tensor& t) -> std::shared_ptr<const float> {
+      if (!t.defined()) return {};
+      at::Tensor c = t.to(torch::kCPU, torch::kFloat32).contiguous();
+      const float* data = c.data_ptr<float>();
+      return std::shared_ptr<const float>(
+          data, [keep = std::move(c)](const float*) mutable { keep.reset(); });
+    };
+    for (const auto& t : r.probabilityLayers) frame.probabilities.push_back(share(t));
+    for (const auto& t : r.scoreLayers) frame.scores.push_back(share(t));
+    frame.asaMasks = share(r.asaMasks);
+    frame.inspectMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
+    return frame;
+  }
 
   void run(QPointer<InspectionController> owner) {
     useEveryCore();
@@ -95,61 +156,42 @@ struct InspectionController::Worker {
       Request request;
       {
         std::unique_lock lock(mutex);
-        wake.wait(lock, [&] { return stop || pending.has_value(); });
+        wake.wait(lock, [&] { return stop || pending.has_value() || !prefetches.empty(); });
         if (stop) return;
-        request = std::move(*pending);
-        pending.reset();
+        if (pending) {
+          request = std::move(*pending);
+          pending.reset();
+        } else {
+          request = std::move(prefetches.front());
+          prefetches.pop_front();
+        }
       }
+      const bool prefetching = request.serial == 0;
       InspectionFrame frame;
       QString error;
-      const auto started = std::chrono::steady_clock::now();
-      try {
-        if (!inspector || inspectorCheckpoint != request.checkpoint) {
-          inspector.reset();
-          inspector = std::make_unique<core::AttentionInspector>(request.checkpoint.toStdString());
-          inspectorCheckpoint = request.checkpoint;
+      // A prefetch pass may have made the frame since the request was sent.
+      if (auto kept = cache.find(request.checkpoint, request.text, request.options)) {
+        if (prefetching) continue;
+        frame = std::move(*kept);
+        frame.cached = true;
+      } else {
+        try {
+          frame = inspect(request);
+          cache.insert(frame);
+        } catch (const std::exception& e) {
+          error = QString::fromStdString(e.what());
         }
-        core::InspectOptions options;
-        options.scores = request.options.scores;
-        options.asaMasks = request.options.asaMasks;
-        options.stacked = false;  // the model's own layers: no 150 MB stack per tensor
-        const core::Inspection r = inspector->inspect(request.text.toStdString(), options);
-        frame.checkpoint = request.checkpoint;
-        frame.step = r.step;
-        frame.text = request.text;
-        for (const auto& p : r.pieces) frame.pieces << QString::fromStdString(p);
-        const auto sizes = r.probabilityLayers.at(0).sizes();  // [H, T, T]
-        frame.layers = static_cast<int>(r.probabilityLayers.size());
-        frame.heads = static_cast<int>(sizes[0]);
-        frame.length = static_cast<int>(sizes[1]);
-        frame.truncated = r.truncated;
-        frame.maxLength = inspector->maxLength();
-        frame.residualScores = inspector->config().attention.residual != core::ResidualScores::None;
-        frame.hasAsa = inspector->hasAsaMasks();
-        // The pointer owns a reference to the tensor: no copy (the inspector's tensors are
-        // float32, contiguous and on the CPU already; anything else is converted once).
-        const auto share = [](const at::Tensor& t) -> std::shared_ptr<const float> {
-          if (!t.defined()) return {};
-          at::Tensor c = t.to(torch::kCPU, torch::kFloat32).contiguous();
-          const float* data = c.data_ptr<float>();
-          return std::shared_ptr<const float>(
-              data, [keep = std::move(c)](const float*) mutable { keep.reset(); });
-        };
-        for (const auto& t : r.probabilityLayers) frame.probabilities.push_back(share(t));
-        for (const auto& t : r.scoreLayers) frame.scores.push_back(share(t));
-        frame.asaMasks = share(r.asaMasks);
-        frame.inspectMs =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
-                .count();
-      } catch (const std::exception& e) {
-        error = QString::fromStdString(e.what());
-        if (!inspector) inspectorCheckpoint.clear();
       }
+      if (prefetching && !error.isEmpty()) continue;  // the request itself will say what failed
       QMetaObject::invokeMethod(
           owner.data(),
-          [owner, frame = std::move(frame), error] {
+          [owner, frame = std::move(frame), error, serial = request.serial] {
             if (!owner) return;
-            if (error.isEmpty())
+            if (serial == 0)
+              emit owner->prefetched(frame.checkpoint, frame.text);
+            else if (serial != owner->m_serial)
+              return;  // superseded by a newer request (its frame is kept in memory)
+            else if (error.isEmpty())
               emit owner->inspected(frame);
             else
               emit owner->failed(error);
@@ -177,11 +219,47 @@ InspectionController::~InspectionController() {
 
 void InspectionController::inspect(const QString& checkpoint, const QString& text,
                                    const InspectionRequestOptions& options) {
+  const quint64 serial = ++m_serial;
+  if (auto kept = m_worker->cache.find(checkpoint, text, options)) {
+    {
+      std::lock_guard lock(m_worker->mutex);
+      m_worker->pending.reset();  // the newest request wins, and this one is answered
+    }
+    kept->cached = true;
+    QPointer<InspectionController> self(this);
+    QMetaObject::invokeMethod(
+        this,
+        [self, frame = std::move(*kept), serial] {
+          if (self && serial == self->m_serial) emit self->inspected(frame);
+        },
+        Qt::QueuedConnection);
+    return;
+  }
   {
     std::lock_guard lock(m_worker->mutex);
-    m_worker->pending = Worker::Request{checkpoint, text, options};
+    m_worker->pending = Worker::Request{checkpoint, text, options, serial};
   }
   m_worker->wake.notify_all();
+}
+
+void InspectionController::prefetch(const QStringList& checkpoints, const QString& text,
+                                    const InspectionRequestOptions& options) {
+  {
+    std::lock_guard lock(m_worker->mutex);
+    m_worker->prefetches.clear();
+    for (const QString& c : checkpoints)
+      m_worker->prefetches.push_back(Worker::Request{c, text, options, 0});
+  }
+  m_worker->wake.notify_all();
+}
+
+bool InspectionController::isCached(const QString& checkpoint, const QString& text,
+                                    const InspectionRequestOptions& options) const {
+  return m_worker->cache.contains(checkpoint, text, options);
+}
+
+void InspectionController::setCacheBudget(std::size_t bytes) {
+  m_worker->cache.setBudget(bytes);
 }
 
 }  // namespace attnlab::app

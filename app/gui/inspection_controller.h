@@ -1,10 +1,14 @@
 #pragma once
 
 // Runs one text through a checkpoint's model and captures every layer's attention, as
-// `attnlab-cli inspect` does, on a thread of its own (the inspector for the last
-// checkpoint is kept, so moving along checkpoints or editing the text costs one forward
-// pass). Requests coalesce: while one runs, only the newest waiting one is kept. A QObject
-// without widgets; results arrive as plain floats, so views need no LibTorch.
+// `attnlab-cli inspect` does, on a thread of its own. The inspectors of the last three
+// checkpoints used are kept (editing the text costs one forward pass, not a model load), and
+// so are the frames already made (InspectionCache): asking again for a text under a
+// checkpoint it has seen answers at once. prefetch() lets the thread inspect the same text
+// under other checkpoints while it has nothing else to do, so moving the checkpoint slider
+// repaints without waiting for a model. Requests coalesce: while one runs, only the newest
+// waiting one is kept, and only the newest request's answer is emitted. A QObject without
+// widgets; results arrive as plain floats, so views need no LibTorch.
 
 #include "widgets/plots/plot_data.h"
 
@@ -12,6 +16,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <cstddef>
 #include <memory>
 #include <vector>
 
@@ -37,6 +42,8 @@ struct InspectionFrame {
   bool hasAsa = false;          ///< the run uses ASA (keep-masks can be asked for)
   /// Engine time of the request (model load included when the checkpoint changed).
   double inspectMs = 0;
+  /// Answered from the frames kept in memory (no model ran for this request).
+  bool cached = false;
   /// Shared, not copied: a 12 x 12 inspection of 512 tokens is 150 MB a tensor, and the frame
   /// passes from the engine to the thread, the panel and its history. The pointers keep the
   /// model's own per-layer tensors alive: nothing is copied or stacked after the forward pass.
@@ -59,18 +66,36 @@ class InspectionController : public QObject {
   explicit InspectionController(QObject* parent = nullptr);
   ~InspectionController() override;  ///< stops the thread after the pass in flight
 
-  /// Inspects `text` under the checkpoint file `checkpoint`; inspected() or failed() follows.
+  /// Inspects `text` under the checkpoint file `checkpoint`; inspected() or failed() follows
+  /// (at once, on the next turn of the event loop, when the frame is kept in memory). A newer
+  /// request supersedes this one: its answer is then kept in memory but not emitted.
   void inspect(const QString& checkpoint, const QString& text,
                const InspectionRequestOptions& options = {});
+  /// Inspects `text` under each of `checkpoints`, in order, whenever no request waits, and
+  /// keeps the frames (prefetched() follows each). Replaces the list of an earlier call; an
+  /// empty list stops prefetching after the pass in flight.
+  void prefetch(const QStringList& checkpoints, const QString& text,
+                const InspectionRequestOptions& options = {});
+  /// True when a request for `text` under `checkpoint` would be answered from memory.
+  bool isCached(const QString& checkpoint, const QString& text,
+                const InspectionRequestOptions& options = {}) const;
+  /// The memory the kept frames may take (default 1 GiB: six 512-token inspections of a
+  /// 12 x 12 model); 0 keeps none, so every request runs the model.
+  void setCacheBudget(std::size_t bytes);
+  /// The default budget of setCacheBudget().
+  static constexpr std::size_t kDefaultCacheBytes = std::size_t{1} << 30;
 
  signals:
   void inspected(const attnlab::app::InspectionFrame& frame);
+  /// A prefetch() pass is kept in memory.
+  void prefetched(const QString& checkpoint, const QString& text);
   /// What went wrong and where (a missing or foreign checkpoint, an empty text).
   void failed(const QString& message);
 
  private:
   struct Worker;
   std::unique_ptr<Worker> m_worker;
+  quint64 m_serial = 0;  ///< the newest request's number (GUI thread only)
 };
 
 }  // namespace attnlab::app

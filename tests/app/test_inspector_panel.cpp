@@ -6,7 +6,8 @@
 // checkpoint that cannot be read gets a message naming it. A probe sentence and a line of a
 // text file picked with the keyboard give the CLI's cells too; a file that cannot be read is
 // named in the message; the guidance overlay marks the pattern's cells of a known sentence;
-// the ASA toggle of a run without ASA is off with a tooltip that says why.
+// the ASA toggle of a run without ASA is off with a tooltip that says why; the slider's
+// neighbouring checkpoint is prefetched and shown from memory with the CLI's cells.
 #include "app/gui/panels/inspector_panel.h"
 #include "app/gui/panels/inspector_source_bar.h"
 #include "core/config/config_loader.h"
@@ -245,6 +246,50 @@ class TestInspectorPanel : public QObject {
     // "none" (Home) takes the overlay away.
     QTest::keyClick(combo, Qt::Key_Home);
     QVERIFY(panel.heatmap()->guidance().values.empty());
+  }
+
+  // The text under the slider's neighbouring checkpoint is made while the thread is idle, so
+  // moving the slider there repaints from memory; what is shown from memory still equals
+  // attnlab-cli inspect under that checkpoint.
+  void sliderRepaintsFromMemory() {
+    app::RunSession run(m_run, Qt::red);
+    addCheckpoints(run, m_run);
+    app::InspectorPanel panel;
+    panel.resize(1100, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.setRuns({&run});
+    const QString text = QStringLiteral("a dog chased the small cat .");
+    panel.inspect(text);
+    QTRY_VERIFY_WITH_TIMEOUT(panel.frame() && panel.frame()->text == text, 30000);
+    QCOMPARE(panel.frame()->step, 8);
+    QVERIFY(!panel.frame()->cached);
+    const QString step4 = m_run + "/checkpoints/step-0000004.h5";
+    QTRY_VERIFY_WITH_TIMEOUT(panel.controller().isCached(step4, text), 30000);
+
+    QSignalSpy inspected(&panel, &app::InspectorPanel::inspected);
+    QVERIFY(panel.selectCheckpointStep(4));
+    QVERIFY(inspected.wait(5000));
+    QCOMPARE(inspected.first().at(0).toLongLong(), 4);
+    QVERIFY(panel.frame()->cached);
+    QVERIFY(panel.findChild<QLabel*>("inspectStatus")->text().contains("kept in memory"));
+    const QString out = m_dir.filePath("inspect-4-memory.h5");
+    const auto r = tests::runCli({"inspect", step4, "--text", text, "--out", out});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+    const QJsonArray cli = probabilitiesOf(out);
+    const widgets::Matrix shown = panel.frame()->head(1, 0);
+    const QJsonArray rows = cli[1].toArray()[0].toArray();
+    QCOMPARE(int(rows.size()), shown.rows);
+    for (int q = 0; q < shown.rows; ++q)
+      for (int k = 0; k < shown.cols; ++k)
+        QVERIFY(std::abs(rows[q].toArray()[k].toDouble() - shown.at(q, k)) < 1e-6);
+
+    // Back to step 8: the frame the first request made.
+    inspected.clear();
+    QVERIFY(panel.selectCheckpointStep(8));
+    QVERIFY(inspected.wait(5000));
+    QCOMPARE(panel.frame()->step, 8);
+    QVERIFY(panel.frame()->cached);
   }
 
   void anUnreadableCheckpointGetsAMessage() {

@@ -86,6 +86,7 @@ class TestTrainingController : public QObject {
   // checkpoints bitwise equal to the CLI's.
   void inspectionsMidRunKeepTheBits() {
     app::InspectionController inspector;
+    inspector.setCacheBudget(0);  // every request runs the model, none is answered from memory
     const QStringList checkpoints = {
         QString::fromStdString((m_cliRun / "checkpoints" / "step-0000004.h5").string()),
         QString::fromStdString((m_cliRun / "checkpoints" / "step-0000008.h5").string())};

@@ -4,3 +4,5 @@ attnlab_add_qtest(app test_inspector_compare LIBS attnlab_gui attnlab_core GUI L
 if(TARGET app_test_inspector_compare)
   add_dependencies(app_test_inspector_compare attnlab-cli)
 endif()
+# The frames the Inspect tab keeps in memory (look-ups, budget, least recently used first).
+attnlab_add_qtest(app test_inspection_cache LIBS attnlab_gui GUI)

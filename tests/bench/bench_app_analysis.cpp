@@ -3,8 +3,11 @@
 // - inspect_512_ms: the Inspect tab's request for one text cut to 512 tokens until its
 //   layer x head grid and enlarged head are drawn (the checkpoint's model already loaded, as
 //   after the tab's first inspection; the first request, which loads it, is printed too);
-// - switch_ms: choosing another head on the open inspection until the enlarged head is
-//   redrawn (worst of all 144 heads);
+// - switch_ms: on the open inspection, the worse of choosing another head until the enlarged
+//   head is redrawn (worst of all 144 heads) and moving the checkpoint slider one step until
+//   the grid and the enlarged head are redrawn (the tab prefetches the text under the
+//   neighbouring checkpoint while idle, so the step is shown from memory; a request made while
+//   that prefetch still runs waits for it, printed too);
 // - violins_ms: a 12 x 12 analysis report handed to the Analysis tab until both violin
 //   views are drawn (entropy and adjacent-layer JSD; worst of the two);
 // - bundle_s: `attnlab-cli export RUN --report DIR` (every figure that applies, PNG + SVG +
@@ -145,8 +148,21 @@ int main(int argc, char** argv) {
       "inspect: %d tokens (%s), %d x %d heads; first request (loads the checkpoint) %.0f ms\n",
       frame.length, frame.truncated ? "cut to the model's maximum" : "whole", frame.layers,
       frame.heads, cold);
+  // The checkpoint beside the slider's (step 1): the tab prefetches the shown text there
+  // whenever its thread is idle. A timed request starts from that idle state.
+  const QString step1 = session.checkpoints().front().path;
+  const auto waitForPrefetch = [&](const QString& t) {
+    QElapsedTimer timer;
+    timer.start();
+    while (!inspector.controller().isCached(step1, t) && timer.elapsed() < 600000)
+      QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+    return ms(timer);
+  };
+  std::printf("inspect: prefetch of the same text under step 1 done %.0f ms after it was shown\n",
+              waitForPrefetch(text));
   double warm = 0, warmEngine = 0, warmCpu = 0;
   for (int i = 0; i < 3; ++i) {
+    if (i > 0) waitForPrefetch(text + QStringLiteral(" again %1 .").arg(i - 1));
     const double wall = inspectOnce(text + QStringLiteral(" again %1 .").arg(i));
     std::printf("inspect: request %d: %.0f ms (engine %.0f ms, process CPU %.0f ms)\n", i + 1, wall,
                 engineMs, cpuMs);
@@ -167,13 +183,33 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("switch heads: worst of %d: %.1f ms\n", frame.layers * frame.heads, worstSwitch);
-  QElapsedTimer checkpointTimer;
-  checkpointTimer.start();
-  inspector.selectCheckpointStep(1);
-  while (!(inspector.frame() && inspector.frame()->step == 1) && checkpointTimer.elapsed() < 600000)
-    QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
-  inspector.heatmap()->replotNow();
-  std::printf("switch checkpoints (step 2 -> 1, a model load): %.0f ms\n", ms(checkpointTimer));
+  const QString shownText = inspector.frame()->text;
+  waitForPrefetch(shownText);
+  const auto moveSliderTo = [&](qint64 step) {
+    QElapsedTimer timer;
+    timer.start();
+    inspector.selectCheckpointStep(step);
+    while (!(inspector.frame() && inspector.frame()->step == step) && timer.elapsed() < 600000)
+      QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+    inspector.headGrid()->replotNow();
+    inspector.heatmap()->replotNow();
+    return ms(timer);
+  };
+  const double toStep1 = moveSliderTo(1);
+  const bool fromMemory = inspector.frame()->cached;
+  const double backToStep2 = moveSliderTo(2);
+  const double worstCheckpoint = std::max(toStep1, backToStep2);
+  std::printf(
+      "switch checkpoints: step 2 -> 1 %.1f ms (%s), 1 -> 2 %.1f ms (from memory: %s)\n",
+      toStep1, fromMemory ? "prefetched, from memory" : "NOT from memory: model ran",
+      backToStep2, inspector.frame()->cached ? "yes" : "no");
+  // A new text sent while the thread still prefetches the previous one waits for that pass.
+  const QString busyText = text + QStringLiteral(" while prefetching .");
+  inspectOnce(text + QStringLiteral(" before the busy one ."));
+  const double busy = inspectOnce(busyText);
+  std::printf("inspect: a request sent while a prefetch pass runs: %.0f ms (waits for it)\n",
+              busy);
+  worstSwitch = std::max(worstSwitch, worstCheckpoint);
 
   // --- Analysis violins ------------------------------------------------------------------
   const fs::path reportDir = run / "analysis" / "step-2";

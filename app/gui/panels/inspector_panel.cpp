@@ -377,12 +377,13 @@ void InspectorPanel::showFrame(const InspectionFrame& frame) {
   m_frame = frame;
   if (m_layer >= frame.layers) m_layer = 0;
   if (m_head >= frame.heads) m_head = 0;
-  QString status = QStringLiteral("Step %1: %2 tokens, %3 layers x %4 heads (inspected in %5 s)")
+  QString status = QStringLiteral("Step %1: %2 tokens, %3 layers x %4 heads (inspected in %5 s%6)")
                        .arg(frame.step)
                        .arg(frame.pieces.size())
                        .arg(frame.layers)
                        .arg(frame.heads)
-                       .arg(frame.inspectMs / 1000.0, 0, 'f', 2);
+                       .arg(frame.inspectMs / 1000.0, 0, 'f', 2)
+                       .arg(frame.cached ? QStringLiteral(", kept in memory") : QString());
   if (frame.truncated)
     status += QStringLiteral(
                   ". The text was cut to the model's maximum of %1 tokens "
@@ -395,7 +396,24 @@ void InspectorPanel::showFrame(const InspectionFrame& frame) {
   m_grid->requestReplot();
   updateToggles();
   drawHead();
+  prefetchNeighbours();
   emit inspected(frame.step);
+}
+
+void InspectorPanel::prefetchNeighbours() {
+  QStringList neighbours;
+  // A run this process trains gets both cores: the inspector only runs what was asked for.
+  const bool training = std::any_of(m_runs.begin(), m_runs.end(), [](const auto& r) {
+    return r && isActiveHere(r->status());
+  });
+  if (m_run && m_frame && !training) {
+    const auto& c = m_run->checkpoints();
+    const int at = m_checkpointSlider->value();
+    for (int i : {at + 1, at - 1})
+      if (i >= 0 && i < static_cast<int>(c.size()))
+        neighbours << c[static_cast<std::size_t>(i)].path;
+  }
+  m_controller.prefetch(neighbours, m_frame ? m_frame->text : QString(), requestOptions());
 }
 
 void InspectorPanel::showCompareFrame(const InspectionFrame& frame) {

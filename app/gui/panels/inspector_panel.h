@@ -7,7 +7,8 @@
 // residual scores where the run uses them), ASA's keep-mask, a guidance target drawn over
 // the head, and a second checkpoint or run side by side on one shared colour scale. The
 // model runs on InspectionController's threads (one for the shown inspection, one for the
-// compared one); each keeps its checkpoint's inspector between requests.
+// compared one); each keeps its recent checkpoints' inspectors and frames between requests,
+// and the shown one prefetches the text under the slider's neighbouring checkpoints.
 
 #include "app/gui/inspection_controller.h"
 #include "app/gui/run_session.h"
@@ -64,6 +65,7 @@ class InspectorPanel : public QWidget {
   widgets::AttentionHeatmap* heatmap() const { return m_heatmap; }
   widgets::AttentionHeatmap* compareHeatmap() const { return m_compareHeatmap; }
   InspectorSourceBar* sourceBar() const { return m_source; }
+  InspectionController& controller() { return m_controller; }
 
  signals:
   /// An inspection was drawn (the grid and the enlarged head show it).
@@ -86,6 +88,9 @@ class InspectorPanel : public QWidget {
   /// Asks again for the text shown when a toggle needs something the frame lacks.
   void requestMissing();
   void showFrame(const InspectionFrame& frame);
+  /// The same text under the checkpoints beside the slider's, made while the thread is idle,
+  /// so one step along the slider repaints from memory (not while a run trains here).
+  void prefetchNeighbours();
   void showCompareFrame(const InspectionFrame& frame);
   void drawHead();
   void updateToggles();
