@@ -114,7 +114,7 @@ fi
 # 3. No executable or loadable module links them (its own DT_NEEDED), nor needs them at
 #    run time through another library (ldd's closure).
 qt5_note=""
-for bin in "$build_dir"/bin/* "$build_dir"/lib/attnlab/*.so; do
+for bin in "$build_dir"/bin/* "$build_dir"/lib/*/attnlab/*.so "$build_dir"/lib/attnlab/*.so; do
   [ -f "$bin" ] && [ -x "$bin" ] || continue
   if readelf -d "$bin" 2>/dev/null | grep NEEDED | grep -E "$gui_regex"; then
     echo "check-headless: FAIL: $bin links the libraries above" >&2

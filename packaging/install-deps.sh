@@ -23,6 +23,9 @@ PACKAGES=(
   poppler-utils
   # offline English corpus for the demo
   wordnet-base
+  # the Debian package (cpack -G DEB, dpkg-shlibdeps, file), its man pages, icons and checks
+  # (packaging/test-package.sh: lintian, desktop-file-validate, appstreamcli)
+  dpkg-dev file help2man librsvg2-bin lintian desktop-file-utils appstream
 )
 
 if ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg-query >/dev/null 2>&1; then

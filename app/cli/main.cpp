@@ -16,7 +16,9 @@
 #endif
 
 int main(int argc, char** argv) {
-  CLI::App cli{"AttnLab command line: pretraining and attention analysis without a GUI"};
+  // Named, so that usage lines say "attnlab-cli train", not the path it was started by.
+  CLI::App cli{"AttnLab command line: pretraining and attention analysis without a GUI",
+               "attnlab-cli"};
   cli.set_version_flag("--version", std::string("attnlab-cli ") + ATTNLAB_VERSION);
   cli.require_subcommand(1);
 
@@ -36,9 +38,12 @@ int main(int argc, char** argv) {
   attnlab::app::TrainOptions train;
   auto* trainCmd = cli.add_subcommand(
       "train", "Pretrain an encoder with MLM; resumes when the run directory holds a checkpoint");
-  trainCmd->add_option("--config", train.config, "Run configuration (TOML or JSON)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  // Not CLI::ExistingFile: a bare name is looked up among the presets (runTrain does it).
+  trainCmd
+      ->add_option("--config", train.config,
+                   "Run configuration: a TOML or JSON file, or a preset name (tiny, bench, "
+                   "bert-base, ...: the files of <prefix>/share/attnlab/configs)")
+      ->required();
   trainCmd->add_option("--run-dir", train.runDir, "Run directory (default: runs/<run.name>)");
   trainCmd
       ->add_option("--set", train.overrides, "Override a config key: key.path=value (repeatable)")

@@ -3,6 +3,7 @@
 #include "app/cli/command_errors.h"
 #include "app/cli/progress_printer.h"
 #include "core/config/config_loader.h"
+#include "core/config/config_presets.h"
 #include "core/train/trainer.h"
 
 #include <unistd.h>
@@ -30,7 +31,7 @@ extern "C" void onInterrupt(int) {
 
 int runTrain(const TrainOptions& options) {
   return runReportingErrors("train", [&] {
-    const core::RunConfig config = core::loadRunConfig(options.config, options.overrides);
+    const core::RunConfig config = core::loadRunConfig(core::resolveConfigArgument(options.config), options.overrides);
     const std::filesystem::path runDir =
         options.runDir.empty() ? std::filesystem::path("runs") / config.run.name : options.runDir;
 

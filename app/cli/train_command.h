@@ -7,7 +7,7 @@
 namespace attnlab::app {
 
 struct TrainOptions {
-  std::filesystem::path config;
+  std::filesystem::path config;  ///< a file, or a preset name (core/config/config_presets.h)
   std::filesystem::path runDir;  ///< empty: runs/<run.name>
   std::vector<std::string> overrides;
   bool plainProgress = false;  ///< force plain lines even on a terminal

@@ -4,6 +4,7 @@
 #include "app/gui/panels/runs_panel.h"
 #include "app/gui/training_controller.h"
 #include "core/config/config_loader.h"
+#include "core/config/config_presets.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -47,6 +48,8 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setApplicationVersion(QStringLiteral(ATTNLAB_VERSION));
   QApplication::setApplicationDisplayName(QStringLiteral("AttnLab"));
+  // Ties the window to the installed desktop entry (its icon and name on Wayland).
+  QGuiApplication::setDesktopFileName(QStringLiteral(ATTNLAB_APP_ID));
 
   QCommandLineParser parser;
   parser.setApplicationDescription(
@@ -54,11 +57,16 @@ int main(int argc, char** argv) {
                      "the run folders given as arguments (finished, stopped, or still being "
                      "written by attnlab-cli train, which is then followed live)."));
   parser.addHelpOption();
-  parser.addVersionOption();
+  // Not addVersionOption(): that prints the application name "AttnLab" (also the settings'
+  // folder); the program is called attnlab, as its man page and attnlab-cli --version say.
+  const QCommandLineOption version({QStringLiteral("v"), QStringLiteral("version")},
+                                   QStringLiteral("Displays version information."));
+  parser.addOption(version);
   parser.addPositionalArgument(QStringLiteral("runs"), QStringLiteral("Run folders to open."),
                                QStringLiteral("[RUN_DIR...]"));
   const QCommandLineOption train(QStringLiteral("train"),
-                                 QStringLiteral("Start training this config (TOML or JSON) in the "
+                                 QStringLiteral("Start training this config (a TOML or JSON "
+                                                "file, or a preset name such as tiny) in the "
                                                 "window, as File > New run does."),
                                  QStringLiteral("config"));
   const QCommandLineOption runDir(QStringLiteral("run-dir"),
@@ -91,6 +99,10 @@ int main(int argc, char** argv) {
       QStringLiteral("name"));
   parser.addOptions({train, runDir, set, screenshot, screenshotStep, view, figure});
   parser.process(app);
+  if (parser.isSet(version)) {
+    std::printf("attnlab %s\n", ATTNLAB_VERSION);
+    return 0;
+  }
 
   attnlab::app::MainWindow window;
   window.show();
@@ -118,7 +130,9 @@ int main(int argc, char** argv) {
     for (const QString& s : parser.values(set)) overrides.push_back(s.toStdString());
     try {
       const auto config =
-          attnlab::core::loadRunConfig(parser.value(train).toStdString(), overrides);
+          attnlab::core::loadRunConfig(attnlab::core::resolveConfigArgument(
+                                           parser.value(train).toStdString()),
+                                       overrides);
       const QString dir = parser.isSet(runDir)
                               ? parser.value(runDir)
                               : attnlab::app::AppSettings().runsFolder() + QLatin1Char('/') +

@@ -1,6 +1,7 @@
 #include "core/tokenizer/sentencepiece_library.h"
 
 #include "core/errors/error.h"
+#include "core/runtime/executable_path.h"
 #include "core/tokenizer/sp_bridge/sp_bridge_api.h"
 
 #include <dlfcn.h>
@@ -43,12 +44,6 @@ struct LoadState {
 LoadState& state() {
   static LoadState s;
   return s;
-}
-
-fs::path executableDir() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path() : exe.parent_path();
 }
 
 void loadOnce(LoadState& s) {
@@ -103,7 +98,7 @@ std::vector<fs::path> SentencePieceLibrary::candidatePaths() {
   if (const char* env = std::getenv("ATTNLAB_SPBRIDGE"); env != nullptr && *env != '\0') {
     paths.emplace_back(env);
   }
-  const fs::path exeDir = executableDir();
+  const fs::path exeDir = executableDirectory();
   if (!exeDir.empty()) {
     paths.push_back(exeDir.parent_path() / ATTNLAB_PLUGIN_SUBDIR / ATTNLAB_SPBRIDGE_FILENAME);
     paths.push_back(exeDir / ATTNLAB_SPBRIDGE_FILENAME);

@@ -1,34 +1,22 @@
 #include "app/gui/new_run/config_presets.h"
 
-#include <QCoreApplication>
+#include "core/config/config_presets.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QSet>
 
 #include <algorithm>
+#include <filesystem>
 
 namespace attnlab::app {
 
 QStringList configPresetDirectories() {
-  QStringList candidates;
-  if (const QString env = qEnvironmentVariable("ATTNLAB_CONFIG_DIR"); !env.isEmpty()) {
-    candidates << env;
-  }
-  // The installed layout: <prefix>/bin/attnlab and <prefix>/share/attnlab/configs
-  // (CMakeLists.txt installs resources/configs there).
-  if (QCoreApplication::instance()) {
-    candidates << QCoreApplication::applicationDirPath() +
-                      QStringLiteral("/../share/attnlab/configs");
-  }
-#ifdef ATTNLAB_SOURCE_CONFIG_DIR
-  candidates << QStringLiteral(ATTNLAB_SOURCE_CONFIG_DIR);
-#endif
+  // One search order for the app and attnlab-cli (core/config/config_presets.h).
   QStringList dirs;
-  for (const QString& candidate : candidates) {
-    const QFileInfo info(candidate);
-    const QString path = QDir::cleanPath(info.absoluteFilePath());
-    if (info.isDir() && !dirs.contains(path)) dirs << path;
+  for (const std::filesystem::path& dir : core::configPresetDirectories()) {
+    dirs << QString::fromStdString(dir.string());
   }
   return dirs;
 }

@@ -21,7 +21,8 @@ struct ConfigPreset {
 
 /// The folders searched, most specific first: $ATTNLAB_CONFIG_DIR when set, the installed
 /// copy `<executable dir>/../share/attnlab/configs`, and the source tree's resources/configs
-/// (compiled in, so a build run from its build folder finds them). Only existing folders.
+/// only while the program runs from its build folder. Only existing folders. The order is
+/// core::configPresetDirectories(), the one attnlab-cli uses for `--config NAME`.
 QStringList configPresetDirectories();
 
 /// Every *.toml preset of those folders, sorted by name. A name found in several folders
