@@ -31,7 +31,8 @@ extern "C" void onInterrupt(int) {
 
 int runTrain(const TrainOptions& options) {
   return runReportingErrors("train", [&] {
-    const core::RunConfig config = core::loadRunConfig(core::resolveConfigArgument(options.config), options.overrides);
+    const core::RunConfig config =
+        core::loadRunConfig(core::resolveConfigArgument(options.config), options.overrides);
     const std::filesystem::path runDir =
         options.runDir.empty() ? std::filesystem::path("runs") / config.run.name : options.runDir;
 

@@ -129,10 +129,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> overrides;
     for (const QString& s : parser.values(set)) overrides.push_back(s.toStdString());
     try {
-      const auto config =
-          attnlab::core::loadRunConfig(attnlab::core::resolveConfigArgument(
-                                           parser.value(train).toStdString()),
-                                       overrides);
+      const auto config = attnlab::core::loadRunConfig(
+          attnlab::core::resolveConfigArgument(parser.value(train).toStdString()), overrides);
       const QString dir = parser.isSet(runDir)
                               ? parser.value(runDir)
                               : attnlab::app::AppSettings().runsFolder() + QLatin1Char('/') +
