@@ -11,6 +11,8 @@ std::size_t InspectionCache::frameBytes(const InspectionFrame& frame) {
   const std::size_t head = cells * sizeof(float) * static_cast<std::size_t>(frame.heads);
   std::size_t bytes = head * frame.probabilities.size() + head * frame.scores.size();
   if (frame.asaMasks) bytes += cells * sizeof(float) * static_cast<std::size_t>(frame.layers);
+  if (frame.thumbnails)
+    for (const auto& t : *frame.thumbnails) bytes += t.values.size() * sizeof(float);
   return bytes;
 }
 

@@ -5,6 +5,7 @@
 
 #include "app/gui/inspection_cache.h"
 #include "core/inspect/attention_inspector.h"
+#include "widgets/plots/head_grid.h"
 
 #include <QMetaObject>
 #include <QPointer>
@@ -144,6 +145,8 @@ struct InspectionController::Worker {
     for (const auto& t : r.probabilityLayers) frame.probabilities.push_back(share(t));
     for (const auto& t : r.scoreLayers) frame.scores.push_back(share(t));
     frame.asaMasks = share(r.asaMasks);
+    frame.thumbnails = std::make_shared<const std::vector<widgets::Matrix>>(
+        widgets::headThumbnails(frame.headPointers(), frame.length, frame.length));
     frame.inspectMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
             .count();

@@ -50,6 +50,9 @@ struct InspectionFrame {
   std::vector<std::shared_ptr<const float>> probabilities;  ///< per layer [H, T, T]
   std::vector<std::shared_ptr<const float>> scores;         ///< per layer; empty when not captured
   std::shared_ptr<const float> asaMasks;  ///< [L, T, T]; null when not captured or not ASA
+  /// The probabilities' grid thumbnails (widgets::headThumbnails, layer-major), made on the
+  /// inspection thread so showing a frame does no block means on the GUI thread.
+  std::shared_ptr<const std::vector<widgets::Matrix>> thumbnails;
   /// The T x T matrix of (layer, head): probabilities, or the scores when `scores` is set.
   widgets::Matrix head(int layer, int head, bool scores = false) const;
   /// The first cell of (layer, head)'s T x T block (nullptr when out of range or absent).

@@ -99,6 +99,32 @@ class TestHeadGrid : public QObject {
     const QString problem = testing::checkExports(w, dir.path(), "heads");
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
   }
+
+  // headThumbnails (made off the GUI thread by the Inspect tab) are block means: a 4 x 4 head
+  // whose 2 x 2 blocks hold known values comes down to those block means, worked out by hand;
+  // a null head is a 1 x 1 zero; setThumbnails draws them as setHeads would.
+  void thumbnailsAreBlockMeans() {
+    const std::vector<float> head = {1, 3, 0, 0,  //
+                                     5, 7, 0, 8,  //
+                                     2, 2, 1, 1,  //
+                                     2, 2, 1, 1};
+    const auto thumbs = headThumbnails({head.data(), nullptr}, 4, 4, 2);
+    QCOMPARE(int(thumbs.size()), 2);
+    QCOMPARE(thumbs[0].rows, 2);
+    QCOMPARE(thumbs[0].cols, 2);
+    QCOMPARE(thumbs[0].at(0, 0), 4.0f);  // (1 + 3 + 5 + 7) / 4
+    QCOMPARE(thumbs[0].at(0, 1), 2.0f);  // (0 + 0 + 0 + 8) / 4
+    QCOMPARE(thumbs[0].at(1, 0), 2.0f);
+    QCOMPARE(thumbs[0].at(1, 1), 1.0f);
+    QCOMPARE(thumbs[1].rows, 1);
+    QCOMPARE(thumbs[1].at(0, 0), 0.0f);
+    HeadGrid w;
+    w.setThumbnailResolution(4);
+    w.setThumbnails(1, 2, thumbs);
+    QCOMPARE(w.layers(), 1);
+    QCOMPARE(w.heads(), 2);
+    QCOMPARE(w.thumbnailCells(), 2);
+  }
 };
 
 QTEST_MAIN(TestHeadGrid)

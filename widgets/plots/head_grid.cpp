@@ -49,6 +49,27 @@ Matrix downsample(const Matrix& m, int cells) {
 
 }  // namespace
 
+std::vector<Matrix> headThumbnails(const std::vector<const float*>& heads, int rows, int cols,
+                                   int cells) {
+  const int n = static_cast<int>(heads.size());
+  std::vector<Matrix> thumbs(static_cast<std::size_t>(n), Matrix(1, 1, 0.0f));
+  // Block means of a 12 x 12 x 512 x 512 inspection read 150 MB: two threads share the heads
+  // (each writes its own thumbnails only).
+  const auto work = [&](int first, int step) {
+    for (int i = first; i < n; i += step)
+      if (const float* p = heads[static_cast<std::size_t>(i)]; p && rows > 0 && cols > 0)
+        thumbs[static_cast<std::size_t>(i)] = downsample(p, rows, cols, cells);
+  };
+  if (static_cast<long long>(n) * rows * cols > (1 << 22)) {
+    std::thread helper(work, 1, 2);
+    work(0, 2);
+    helper.join();
+  } else {
+    work(0, 1);
+  }
+  return thumbs;
+}
+
 HeadGrid::HeadGrid(QWidget* parent) : PlotWidget(parent) {
   auto* bar = new QHBoxLayout;
   bar->setContentsMargins(6, 4, 6, 0);
@@ -102,29 +123,21 @@ void HeadGrid::setHeads(int layers, int heads, const std::vector<Matrix>& matric
 
 void HeadGrid::setHeads(int layers, int heads, const std::vector<const float*>& matrices, int rows,
                         int cols) {
+  const int n = std::max(0, layers) * std::max(0, heads);
+  std::vector<const float*> pointers(static_cast<std::size_t>(n), nullptr);
+  for (int i = 0; i < n && i < static_cast<int>(matrices.size()); ++i)
+    pointers[static_cast<std::size_t>(i)] = matrices[static_cast<std::size_t>(i)];
+  setThumbnails(layers, heads, headThumbnails(pointers, rows, cols, m_maxCells));
+}
+
+void HeadGrid::setThumbnails(int layers, int heads, const std::vector<Matrix>& thumbnails) {
   m_layers = std::max(0, layers);
   m_heads = std::max(0, heads);
   const int n = m_layers * m_heads;
-  const auto pointer = [&](int i) {
-    return i < static_cast<int>(matrices.size()) && rows > 0 && cols > 0
-               ? matrices[static_cast<std::size_t>(i)]
-               : nullptr;
-  };
   m_thumbs.assign(static_cast<std::size_t>(n), Matrix(1, 1, 0.0f));
-  // Block means of a 12 x 12 x 512 x 512 inspection read 150 MB: two threads share the heads
-  // (each writes its own thumbnails only).
-  const auto work = [&](int first, int step) {
-    for (int i = first; i < n; i += step)
-      if (const float* p = pointer(i))
-        m_thumbs[static_cast<std::size_t>(i)] = downsample(p, rows, cols, m_maxCells);
-  };
-  if (static_cast<long long>(n) * rows * cols > (1 << 22)) {
-    std::thread helper(work, 1, 2);
-    work(0, 2);
-    helper.join();
-  } else {
-    work(0, 1);
-  }
+  for (int i = 0; i < n && i < static_cast<int>(thumbnails.size()); ++i)
+    if (thumbnails[static_cast<std::size_t>(i)].isValid())
+      m_thumbs[static_cast<std::size_t>(i)] = thumbnails[static_cast<std::size_t>(i)];
   m_cells = 0;
   for (const Matrix& t : m_thumbs) m_cells = std::max({m_cells, t.rows, t.cols});
   m_layerBox->setRange(0, std::max(0, m_layers - 1));

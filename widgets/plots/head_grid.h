@@ -12,6 +12,16 @@ class QSpinBox;
 
 namespace attnlab::widgets {
 
+/// The thumbnail side HeadGrid draws by default (cells).
+constexpr int kHeadThumbnailCells = 64;
+
+/// The thumbnails of HeadGrid: each rows x cols row-major head block-averaged down to at most
+/// `cells` per side (attention mass kept per block; non-finite cells skipped), read in place;
+/// a null pointer gives a 1 x 1 zero. Large inputs are split over two threads. Callers on
+/// another thread can make them ahead of drawing and hand them to setThumbnails().
+std::vector<Matrix> headThumbnails(const std::vector<const float*>& heads, int rows, int cols,
+                                   int cells = kHeadThumbnailCells);
+
 /// The "model view": every layer x head attention matrix as a small image (layers down,
 /// heads across), with a layer/head selector above it. Clicking a head, or Open in the
 /// selector, asks for that head (headActivated); the grid itself opens nothing.
@@ -28,6 +38,10 @@ class HeadGrid : public PlotWidget {
   /// null pointer draws an empty thumbnail.
   void setHeads(int layers, int heads, const std::vector<const float*>& matrices, int rows,
                 int cols);
+  /// Thumbnails made already by headThumbnails() at thumbnailResolution() (drawn as given: no
+  /// block means on this thread).
+  void setThumbnails(int layers, int heads, const std::vector<Matrix>& thumbnails);
+  int thumbnailResolution() const { return m_maxCells; }
   /// Each head on its own colour range (default; shows structure in weak heads) or all
   /// heads on one shared range (compares strength).
   void setNormalisePerHead(bool on);
@@ -58,7 +72,7 @@ class HeadGrid : public PlotWidget {
   void placeSelection();
   double slot() const { return 1.0 + m_gap; }
 
-  int m_layers = 0, m_heads = 0, m_cells = 0, m_maxCells = 64;
+  int m_layers = 0, m_heads = 0, m_cells = 0, m_maxCells = kHeadThumbnailCells;
   double m_gap = 0.12;
   bool m_perHead = true;
   ColourMap m_colourMap = ColourMap::Viridis;

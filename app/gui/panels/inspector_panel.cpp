@@ -390,7 +390,10 @@ void InspectorPanel::showFrame(const InspectionFrame& frame) {
                   "(<s> and </s> included).")
                   .arg(frame.maxLength);
   m_status->setText(status);
-  m_grid->setHeads(frame.layers, frame.heads, frame.headPointers(), frame.length, frame.length);
+  if (frame.thumbnails && m_grid->thumbnailResolution() == widgets::kHeadThumbnailCells)
+    m_grid->setThumbnails(frame.layers, frame.heads, *frame.thumbnails);
+  else
+    m_grid->setHeads(frame.layers, frame.heads, frame.headPointers(), frame.length, frame.length);
   m_grid->setSelected(m_layer, m_head);
   m_grid->setTitle(QStringLiteral("step %1: every layer and head").arg(frame.step));
   m_grid->requestReplot();
