@@ -1,7 +1,8 @@
 # What `cmake --install` puts under the prefix besides the executables and the bridge (those
-# are installed next to their targets): the preset configs, the documentation and, for the
-# GUI build, the desktop entry, AppStream metainfo, icons and man pages. Nothing installed
-# refers to the source or build tree: the programs find their files relative to themselves.
+# are installed next to their targets): the preset configs, the documentation, the man
+# pages and, for the GUI build, the desktop entry, AppStream metainfo and icons. Nothing
+# installed refers to the source or build tree: the programs find their files relative to
+# themselves.
 #
 #   <prefix>/bin/attnlab, attnlab-cli
 #   <prefix>/lib/<arch>/attnlab/libattnlab_spbridge.so
@@ -11,6 +12,7 @@
 #   <prefix>/share/applications/         <app id>.desktop
 #   <prefix>/share/metainfo/             <app id>.metainfo.xml
 #   <prefix>/share/icons/hicolor/        scalable/apps/<app id>.svg, NxN/apps/<app id>.png
+#   <prefix>/share/lintian/overrides/    attnlab (why the programs carry a DT_RPATH)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/resources/configs/
         DESTINATION ${ATTNLAB_DATA_SUBDIR}/configs
