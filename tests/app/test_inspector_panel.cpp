@@ -264,7 +264,7 @@ class TestInspectorPanel : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(panel.frame() && panel.frame()->text == text, 30000);
     QCOMPARE(panel.frame()->step, 8);
     QVERIFY(!panel.frame()->cached);
-    const QString step4 = m_run + "/checkpoints/step-0000004.h5";
+    const QString step4 = tests::checkpointFile(m_run, 4);
     QTRY_VERIFY_WITH_TIMEOUT(panel.controller().isCached(step4, text), 30000);
 
     QSignalSpy inspected(&panel, &app::InspectorPanel::inspected);
@@ -273,16 +273,11 @@ class TestInspectorPanel : public QObject {
     QCOMPARE(inspected.first().at(0).toLongLong(), 4);
     QVERIFY(panel.frame()->cached);
     QVERIFY(panel.findChild<QLabel*>("inspectStatus")->text().contains("kept in memory"));
+    panel.selectHead(1, 0);
     const QString out = m_dir.filePath("inspect-4-memory.h5");
-    const auto r = tests::runCli({"inspect", step4, "--text", text, "--out", out});
-    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
-    const QJsonArray cli = probabilitiesOf(out);
-    const widgets::Matrix shown = panel.frame()->head(1, 0);
-    const QJsonArray rows = cli[1].toArray()[0].toArray();
-    QCOMPARE(int(rows.size()), shown.rows);
-    for (int q = 0; q < shown.rows; ++q)
-      for (int k = 0; k < shown.cols; ++k)
-        QVERIFY(std::abs(rows[q].toArray()[k].toDouble() - shown.at(q, k)) < 1e-6);
+    QVERIFY(tests::cliInspect(step4, text, out));
+    QVERIFY(tests::sameCells(probabilitiesOf(out)[1].toArray()[0].toArray(),
+                             panel.heatmap()->matrix()));
 
     // Back to step 8: the frame the first request made.
     inspected.clear();
