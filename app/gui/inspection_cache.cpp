@@ -28,8 +28,7 @@ void InspectionCache::setBudget(std::size_t budgetBytes) {
   evictLocked();
 }
 
-std::optional<InspectionFrame> InspectionCache::find(const QString& checkpoint,
-                                                     const QString& text,
+std::optional<InspectionFrame> InspectionCache::find(const QString& checkpoint, const QString& text,
                                                      const InspectionRequestOptions& options) {
   std::lock_guard lock(m_mutex);
   const auto it = std::find_if(m_frames.begin(), m_frames.end(), [&](const InspectionFrame& f) {

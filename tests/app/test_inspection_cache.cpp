@@ -22,11 +22,11 @@ app::InspectionFrame frameOf(const QString& checkpoint, const QString& text, int
   f.hasAsa = asa;
   const std::size_t cells = static_cast<std::size_t>(heads) * length * length;
   for (int l = 0; l < layers; ++l) {
-    f.probabilities.push_back(std::shared_ptr<const float>(new float[cells](),
-                                                           std::default_delete<float[]>()));
+    f.probabilities.push_back(
+        std::shared_ptr<const float>(new float[cells](), std::default_delete<float[]>()));
     if (scores)
-      f.scores.push_back(std::shared_ptr<const float>(new float[cells](),
-                                                      std::default_delete<float[]>()));
+      f.scores.push_back(
+          std::shared_ptr<const float>(new float[cells](), std::default_delete<float[]>()));
   }
   if (asa)
     f.asaMasks = std::shared_ptr<const float>(
@@ -43,8 +43,7 @@ class TestInspectionCache : public QObject {
   void bytesFollowTheShape() {
     // 2 layers x 3 heads x 4 x 4 floats = 384 bytes; scores double it; masks add 2 x 16 x 4.
     QCOMPARE(app::InspectionCache::frameBytes(frameOf("a", "t", 2, 3, 4)), std::size_t{384});
-    QCOMPARE(app::InspectionCache::frameBytes(frameOf("a", "t", 2, 3, 4, true)),
-             std::size_t{768});
+    QCOMPARE(app::InspectionCache::frameBytes(frameOf("a", "t", 2, 3, 4, true)), std::size_t{768});
     QCOMPARE(app::InspectionCache::frameBytes(frameOf("a", "t", 2, 3, 4, false, true)),
              std::size_t{384 + 128});
   }
@@ -58,7 +57,7 @@ class TestInspectionCache : public QObject {
     app::InspectionRequestOptions scores;
     scores.scores = true;
     QVERIFY(!cache.find("step-4", "the cat", scores).has_value());  // captured without scores
-    cache.insert(frameOf("step-4", "the cat", 2, 2, 3, true));       // replaces the first
+    cache.insert(frameOf("step-4", "the cat", 2, 2, 3, true));      // replaces the first
     QCOMPARE(cache.size(), std::size_t{1});
     QVERIFY(cache.find("step-4", "the cat", scores).has_value());
     QVERIFY(cache.find("step-4", "the cat", {}).has_value());  // more than asked is fine

@@ -105,8 +105,19 @@ class TestTrainingController : public QObject {
 
     app::TrainingController controller;
     QSignalSpy finished(&controller, &app::TrainingController::finished);
+    QStringList kinds;
+    connect(&controller, &app::TrainingController::message, this,
+            [&kinds](const app::RunMessage& m) { kinds << m.kind; });
     const fs::path dir = path("inspected");
+    // The run holds after step 4 until two inspections have been made since it started, so
+    // some are made mid-run however busy the machine is (on a loaded machine the 8 steps can
+    // otherwise end before the second model is built); the rest overlap the steps.
+    controller.pauseAtStep(4);
     QVERIFY(controller.start(m_config, QString::fromStdString(dir.string())));
+    QTRY_VERIFY_WITH_TIMEOUT(kinds.contains(QStringLiteral("paused")), 60000);
+    const int before = inspections;
+    QTRY_VERIFY_WITH_TIMEOUT(inspections >= before + 2, 60000);
+    controller.resume();
     QVERIFY(finished.wait(120000));
     training = false;
     QVERIFY2(failure.isEmpty(), qPrintable(failure));

@@ -199,16 +199,14 @@ int main(int argc, char** argv) {
   const bool fromMemory = inspector.frame()->cached;
   const double backToStep2 = moveSliderTo(2);
   const double worstCheckpoint = std::max(toStep1, backToStep2);
-  std::printf(
-      "switch checkpoints: step 2 -> 1 %.1f ms (%s), 1 -> 2 %.1f ms (from memory: %s)\n",
-      toStep1, fromMemory ? "prefetched, from memory" : "NOT from memory: model ran",
-      backToStep2, inspector.frame()->cached ? "yes" : "no");
+  std::printf("switch checkpoints: step 2 -> 1 %.1f ms (%s), 1 -> 2 %.1f ms (from memory: %s)\n",
+              toStep1, fromMemory ? "prefetched, from memory" : "NOT from memory: model ran",
+              backToStep2, inspector.frame()->cached ? "yes" : "no");
   // A new text sent while the thread still prefetches the previous one waits for that pass.
   const QString busyText = text + QStringLiteral(" while prefetching .");
   inspectOnce(text + QStringLiteral(" before the busy one ."));
   const double busy = inspectOnce(busyText);
-  std::printf("inspect: a request sent while a prefetch pass runs: %.0f ms (waits for it)\n",
-              busy);
+  std::printf("inspect: a request sent while a prefetch pass runs: %.0f ms (waits for it)\n", busy);
   worstSwitch = std::max(worstSwitch, worstCheckpoint);
 
   // --- Analysis violins ------------------------------------------------------------------

@@ -406,9 +406,8 @@ void InspectorPanel::showFrame(const InspectionFrame& frame) {
 void InspectorPanel::prefetchNeighbours() {
   QStringList neighbours;
   // A run this process trains gets both cores: the inspector only runs what was asked for.
-  const bool training = std::any_of(m_runs.begin(), m_runs.end(), [](const auto& r) {
-    return r && isActiveHere(r->status());
-  });
+  const bool training = std::any_of(m_runs.begin(), m_runs.end(),
+                                    [](const auto& r) { return r && isActiveHere(r->status()); });
   if (m_run && m_frame && !training) {
     const auto& c = m_run->checkpoints();
     const int at = m_checkpointSlider->value();
