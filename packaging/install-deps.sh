@@ -11,6 +11,8 @@ PACKAGES=(
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev
   # engine
   libtorch-dev
+  # c10d's ProcessGroupGloo.hpp includes <gloo/...> headers that libtorch-dev does not pull in
+  libgloo-dev
   # an optimised BLAS: the reference BLAS runs matrix products ~33x slower
   libopenblas0-pthread libopenblas0-openmp
   # storage and tokenizer

@@ -47,6 +47,11 @@ class CheckpointError : public Error {
 class TrainingError : public Error {
   using Error::Error;
 };
+/// Data-parallel training could not start or go on: a peer unreachable or dead, a failed
+/// collective, ranks that disagree (the message names the rank, address or hashes).
+class DistributedError : public Error {
+  using Error::Error;
+};
 /// Work stopped because its caller asked it to (a stop or cancel request). Not a failure:
 /// what was complete before is kept, nothing partial is.
 class Cancelled : public Error {

@@ -1,7 +1,9 @@
 #include "core/train/train_step.h"
 
 #include "core/data/mlm_batcher.h"
+#include "core/distributed/distributed_context.h"
 #include "core/model/masked_lm.h"
+#include "core/runtime/engine_random.h"
 #include "core/train/adamw.h"
 #include "core/train/grad_clip.h"
 #include "core/train/objective_composer.h"
@@ -12,16 +14,55 @@
 
 namespace attnlab::core {
 
+std::uint64_t microBatchSeed(std::uint64_t seed, std::int64_t index) {
+  std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(index) + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 TrainStep::TrainStep(MaskedLanguageModelImpl& model, const ObjectiveComposer& objective,
-                     AdamW& optimizer, const RunConfig& config, c10::Device device)
+                     AdamW& optimizer, const RunConfig& config, c10::Device device,
+                     DistributedContext* distributed)
     : m_model(model),
       m_objective(objective),
       m_optimizer(optimizer),
       m_optimizerConfig(config.optimizer),
       m_schedule(config.schedule),
       m_accumulation(config.train.gradientAccumulation),
-      m_device(device) {
+      m_seed(static_cast<std::uint64_t>(config.run.seed)),
+      m_device(device),
+      m_distributed(distributed && distributed->worldSize() > 1 ? distributed : nullptr) {
   for (const auto& p : model.parameters()) m_params.push_back(p);
+}
+
+void TrainStep::reduceOverRanks(StepMeasurements& m) {
+  m_distributed->averageGradients(m_params);
+  // One collective for every measurement: [loss, MLM loss sum, correct, predicted, tokens,
+  // micro-batches, quantities...] in double (counts are exact well past any run's size).
+  std::vector<at::Tensor> parts = {m.loss.reshape({1}), m.mlmLossSum.reshape({1}),
+                                   m.correct.to(torch::kDouble).reshape({1}),
+                                   m.predicted.to(torch::kDouble).reshape({1})};
+  const auto doubles = torch::TensorOptions().dtype(torch::kDouble).device(m_device);
+  parts.push_back(torch::tensor(
+      {static_cast<double>(m.realTokens), static_cast<double>(m.microBatches)}, doubles));
+  for (const auto& [name, value] : m.quantitySums) parts.push_back(value.reshape({-1}));
+  at::Tensor flat = torch::cat(parts).to(torch::kCPU).contiguous();
+  m_distributed->sum(flat);
+  flat = flat.to(m_device);
+  const double world = m_distributed->worldSize();
+  m.loss = flat[0] / world;  // each rank's is a mean over its micro-batches
+  m.mlmLossSum = flat[1];
+  m.correct = flat[2].to(torch::kLong);
+  m.predicted = flat[3].to(torch::kLong);
+  m.realTokens = static_cast<std::int64_t>(flat[4].item<double>());
+  m.microBatches = static_cast<int>(flat[5].item<double>());
+  std::int64_t offset = 6;
+  for (auto& [name, value] : m.quantitySums) {
+    const std::int64_t n = value.numel();
+    value = flat.narrow(0, offset, n).view(value.sizes());
+    offset += n;
+  }
 }
 
 StepMeasurements TrainStep::run(std::int64_t step, const MicroBatchSource& batches) {
@@ -35,9 +76,17 @@ StepMeasurements TrainStep::run(std::int64_t step, const MicroBatchSource& batch
   m.correct = torch::zeros({}, longs);
   m.predicted = torch::zeros({}, longs);
 
+  const int world = m_distributed ? m_distributed->worldSize() : 1;
+  const int rank = m_distributed ? m_distributed->rank() : 0;
   m_optimizer.zeroGrad();
   for (int micro = 0; micro < m_accumulation; ++micro) {
-    const MlmBatch batch = batches(step * m_accumulation + micro);
+    const std::int64_t index = (step * m_accumulation + micro) * world + rank;
+    {
+      at::Generator generator = threadGenerator();
+      std::lock_guard<std::mutex> lock(generator.mutex());
+      generator.set_current_seed(microBatchSeed(m_seed, index));
+    }
+    const MlmBatch batch = batches(index);
     const StepOutcome out =
         m_objective.compute(m_model, batch.inputIds.to(m_device), batch.attentionMask.to(m_device),
                             batch.labels.to(m_device), step);
@@ -54,6 +103,7 @@ StepMeasurements TrainStep::run(std::int64_t step, const MicroBatchSource& batch
       sum = sum.defined() ? sum + v : v;
     }
   }
+  if (m_distributed) reduceOverRanks(m);
   m.gradNorm = clipGradNorm(m_params, m_optimizerConfig.clipNorm);
 
   // The one host read per step: a non-finite value must stop the run before the update

@@ -20,6 +20,7 @@
 namespace attnlab::core {
 
 class AdamW;
+class DistributedContext;
 class MaskedLanguageModelImpl;
 class ObjectiveComposer;
 struct MlmBatch;
@@ -43,21 +44,36 @@ struct StepMeasurements {
   std::string nonFinite;
 };
 
-/// The micro-batch with global index `index` (step * accumulation + micro).
+/// The micro-batch with global index `index`: (step * accumulation + micro) * world size +
+/// rank, so rank r of W draws step*A*W + micro*W + r and the ranks together draw what one
+/// process with W times the accumulation would.
 using MicroBatchSource = std::function<MlmBatch(std::int64_t index)>;
+
+/// The dropout seed of global micro-batch `index` of a run seeded `seed` (a SplitMix64 mix):
+/// a micro-batch's dropout depends on the micro-batch alone, not on which rank runs it or
+/// how many came before on that rank.
+std::uint64_t microBatchSeed(std::uint64_t seed, std::int64_t index);
 
 /// Runs optimiser steps on one model. Holds references: the model, objective and optimiser
 /// must outlive it. All of it runs on the calling thread (LibTorch's grad mode is
 /// thread-local).
 class TrainStep {
  public:
+  /// `distributed` (optional): the data-parallel group; gradients are averaged over the ranks
+  /// before clipping and the measurements summed, so every rank sees the same gradient norm,
+  /// loss and finiteness verdict and stops (or steps) together.
   TrainStep(MaskedLanguageModelImpl& model, const ObjectiveComposer& objective, AdamW& optimizer,
-            const RunConfig& config, c10::Device device);
+            const RunConfig& config, c10::Device device, DistributedContext* distributed = nullptr);
 
-  /// Optimiser step `step` (0-based): micro-batches step*A .. step*A + A-1 of `batches`.
+  /// Optimiser step `step` (0-based): this rank's micro-batches of the step (see
+  /// MicroBatchSource). Each micro-batch's dropout is drawn from the thread's generator
+  /// seeded with microBatchSeed(run.seed, index).
   StepMeasurements run(std::int64_t step, const MicroBatchSource& batches);
 
  private:
+  /// Averages the gradients and sums the measurements over the ranks (one collective each).
+  void reduceOverRanks(StepMeasurements& m);
+
   MaskedLanguageModelImpl& m_model;
   const ObjectiveComposer& m_objective;
   AdamW& m_optimizer;
@@ -65,7 +81,9 @@ class TrainStep {
   OptimizerConfig m_optimizerConfig;
   ScheduleConfig m_schedule;
   int m_accumulation;
+  std::uint64_t m_seed;
   c10::Device m_device;
+  DistributedContext* m_distributed;
 };
 
 }  // namespace attnlab::core

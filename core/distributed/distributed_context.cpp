@@ -1,0 +1,287 @@
+#include "core/distributed/distributed_context.h"
+
+#include "core/errors/error.h"
+
+#include <torch/torch.h>
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <iomanip>
+#include <sstream>
+
+namespace attnlab::core {
+namespace {
+
+std::string seconds(std::chrono::milliseconds t) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1) << static_cast<double>(t.count()) / 1000.0 << " s";
+  return out.str();
+}
+
+/// True when this machine's host name resolves only to loopback addresses (127/8, ::1): a
+/// Gloo device bound there cannot be reached from another machine.
+bool hostnameIsLoopback(std::string* hostname) {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return true;
+  *hostname = name;
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(name, nullptr, &hints, &found) != 0 || !found) return true;
+  bool onlyLoopback = true;
+  for (addrinfo* a = found; a; a = a->ai_next) {
+    if (a->ai_family == AF_INET) {
+      const auto* in = reinterpret_cast<const sockaddr_in*>(a->ai_addr);
+      if ((ntohl(in->sin_addr.s_addr) >> 24) != 127) onlyLoopback = false;
+    } else if (a->ai_family == AF_INET6) {
+      const auto* in6 = reinterpret_cast<const sockaddr_in6*>(a->ai_addr);
+      if (!IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr)) onlyLoopback = false;
+    }
+  }
+  freeaddrinfo(found);
+  return onlyLoopback;
+}
+
+/// Gloo's device: an explicit interface, else an explicit host, else (one machine) loopback;
+/// a multi-machine run without either is refused when the host name means loopback.
+std::shared_ptr<::gloo::transport::Device> glooDevice(const LaunchEnvironment& env,
+                                                      const DistributedOptions& options,
+                                                      std::string* transport) {
+  try {
+    if (!options.glooInterface.empty()) {
+      *transport = "interface " + options.glooInterface;
+      return c10d::ProcessGroupGloo::createDeviceForInterface(options.glooInterface);
+    }
+    if (!options.glooHost.empty()) {
+      *transport = "host " + options.glooHost;
+      return c10d::ProcessGroupGloo::createDeviceForHostname(options.glooHost);
+    }
+    if (!env.multiMachine()) {
+      *transport = "host 127.0.0.1";
+      return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
+    }
+  } catch (const std::exception& e) {
+    throw DistributedError("Gloo device (" + *transport + ")", e.what());
+  }
+  std::string hostname;
+  if (hostnameIsLoopback(&hostname))
+    throw DistributedError(
+        "rank " + std::to_string(env.rank),
+        "this machine's host name '" + hostname +
+            "' resolves to a loopback address, which the other machines cannot reach; name "
+            "the network interface with --gloo-interface IF (e.g. eth0) or the address with "
+            "--gloo-host ADDR");
+  *transport = "host " + hostname;
+  return c10d::ProcessGroupGloo::createDeviceForHostname(hostname);
+}
+
+}  // namespace
+
+struct DistributedContext::State {
+  c10::intrusive_ptr<c10d::Store> store;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+  std::chrono::milliseconds timeout{0};
+
+  /// Waits for `work`; any failure is fatal for the run (the group is poisoned).
+  void wait(const c10::intrusive_ptr<c10d::Work>& work, const char* what) {
+    try {
+      work->wait();
+    } catch (const std::exception& e) {
+      throw DistributedError(
+          std::string("collective ") + what,
+          std::string(e.what()) + " (a peer has probably stopped; see its own message)");
+    }
+  }
+};
+
+DistributedContext::DistributedContext(int rank, int worldSize, std::unique_ptr<State> state)
+    : m_rank(rank), m_worldSize(worldSize), m_state(std::move(state)) {}
+
+DistributedContext::~DistributedContext() = default;
+
+std::unique_ptr<DistributedContext> DistributedContext::connect(const LaunchEnvironment& env,
+                                                                const DistributedOptions& options) {
+  auto state = std::make_unique<State>();
+  state->timeout = options.timeout;
+  c10d::TCPStoreOptions storeOptions;
+  storeOptions.port = static_cast<std::uint16_t>(env.masterPort);
+  storeOptions.isServer = env.rank == 0 && !env.agentStore;
+  storeOptions.numWorkers =
+      env.agentStore ? c10::nullopt : c10::optional<std::size_t>(env.worldSize);
+  storeOptions.waitWorkers = !env.agentStore;
+  storeOptions.timeout = options.timeout;
+  const std::string master = env.masterAddr + ":" + std::to_string(env.masterPort);
+  try {
+    auto tcp = c10::make_intrusive<c10d::TCPStore>(env.masterAddr, storeOptions);
+    state->store = c10::make_intrusive<c10d::PrefixStore>(env.storePrefix(), tcp);
+  } catch (const std::exception& e) {
+    const std::string reason = e.what();
+    if (storeOptions.isServer && reason.find("ddress already in use") != std::string::npos)
+      throw DistributedError("master " + master,
+                             "port in use: another run (or program) listens on port " +
+                                 std::to_string(env.masterPort) +
+                                 "; choose another with --master-port");
+    throw DistributedError("rank " + std::to_string(env.rank),
+                           std::string(storeOptions.isServer ? "could not start the store at "
+                                                             : "could not reach the master at ") +
+                               master + " within " + seconds(options.timeout) + " (" +
+                               reason.substr(0, reason.find('\n')) + ")");
+  }
+  auto glooOptions = c10d::ProcessGroupGloo::Options::create(options.timeout);
+  std::string transport;
+  glooOptions->devices.push_back(glooDevice(env, options, &transport));
+  glooOptions->threads = 2;
+  try {
+    state->group = c10::make_intrusive<c10d::ProcessGroupGloo>(state->store, env.rank,
+                                                               env.worldSize, glooOptions);
+  } catch (const std::exception& e) {
+    const std::string reason = e.what();
+    throw DistributedError("rank " + std::to_string(env.rank),
+                           "the process group did not form within " + seconds(options.timeout) +
+                               " (master " + master + "; " + reason.substr(0, reason.find('\n')) +
+                               ")");
+  }
+  auto context = std::unique_ptr<DistributedContext>(
+      new DistributedContext(env.rank, env.worldSize, std::move(state)));
+  context->m_transport = transport;
+  return context;
+}
+
+std::unique_ptr<DistributedContext> DistributedContext::connectWithFileStore(
+    const std::filesystem::path& storeFile, int rank, int worldSize,
+    std::chrono::milliseconds timeout) {
+  auto state = std::make_unique<State>();
+  state->timeout = timeout;
+  state->store = c10::make_intrusive<c10d::FileStore>(storeFile.string(), worldSize);
+  state->store->setTimeout(timeout);
+  auto glooOptions = c10d::ProcessGroupGloo::Options::create(timeout);
+  glooOptions->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+  glooOptions->threads = 2;
+  state->group =
+      c10::make_intrusive<c10d::ProcessGroupGloo>(state->store, rank, worldSize, glooOptions);
+  auto context = std::unique_ptr<DistributedContext>(
+      new DistributedContext(rank, worldSize, std::move(state)));
+  context->m_transport = "host 127.0.0.1";
+  return context;
+}
+
+void DistributedContext::averageGradients(const std::vector<at::Tensor>& parameters,
+                                          std::int64_t bucketBytes) {
+  torch::NoGradGuard noGrad;
+  // Which parameters have a gradient anywhere: a parameter unused on every rank keeps none,
+  // as in one process, so AdamW leaves it alone there too.
+  const auto n = static_cast<std::int64_t>(parameters.size());
+  at::Tensor defined = torch::zeros({n}, torch::kDouble);
+  for (std::int64_t i = 0; i < n; ++i)
+    if (parameters[static_cast<std::size_t>(i)].grad().defined()) defined[i] = 1.0;
+  // Buckets in parameter order, the same on every rank (Gloo matches collectives by order).
+  struct Bucket {
+    std::vector<std::size_t> members;
+    at::Tensor flat;
+  };
+  std::vector<Bucket> buckets;
+  std::int64_t bytes = 0;
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    const at::Tensor& p = parameters[i];
+    const std::int64_t size = p.numel() * static_cast<std::int64_t>(p.element_size());
+    const bool sameType =
+        !buckets.empty() && !buckets.back().members.empty() &&
+        parameters[buckets.back().members.front()].scalar_type() == p.scalar_type();
+    if (buckets.empty() || bytes + size > bucketBytes || !sameType) {
+      buckets.push_back({});
+      bytes = 0;
+    }
+    buckets.back().members.push_back(i);
+    bytes += size;
+  }
+  std::vector<c10::intrusive_ptr<c10d::Work>> pending;
+  std::vector<at::Tensor> flagTensors{defined};
+  pending.push_back(m_state->group->allreduce(flagTensors));
+  for (auto& bucket : buckets) {
+    std::vector<at::Tensor> pieces;
+    for (std::size_t i : bucket.members) {
+      const at::Tensor& p = parameters[i];
+      pieces.push_back(p.grad().defined() ? p.grad().reshape({-1})
+                                          : torch::zeros({p.numel()}, p.options()));
+    }
+    bucket.flat = torch::cat(pieces);
+    std::vector<at::Tensor> one{bucket.flat};
+    pending.push_back(m_state->group->allreduce(one));
+  }
+  for (const auto& work : pending) m_state->wait(work, "allreduce (gradients)");
+  const double scale = 1.0 / m_worldSize;
+  for (auto& bucket : buckets) {
+    bucket.flat.mul_(scale);
+    std::int64_t offset = 0;
+    for (std::size_t i : bucket.members) {
+      at::Tensor p = parameters[i];
+      const std::int64_t count = p.numel();
+      if (defined[static_cast<std::int64_t>(i)].item<double>() > 0) {
+        at::Tensor averaged = bucket.flat.narrow(0, offset, count).view(p.sizes());
+        if (p.grad().defined())
+          p.mutable_grad().copy_(averaged);
+        else
+          p.mutable_grad() = averaged.clone();
+      }
+      offset += count;
+    }
+  }
+}
+
+void DistributedContext::sum(at::Tensor& values) {
+  std::vector<at::Tensor> one{values};
+  m_state->wait(m_state->group->allreduce(one), "allreduce (metrics)");
+}
+
+std::int64_t DistributedContext::max(std::int64_t value) {
+  std::vector<at::Tensor> one{torch::full({1}, value, torch::kLong)};
+  c10d::AllreduceOptions options;
+  options.reduceOp = c10d::ReduceOp::MAX;
+  m_state->wait(m_state->group->allreduce(one, options), "allreduce (control)");
+  return one[0].item<std::int64_t>();
+}
+
+void DistributedContext::broadcast(const std::vector<at::Tensor>& tensors, int root) {
+  torch::NoGradGuard noGrad;
+  for (const at::Tensor& t : tensors) {
+    std::vector<at::Tensor> one{t};
+    c10d::BroadcastOptions options;
+    options.rootRank = root;
+    m_state->wait(m_state->group->broadcast(one, options), "broadcast (parameters)");
+  }
+}
+
+void DistributedContext::barrier() {
+  m_state->wait(m_state->group->barrier(), "barrier");
+}
+
+void DistributedContext::requireSameAsRoot(const std::string& what, const std::string& value) {
+  const std::string key = "same/" + what;
+  try {
+    if (m_rank == 0)
+      m_state->store->set(key, std::vector<std::uint8_t>(value.begin(), value.end()));
+    const auto root = m_state->store->get(key);
+    const std::string rootValue(root.begin(), root.end());
+    if (rootValue != value)
+      throw DistributedError("rank " + std::to_string(m_rank),
+                             what + " differs from rank 0's: " + value + " here, " + rootValue +
+                                 " on rank 0 (every rank must run the same configuration)");
+  } catch (const DistributedError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw DistributedError("rank " + std::to_string(m_rank),
+                           "could not compare " + what + " with rank 0's: " + e.what());
+  }
+  barrier();  // no rank starts before every rank has compared
+}
+
+}  // namespace attnlab::core

@@ -1,0 +1,82 @@
+#pragma once
+
+// Data-parallel training over LibTorch's own c10d: one Gloo process group per run, over a
+// TCPStore (rank 0 serves it, or torchrun's agent does) or a FileStore (tests). The only
+// place in the project that includes c10d; the trainer sees tensors and this class.
+//
+// Gloo matches collectives by the order they are issued, so every rank must call the same
+// functions in the same order. Any failed collective poisons the group: every error here is
+// a DistributedError and the run must end.
+
+#include "core/distributed/launch_environment.h"
+
+#include <ATen/core/Tensor.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attnlab::core {
+
+struct DistributedOptions {
+  /// The network interface Gloo binds to (e.g. eth0): what other machines reach this one by.
+  std::string glooInterface;
+  /// Else the host name or address Gloo binds to.
+  std::string glooHost;
+  /// How long a rank waits for its peers at start and in each collective.
+  std::chrono::milliseconds timeout{std::chrono::minutes(5)};
+};
+
+class DistributedContext {
+ public:
+  /// Joins the group the environment describes: rank 0 serves the TCPStore on MASTER_PORT
+  /// (unless torchrun's agent does), every rank creates the Gloo group. Throws
+  /// DistributedError naming address, port and timeout when the master cannot be reached,
+  /// "port in use" when rank 0 cannot listen, and refuses a multi-machine run whose Gloo
+  /// device would bind to a loopback address (with how to choose one).
+  static std::unique_ptr<DistributedContext> connect(const LaunchEnvironment& env,
+                                                     const DistributedOptions& options);
+  /// The same over a FileStore at `storeFile` (tests; loopback Gloo device).
+  static std::unique_ptr<DistributedContext> connectWithFileStore(
+      const std::filesystem::path& storeFile, int rank, int worldSize,
+      std::chrono::milliseconds timeout);
+  ~DistributedContext();
+  DistributedContext(const DistributedContext&) = delete;
+  DistributedContext& operator=(const DistributedContext&) = delete;
+
+  int rank() const { return m_rank; }
+  int worldSize() const { return m_worldSize; }
+  bool isRoot() const { return m_rank == 0; }
+
+  /// Averages the gradients of `parameters` over the ranks in place: flattened into buckets
+  /// of about `bucketBytes`, all buckets' sums issued asynchronously in parameter order, then
+  /// scaled by 1 / world size. A parameter without a gradient on one rank counts as zero
+  /// there; one without a gradient on every rank keeps none (as a single process would).
+  void averageGradients(const std::vector<at::Tensor>& parameters,
+                        std::int64_t bucketBytes = std::int64_t{1} << 20);
+  /// Sums `values` (one contiguous tensor) over the ranks in place.
+  void sum(at::Tensor& values);
+  /// The largest of `value` over the ranks (stop requests: any rank's counts).
+  std::int64_t max(std::int64_t value);
+  /// Copies rank `root`'s tensors into every rank's (no autograd).
+  void broadcast(const std::vector<at::Tensor>& tensors, int root = 0);
+  void barrier();
+  /// Refuses ranks whose `value` (a config hash) differs from rank 0's, naming both.
+  void requireSameAsRoot(const std::string& what, const std::string& value);
+
+  /// The address the Gloo device bound to (for the run log).
+  const std::string& transport() const { return m_transport; }
+
+ private:
+  struct State;
+  DistributedContext(int rank, int worldSize, std::unique_ptr<State> state);
+  int m_rank;
+  int m_worldSize;
+  std::string m_transport;
+  std::unique_ptr<State> m_state;
+};
+
+}  // namespace attnlab::core
