@@ -265,23 +265,28 @@ void DistributedContext::barrier() {
 }
 
 void DistributedContext::requireSameAsRoot(const std::string& what, const std::string& value) {
-  const std::string key = "same/" + what;
+  // Every rank publishes its value and reads everyone's, so every rank (rank 0 included)
+  // reaches the same verdict and ends with the same message rather than a broken collective.
+  const auto key = [&](int rank) { return "same/" + what + "/" + std::to_string(rank); };
+  std::vector<std::string> values;
   try {
-    if (m_rank == 0)
-      m_state->store->set(key, std::vector<std::uint8_t>(value.begin(), value.end()));
-    const auto root = m_state->store->get(key);
-    const std::string rootValue(root.begin(), root.end());
-    if (rootValue != value)
-      throw DistributedError("rank " + std::to_string(m_rank),
-                             what + " differs from rank 0's: " + value + " here, " + rootValue +
-                                 " on rank 0 (every rank must run the same configuration)");
-  } catch (const DistributedError&) {
-    throw;
+    m_state->store->set(key(m_rank), std::vector<std::uint8_t>(value.begin(), value.end()));
+    for (int r = 0; r < m_worldSize; ++r) {
+      const auto bytes = m_state->store->get(key(r));
+      values.emplace_back(bytes.begin(), bytes.end());
+    }
   } catch (const std::exception& e) {
     throw DistributedError("rank " + std::to_string(m_rank),
-                           "could not compare " + what + " with rank 0's: " + e.what());
+                           "could not compare " + what + " with the other ranks': " + e.what());
   }
-  barrier();  // no rank starts before every rank has compared
+  for (int r = 1; r < m_worldSize; ++r) {
+    if (values[static_cast<std::size_t>(r)] != values[0])
+      throw DistributedError("rank " + std::to_string(r),
+                             what +
+                                 " differs from rank 0's: " + values[static_cast<std::size_t>(r)] +
+                                 " on rank " + std::to_string(r) + ", " + values[0] +
+                                 " on rank 0 (every rank must run the same configuration)");
+  }
 }
 
 }  // namespace attnlab::core
