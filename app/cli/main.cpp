@@ -49,6 +49,26 @@ int main(int argc, char** argv) {
       ->add_option("--set", train.overrides, "Override a config key: key.path=value (repeatable)")
       ->take_all();
   trainCmd->add_flag("--plain", train.plainProgress, "Plain progress lines even on a terminal");
+  // Data-parallel training (docs/distributed.md): the same flags as torchrun's.
+  trainCmd
+      ->add_option("--nproc-per-node", train.launch.nprocPerNode,
+                   "Train data-parallel with N worker processes on this machine (c10d Gloo)")
+      ->check(CLI::PositiveNumber);
+  trainCmd->add_option("--nnodes", train.launch.nnodes, "Machines taking part (default 1)")
+      ->check(CLI::PositiveNumber);
+  trainCmd->add_option("--node-rank", train.launch.nodeRank, "This machine's index, 0..nnodes-1");
+  trainCmd->add_option("--master-addr", train.launch.masterAddr,
+                       "Address of node 0, where rank 0 serves the store (default 127.0.0.1)");
+  trainCmd->add_option("--master-port", train.launch.masterPort,
+                       "Port of the store on node 0 (default 29500)");
+  trainCmd->add_option("--gloo-interface", train.launch.glooInterface,
+                       "Network interface Gloo binds to (several machines: the one the others "
+                       "reach this machine by)");
+  trainCmd->add_option("--gloo-host", train.launch.glooHost,
+                       "Host name or address Gloo binds to (instead of --gloo-interface)");
+  trainCmd->add_option("--dist-timeout", train.launch.timeoutSeconds,
+                       "Seconds a rank waits for its peers at start and in each collective "
+                       "(default 300)");
 
   attnlab::app::InspectOptions inspect;
   auto* inspectCmd = cli.add_subcommand(
@@ -142,7 +162,10 @@ int main(int argc, char** argv) {
     return cli.exit(e);
   }
   if (smokeCmd->parsed()) return attnlab::app::runSmoke(smoke, std::cout, std::cerr);
-  if (trainCmd->parsed()) return attnlab::app::runTrain(train);
+  if (trainCmd->parsed()) {
+    train.argv.assign(argv, argv + argc);  // what a worker of --nproc-per-node runs
+    return attnlab::app::runTrain(train);
+  }
   if (inspectCmd->parsed()) return attnlab::app::runInspect(inspect);
   if (analyzeCmd->parsed()) return attnlab::app::runAnalyze(analyze);
   if (corefCmd->parsed()) return attnlab::app::runProbeCoref(coref);

@@ -4,12 +4,16 @@
 #include "app/cli/progress_printer.h"
 #include "core/config/config_loader.h"
 #include "core/config/config_presets.h"
+#include "core/distributed/distributed_context.h"
+#include "core/distributed/launch_environment.h"
 #include "core/train/trainer.h"
 
 #include <unistd.h>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+#include <thread>
 
 namespace attnlab::app {
 namespace {
@@ -29,10 +33,43 @@ extern "C" void onInterrupt(int) {
 
 }  // namespace
 
+/// This worker's share of the launch: Gloo device and timeout from the flags, or from what
+/// the launcher passed down.
+core::DistributedOptions distributedOptions(const LaunchOptions& launch) {
+  core::DistributedOptions d;
+  const auto fromEnv = [](const char* name) {
+    const char* v = std::getenv(name);
+    return std::string(v ? v : "");
+  };
+  d.glooInterface = !launch.glooInterface.empty() ? launch.glooInterface
+                                                  : fromEnv("ATTNLAB_GLOO_INTERFACE");
+  d.glooHost = !launch.glooHost.empty() ? launch.glooHost : fromEnv("ATTNLAB_GLOO_HOST");
+  double seconds = launch.timeoutSeconds;
+  if (const std::string t = fromEnv("ATTNLAB_DIST_TIMEOUT"); !t.empty()) seconds = std::stod(t);
+  d.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+  return d;
+}
+
 int runTrain(const TrainOptions& options) {
   return runReportingErrors("train", [&] {
-    const core::RunConfig config =
+    const auto environment = core::readLaunchEnvironment();
+    // Our own workers carry the launcher's flags on their command line; torchrun's do not.
+    const bool ownWorker = std::getenv("ATTNLAB_LAUNCHER") != nullptr;
+    validateLaunch(options.launch, environment.has_value() && !ownWorker);
+    core::RunConfig config =
         core::loadRunConfig(core::resolveConfigArgument(options.config), options.overrides);
+    if (!environment && options.launch.nprocPerNode * options.launch.nnodes > 1)
+      return launchWorkers(options.launch, options.argv);
+    std::unique_ptr<core::DistributedContext> distributed;
+    if (environment && environment->distributed()) {
+      // The ranks of one machine share its cores.
+      if (config.train.threads == 0)
+        config.train.threads = std::max(
+            1, static_cast<int>(std::thread::hardware_concurrency()) / environment->localWorldSize);
+      distributed =
+          core::DistributedContext::connect(*environment, distributedOptions(options.launch));
+    }
+    const bool root = !distributed || distributed->isRoot();
     const std::filesystem::path runDir =
         options.runDir.empty() ? std::filesystem::path("runs") / config.run.name : options.runDir;
 
@@ -43,10 +80,12 @@ int runTrain(const TrainOptions& options) {
     sigaction(SIGTERM, &action, nullptr);
 
     ProgressPrinter printer(stdout, !options.plainProgress && ProgressPrinter::isTerminal(stdout));
-    core::Trainer trainer(config, runDir, &printer);
+    // Rank 0 reports for the run; the other ranks speak only when something fails.
+    core::Trainer trainer(config, runDir, root ? &printer : nullptr, distributed.get());
     const auto summary = trainer.run(g_stopRequested);
-    printer.message("run log: " + summary.runLog.string());
+    if (root) printer.message("run log: " + summary.runLog.string());
     if (summary.stopped) return 130;
+    if (!root) return 0;
     printer.message("done: " + std::to_string(summary.finalStep) + " steps" +
                     (summary.lastEvalLoss
                          ? ", validation loss " + std::to_string(*summary.lastEvalLoss)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "app/cli/distributed_launch.h"
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -11,12 +13,16 @@ struct TrainOptions {
   std::filesystem::path runDir;  ///< empty: runs/<run.name>
   std::vector<std::string> overrides;
   bool plainProgress = false;  ///< force plain lines even on a terminal
+  LaunchOptions launch;        ///< data-parallel: --nproc-per-node and friends
+  std::vector<std::string> argv;  ///< the command line, for the workers a launch starts
 };
 
 /// `attnlab-cli train`: loads and validates the config, trains (resuming when the run
 /// directory holds a checkpoint), prints progress, and turns Ctrl-C into a clean stop
 /// (checkpoint written, log closed; a second Ctrl-C exits at once). Returns the exit
-/// status: 0 done, 1 error, 130 stopped by Ctrl-C.
+/// status: 0 done, 1 error, 130 stopped by Ctrl-C. With --nproc-per-node N > 1 it starts N
+/// workers (distributed_launch.h); started with WORLD_SIZE set (by that launch or by
+/// torchrun) it trains as one rank: rank 0 prints the progress and writes the run.
 int runTrain(const TrainOptions& options);
 
 }  // namespace attnlab::app

@@ -7,6 +7,7 @@
 #include "core/errors/error.h"
 #include "core/mechanisms/attention_mechanism.h"
 #include "core/model/masked_lm.h"
+#include "core/distributed/distributed_context.h"
 #include "core/runlog/run_log_writer.h"
 #include "core/runtime/compute_environment.h"
 #include "core/runtime/device.h"
@@ -112,31 +113,45 @@ RunLogSchema declareRunLog(const RunConfig& c, const std::string& configToml,
   return schema;
 }
 
+/// FNV-1a of the resolved configuration, in hex: equal configurations on every rank (the
+/// same on any machine and build, unlike std::hash).
+std::string configFingerprint(const std::string& toml) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char ch : toml) h = (h ^ ch) * 0x100000001b3ull;
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+  return out;
+}
+
 /// One run of Trainer::run: the algorithm in execute(), each part in a method below.
 class TrainingRun {
  public:
   TrainingRun(const RunConfig& config, fs::path runDir, TrainingObserver* observer,
-              TrainingControl& control)
+              TrainingControl& control, DistributedContext* distributed)
       : m_config(config),
         m_runDir(std::move(runDir)),
         m_events{observer},
         m_control(control),
-        m_checkpoints(m_runDir, config.train.keepLast, config.train.keepBest) {}
+        m_checkpoints(m_runDir, config.train.keepLast, config.train.keepBest),
+        m_distributed(distributed && distributed->worldSize() > 1 ? distributed : nullptr) {}
 
   TrainingSummary execute() {
     openRunDirectory();
     findCheckpointToResume();  // first, so a shape mismatch is reported before data work
-    if (!prepareData()) return stoppedBeforeTraining();
+    if (!prepareDataOnEveryRank()) return stoppedBeforeTraining();
     buildModel();  // model, objective, optimiser; the checkpoint restored into them
-    openRunLog();
-    TrainStep trainStep(*m_model, *m_objective, *m_optimizer, m_config, m_device);
+    if (isRoot()) openRunLog();
+    TrainStep trainStep(*m_model, *m_objective, *m_optimizer, m_config, m_device, m_distributed);
     const MicroBatchSource batches = [this](std::int64_t i) { return m_data->train.batch(i); };
     m_trainStart = std::chrono::steady_clock::now();
     while (m_step < m_config.schedule.steps) {
       if (!holdWhilePaused()) break;  // false: stop requested
       const StepMeasurements measured = trainStep.run(m_step, batches);
       if (!measured.nonFinite.empty()) failNonFinite(measured);
-      afterStep(measured);  // log rows, snapshots, evaluation, checkpoints
+      if (isRoot())
+        afterStep(measured);  // log rows, snapshots, evaluation, checkpoints
+      else
+        m_step = measured.step;
     }
     return finish();
   }
@@ -145,7 +160,13 @@ class TrainingRun {
   void openRunDirectory() {
     validateRunConfig(m_config);
     ensureWritableDirectory(m_runDir);
-    m_lock.emplace(m_runDir);  // refuses a directory another process (or run) is training
+    // Rank 0 holds the lock for the whole data-parallel run; the other ranks work under it.
+    if (isRoot()) m_lock.emplace(m_runDir);  // refuses a directory another run is training
+    if (m_distributed) {
+      const std::string toml = toToml(m_config);
+      m_distributed->requireSameAsRoot("the resolved configuration's hash",
+                                       configFingerprint(toml));
+    }
     m_threads = configureIntraOpThreads(m_config.train.threads);
     m_device = resolveDevice(m_config.train.device);
     m_events.run(0, "setup",
@@ -163,6 +184,17 @@ class TrainingRun {
                    "resuming from " + latest->path.string() + " (step " +
                        std::to_string(m_resume->step) + ")");
     }
+  }
+
+  /// prepareData() on rank 0 first (it may train the tokenizer and write the token store),
+  /// then on the other ranks, which find both made and reuse them.
+  bool prepareDataOnEveryRank() {
+    if (!m_distributed) return prepareData();
+    bool ready = isRoot() ? prepareData() : true;
+    m_distributed->barrier();
+    if (!isRoot()) ready = prepareData();
+    // Stopped during preparation on any rank: every rank stops.
+    return m_distributed->max(ready ? 0 : 1) == 0;
   }
 
   /// Corpus, tokenizer, token store, batchers. False when a stop came between phases.
@@ -225,6 +257,13 @@ class TrainingRun {
     m_startStep = m_step;
     m_summary.startStep = m_step;
     m_checkpointed = m_resume.has_value();
+    // Every rank starts from rank 0's parameters (equal already when they come from the same
+    // seed or checkpoint; this makes it so whatever the ranks' libraries did).
+    if (m_distributed) {
+      std::vector<at::Tensor> parameters;
+      for (const auto& p : m_model->parameters()) parameters.push_back(p);
+      m_distributed->broadcast(parameters);
+    }
   }
 
   void openRunLog() {
@@ -248,6 +287,13 @@ class TrainingRun {
     milestone(m_resume ? "resume" : "start",
               m_resume ? "resumed from " + m_resume->path.string() : "training started");
     milestone("variants", describeMechanisms(c));
+    if (m_distributed)
+      milestone("distributed",
+                "data-parallel over " + std::to_string(m_distributed->worldSize()) +
+                    " processes (c10d Gloo, rank 0 on " + m_distributed->transport() +
+                    "); each optimiser step takes " +
+                    std::to_string(c.train.gradientAccumulation * m_distributed->worldSize()) +
+                    " micro-batches of " + std::to_string(c.train.batchSize) + " sequences");
     if (m_startStep == 0) m_snapshots->write(*m_model, m_device, 0, *m_log);
   }
 
@@ -258,7 +304,11 @@ class TrainingRun {
       m_control.waitWhilePaused();
       if (!m_control.stopRequested()) milestone("unpaused", "training goes on");
     }
-    if (m_control.stopRequested()) {
+    bool stop = m_control.stopRequested();
+    // Any rank's stop (a Ctrl-C reaches every worker, but not at the same step) stops all
+    // of them after the same step.
+    if (m_distributed) stop = m_distributed->max(stop ? 1 : 0) != 0;
+    if (stop) {
       m_summary.stopped = true;
       return false;
     }
@@ -269,8 +319,10 @@ class TrainingRun {
     const std::string message =
         measured.nonFinite + "; the run stopped without applying this update" +
         (m_summary.lastCheckpoint.empty() && !m_resume ? "" : "; the last good checkpoint is kept");
-    m_log->addEvent(measured.step, "non_finite", message);
-    m_log->close();
+    if (m_log) {
+      m_log->addEvent(measured.step, "non_finite", message);
+      m_log->close();
+    }
     throw TrainingError("step " + std::to_string(measured.step), message);
   }
 
@@ -314,6 +366,10 @@ class TrainingRun {
   }
 
   TrainingSummary finish() {
+    if (!isRoot()) {
+      m_summary.finalStep = m_step;
+      return m_summary;
+    }
     if (!m_checkpointed && m_step > m_startStep) saveCheckpoint();
     if (m_summary.stopped) {
       m_log->addEvent(m_step, "stopped", "stopped on request after step " + std::to_string(m_step));
@@ -334,6 +390,8 @@ class TrainingRun {
     m_log->addEvent(m_step, kind, message);
     m_events.run(m_step, kind, message);
   }
+
+  bool isRoot() const { return !m_distributed || m_distributed->isRoot(); }
 
   const RunConfig& m_config;
   const fs::path m_runDir;
@@ -360,6 +418,7 @@ class TrainingRun {
   std::optional<double> m_lastEvalLoss;
   std::int64_t m_lastEvalStep = -1;
   std::chrono::steady_clock::time_point m_trainStart;
+  DistributedContext* m_distributed = nullptr;  // null: one process
 };
 
 }  // namespace
@@ -368,8 +427,12 @@ fs::path runLogPath(const fs::path& runDir) {
   return runDir / "run.h5";
 }
 
-Trainer::Trainer(RunConfig config, fs::path runDir, TrainingObserver* observer)
-    : m_config(std::move(config)), m_runDir(std::move(runDir)), m_observer(observer) {}
+Trainer::Trainer(RunConfig config, fs::path runDir, TrainingObserver* observer,
+                 DistributedContext* distributed)
+    : m_config(std::move(config)),
+      m_runDir(std::move(runDir)),
+      m_observer(observer),
+      m_distributed(distributed) {}
 
 Trainer::~Trainer() = default;
 
@@ -380,7 +443,7 @@ TrainingSummary Trainer::run(const std::atomic<bool>& stop) {
 }
 
 TrainingSummary Trainer::run(TrainingControl& control) {
-  return TrainingRun(m_config, m_runDir, m_observer, control).execute();
+  return TrainingRun(m_config, m_runDir, m_observer, control, m_distributed).execute();
 }
 
 }  // namespace attnlab::core

@@ -12,6 +12,8 @@
 
 namespace attnlab::core {
 
+class DistributedContext;
+
 /// How a run ended.
 struct TrainingSummary {
   std::int64_t startStep = 0;  ///< 0, or the checkpoint step it resumed from
@@ -38,7 +40,14 @@ struct TrainingSummary {
 /// thread that calls run().
 class Trainer {
  public:
-  Trainer(RunConfig config, std::filesystem::path runDir, TrainingObserver* observer = nullptr);
+  /// `distributed` (optional): this process is one rank of a data-parallel run. Every rank
+  /// trains its share of each step's micro-batches (core/train/train_step.h); rank 0 alone
+  /// takes the run-directory lock, prepares the data first (the others wait, then reuse it),
+  /// writes the run log and the checkpoints, and evaluates. The ranks agree on stop requests
+  /// every step and resume from the same checkpoint; the configuration must be identical on
+  /// every rank (a hash is compared at start).
+  Trainer(RunConfig config, std::filesystem::path runDir, TrainingObserver* observer = nullptr,
+          DistributedContext* distributed = nullptr);
   ~Trainer();
 
   /// Trains until schedule.steps or until `control` asks to stop (polled between steps,
@@ -56,6 +65,7 @@ class Trainer {
   RunConfig m_config;
   std::filesystem::path m_runDir;
   TrainingObserver* m_observer;
+  DistributedContext* m_distributed;
 };
 
 /// The run log of a run directory.

@@ -1,0 +1,185 @@
+#include "app/cli/distributed_launch.h"
+
+#include "core/errors/error.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+namespace attnlab::app {
+namespace {
+
+struct Worker {
+  int rank = 0;
+  pid_t pid = -1;
+  int fd = -1;         ///< read end of the worker's stdout + stderr
+  std::string buffer;  ///< a line not yet complete
+  std::string lastError;
+  bool running = true;
+  int status = 0;
+};
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void onLauncherInterrupt(int) {
+  // The terminal sends Ctrl-C to the workers too (one process group): they finish their step,
+  // agree to stop and checkpoint. The launcher only waits for them.
+  g_interrupted = true;
+}
+
+void forwardLines(Worker& w, bool flush) {
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = w.buffer.find('\n', start);
+    if (end == std::string::npos) break;
+    const std::string line = w.buffer.substr(start, end - start);
+    if (line.find("error") != std::string::npos) w.lastError = line;
+    std::fprintf(stdout, "[rank %d] %s\n", w.rank, line.c_str());
+    start = end + 1;
+  }
+  w.buffer.erase(0, start);
+  if (flush && !w.buffer.empty()) {
+    if (w.buffer.find("error") != std::string::npos) w.lastError = w.buffer;
+    std::fprintf(stdout, "[rank %d] %s\n", w.rank, w.buffer.c_str());
+    w.buffer.clear();
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+void validateLaunch(const LaunchOptions& o, bool insideWorker) {
+  if (insideWorker && (o.nprocPerNode > 1 || o.nnodes > 1))
+    throw ConfigError("--nproc-per-node",
+                      "this process is already a worker of a distributed launch (WORLD_SIZE is "
+                      "set, e.g. by torchrun): start it without --nproc-per-node / --nnodes");
+  if (o.nprocPerNode < 1) throw ConfigError("--nproc-per-node", "must be at least 1");
+  if (o.nnodes < 1) throw ConfigError("--nnodes", "must be at least 1");
+  if (o.nodeRank < 0 || o.nodeRank >= o.nnodes)
+    throw ConfigError("--node-rank", std::to_string(o.nodeRank) + " is not in 0.." +
+                                         std::to_string(o.nnodes - 1));
+  if (o.masterPort < 1 || o.masterPort > 65535)
+    throw ConfigError("--master-port", std::to_string(o.masterPort) + " is not in 1..65535");
+  if (o.timeoutSeconds <= 0) throw ConfigError("--dist-timeout", "must be positive");
+  if (o.nnodes > 1 && (o.masterAddr == "127.0.0.1" || o.masterAddr == "localhost"))
+    throw ConfigError("--master-addr",
+                      "a run over " + std::to_string(o.nnodes) +
+                          " machines needs the address of node 0 that the others can reach, not " +
+                          o.masterAddr);
+}
+
+int launchWorkers(const LaunchOptions& o, const std::vector<std::string>& argv) {
+  struct sigaction action {};
+  action.sa_handler = onLauncherInterrupt;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  const int world = o.nprocPerNode * o.nnodes;
+  std::vector<Worker> workers(static_cast<std::size_t>(o.nprocPerNode));
+  for (int local = 0; local < o.nprocPerNode; ++local) {
+    Worker& w = workers[static_cast<std::size_t>(local)];
+    w.rank = o.nodeRank * o.nprocPerNode + local;
+    int pipeFds[2];
+    if (pipe(pipeFds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    const pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    if (pid == 0) {
+      dup2(pipeFds[1], STDOUT_FILENO);
+      dup2(pipeFds[1], STDERR_FILENO);
+      close(pipeFds[0]);
+      close(pipeFds[1]);
+      setenv("RANK", std::to_string(w.rank).c_str(), 1);
+      setenv("LOCAL_RANK", std::to_string(local).c_str(), 1);
+      setenv("WORLD_SIZE", std::to_string(world).c_str(), 1);
+      setenv("LOCAL_WORLD_SIZE", std::to_string(o.nprocPerNode).c_str(), 1);
+      setenv("MASTER_ADDR", o.masterAddr.c_str(), 1);
+      setenv("MASTER_PORT", std::to_string(o.masterPort).c_str(), 1);
+      setenv("ATTNLAB_LAUNCHER", "attnlab-cli", 1);
+      setenv("ATTNLAB_DIST_TIMEOUT", std::to_string(o.timeoutSeconds).c_str(), 1);
+      if (!o.glooInterface.empty()) setenv("ATTNLAB_GLOO_INTERFACE", o.glooInterface.c_str(), 1);
+      if (!o.glooHost.empty()) setenv("ATTNLAB_GLOO_HOST", o.glooHost.c_str(), 1);
+      std::vector<char*> args;
+      for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+      args.push_back(nullptr);
+      execv("/proc/self/exe", args.data());
+      std::fprintf(stderr, "error: cannot start a worker: %s\n", std::strerror(errno));
+      std::_Exit(127);
+    }
+    close(pipeFds[1]);
+    w.pid = pid;
+    w.fd = pipeFds[0];
+  }
+
+  int failedRank = -1;
+  auto failedAt = std::chrono::steady_clock::now();
+  bool killed = false;
+  for (;;) {
+    std::vector<pollfd> fds;
+    for (auto& w : workers)
+      if (w.fd >= 0) fds.push_back({w.fd, POLLIN, 0});
+    if (!fds.empty()) poll(fds.data(), fds.size(), 200);
+    for (auto& w : workers) {
+      if (w.fd < 0) continue;
+      char chunk[4096];
+      for (;;) {
+        pollfd one{w.fd, POLLIN, 0};
+        if (poll(&one, 1, 0) <= 0) break;
+        const ssize_t n = read(w.fd, chunk, sizeof chunk);
+        if (n <= 0) {
+          close(w.fd);
+          w.fd = -1;
+          forwardLines(w, true);
+          break;
+        }
+        w.buffer.append(chunk, static_cast<std::size_t>(n));
+        forwardLines(w, false);
+      }
+    }
+    bool anyRunning = false;
+    for (auto& w : workers) {
+      if (w.running && waitpid(w.pid, &w.status, WNOHANG) == w.pid) {
+        w.running = false;
+        const bool ok = WIFEXITED(w.status) && WEXITSTATUS(w.status) == 0;
+        const bool stopped = WIFEXITED(w.status) && WEXITSTATUS(w.status) == 130;
+        if (!ok && !stopped && failedRank < 0) {
+          failedRank = w.rank;
+          failedAt = std::chrono::steady_clock::now();
+          for (auto& other : workers)  // the others would wait for it until the timeout
+            if (other.running) kill(other.pid, SIGTERM);
+        }
+      }
+      anyRunning = anyRunning || w.running || w.fd >= 0;
+    }
+    if (!anyRunning) break;
+    // Workers that do not end within 10 s of a failure are killed.
+    if (failedRank >= 0 && !killed &&
+        std::chrono::steady_clock::now() - failedAt > std::chrono::seconds(10)) {
+      for (auto& w : workers)
+        if (w.running) kill(w.pid, SIGKILL);
+      killed = true;
+    }
+  }
+  if (failedRank >= 0) {
+    const Worker& w = workers[static_cast<std::size_t>(failedRank - o.nodeRank * o.nprocPerNode)];
+    std::string how = WIFSIGNALED(w.status)
+                          ? "was killed by signal " + std::to_string(WTERMSIG(w.status))
+                          : "exited with status " + std::to_string(WEXITSTATUS(w.status));
+    std::fprintf(stderr, "attnlab-cli train: error: rank %d %s%s%s; the other workers were stopped\n",
+                 failedRank, how.c_str(), w.lastError.empty() ? "" : ": ",
+                 w.lastError.c_str());
+    return 1;
+  }
+  for (const auto& w : workers)
+    if (WIFEXITED(w.status) && WEXITSTATUS(w.status) == 130) return 130;
+  return g_interrupted ? 130 : 0;
+}
+
+}  // namespace attnlab::app
