@@ -64,8 +64,8 @@ void validateLaunch(const LaunchOptions& o, bool insideWorker) {
   if (o.nprocPerNode < 1) throw ConfigError("--nproc-per-node", "must be at least 1");
   if (o.nnodes < 1) throw ConfigError("--nnodes", "must be at least 1");
   if (o.nodeRank < 0 || o.nodeRank >= o.nnodes)
-    throw ConfigError("--node-rank", std::to_string(o.nodeRank) + " is not in 0.." +
-                                         std::to_string(o.nnodes - 1));
+    throw ConfigError("--node-rank",
+                      std::to_string(o.nodeRank) + " is not in 0.." + std::to_string(o.nnodes - 1));
   if (o.masterPort < 1 || o.masterPort > 65535)
     throw ConfigError("--master-port", std::to_string(o.masterPort) + " is not in 1..65535");
   if (o.timeoutSeconds <= 0) throw ConfigError("--dist-timeout", "must be positive");
@@ -172,9 +172,9 @@ int launchWorkers(const LaunchOptions& o, const std::vector<std::string>& argv) 
     std::string how = WIFSIGNALED(w.status)
                           ? "was killed by signal " + std::to_string(WTERMSIG(w.status))
                           : "exited with status " + std::to_string(WEXITSTATUS(w.status));
-    std::fprintf(stderr, "attnlab-cli train: error: rank %d %s%s%s; the other workers were stopped\n",
-                 failedRank, how.c_str(), w.lastError.empty() ? "" : ": ",
-                 w.lastError.c_str());
+    std::fprintf(stderr,
+                 "attnlab-cli train: error: rank %d %s%s%s; the other workers were stopped\n",
+                 failedRank, how.c_str(), w.lastError.empty() ? "" : ": ", w.lastError.c_str());
     return 1;
   }
   for (const auto& w : workers)

@@ -41,8 +41,8 @@ core::DistributedOptions distributedOptions(const LaunchOptions& launch) {
     const char* v = std::getenv(name);
     return std::string(v ? v : "");
   };
-  d.glooInterface = !launch.glooInterface.empty() ? launch.glooInterface
-                                                  : fromEnv("ATTNLAB_GLOO_INTERFACE");
+  d.glooInterface =
+      !launch.glooInterface.empty() ? launch.glooInterface : fromEnv("ATTNLAB_GLOO_INTERFACE");
   d.glooHost = !launch.glooHost.empty() ? launch.glooHost : fromEnv("ATTNLAB_GLOO_HOST");
   double seconds = launch.timeoutSeconds;
   if (const std::string t = fromEnv("ATTNLAB_DIST_TIMEOUT"); !t.empty()) seconds = std::stod(t);

@@ -12,8 +12,8 @@ struct TrainOptions {
   std::filesystem::path config;  ///< a file, or a preset name (core/config/config_presets.h)
   std::filesystem::path runDir;  ///< empty: runs/<run.name>
   std::vector<std::string> overrides;
-  bool plainProgress = false;  ///< force plain lines even on a terminal
-  LaunchOptions launch;        ///< data-parallel: --nproc-per-node and friends
+  bool plainProgress = false;     ///< force plain lines even on a terminal
+  LaunchOptions launch;           ///< data-parallel: --nproc-per-node and friends
   std::vector<std::string> argv;  ///< the command line, for the workers a launch starts
 };
 

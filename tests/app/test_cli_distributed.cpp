@@ -1,0 +1,219 @@
+// attnlab-cli train --nproc-per-node 2 on loopback, as a person runs it (real processes, the
+// regular tiny corpus and tokenizer):
+// - 2 workers x 1 micro-batch per step end with the parameters and optimiser state of one
+//   process with 2 micro-batches per step (float32: within 1e-5; the double-precision
+//   equivalence is core/test_distributed_step), rank 0 alone writes, the log names the
+//   world size;
+// - rank 1 killed with SIGKILL mid-run: the launcher exits non-zero within seconds naming
+//   rank 1, the last checkpoint stays intact, and the same command resumes to the end;
+// - a master that nobody serves: the worker's message names address, port and timeout, and
+//   nothing is written; a master port already in use: "port in use"; --nproc-per-node under
+//   torchrun's environment is refused before anything starts.
+#include <ATen/ATen.h>
+#include "core/checkpoint/checkpoint_store.h"
+#include "core/config/config_loader.h"
+#include "tests/support/cli_process.h"
+#include "tests/support/tiny_run_setup.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace attnlab;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A socket listening on all interfaces at a port the system picks (closed when destroyed).
+struct Listener {
+  int fd = -1;
+  int port = 0;
+  Listener() {
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_ANY);
+    socklen_t size = sizeof a;
+    if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && listen(fd, 4) == 0 &&
+        getsockname(fd, reinterpret_cast<sockaddr*>(&a), &size) == 0)
+      port = ntohs(a.sin_port);
+  }
+  ~Listener() { close(fd); }
+};
+
+int freePort() {
+  return Listener().port;
+}
+
+/// The pid of the worker with RANK=`rank` among the children of `launcher` (from /proc).
+qint64 workerPid(qint64 launcher, int rank) {
+  const QString wanted = QStringLiteral("RANK=%1").arg(rank);
+  for (const QString& entry : QDir("/proc").entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+    bool numeric = false;
+    const qint64 pid = entry.toLongLong(&numeric);
+    if (!numeric) continue;
+    QFile stat("/proc/" + entry + "/stat");
+    if (!stat.open(QIODevice::ReadOnly)) continue;
+    const QList<QByteArray> fields = stat.readAll().split(' ');
+    if (fields.size() < 4 || fields[3].toLongLong() != launcher) continue;
+    QFile environ("/proc/" + entry + "/environ");
+    if (!environ.open(QIODevice::ReadOnly)) continue;
+    for (const QByteArray& var : environ.readAll().split('\0'))
+      if (QString::fromUtf8(var) == wanted) return pid;
+  }
+  return -1;
+}
+
+double largestDifference(const fs::path& a, const fs::path& b, int* compared) {
+  const auto x = core::CheckpointStore::load(a);
+  const auto y = core::CheckpointStore::load(b);
+  double worst = 0;
+  *compared = 0;
+  for (const auto& [name, t] : x.tensors) {
+    if (!t.is_floating_point()) continue;
+    const auto& u = y.tensors.at(name);
+    worst = std::max(worst,
+                     (t.to(at::kDouble) - u.to(at::kDouble)).abs().max().template item<double>());
+    ++*compared;
+  }
+  return worst;
+}
+
+}  // namespace
+
+class TestCliDistributed : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  QString m_config;
+
+  QString path(const QString& name) const { return m_dir.filePath(name); }
+  QStringList trainArgs(const QString& run, const QStringList& extra = {}) const {
+    return QStringList{"train", "--config", m_config, "--run-dir", run, "--plain"} + extra;
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    core::RunConfig config = tests::prepareTinyRun(m_dir.path().toStdString());
+    config.schedule.steps = 12;
+    config.train.checkpointEvery = 4;
+    config.train.evalEvery = 4;
+    config.train.threads = 1;
+    m_config = path("tiny.toml");
+    std::ofstream(m_config.toStdString()) << core::toToml(config);
+  }
+
+  void twoWorkersEqualOneProcessWithTwiceTheAccumulation() {
+    const int port = freePort();
+    const auto two = tests::runCli(
+        trainArgs(path("two"), {"--nproc-per-node", "2", "--master-port", QString::number(port)}));
+    QVERIFY2(two.exitCode == 0, qPrintable(two.err + two.out));
+    QVERIFY2(two.out.contains("[rank 0] done: 12 steps"), qPrintable(two.out));
+    QVERIFY2(two.out.contains("data-parallel over 2 processes"), qPrintable(two.out));
+    QVERIFY2(!two.out.contains("[rank 1] done"), qPrintable(two.out));  // rank 0 reports
+    const auto one =
+        tests::runCli(trainArgs(path("one"), {"--set", "train.gradient_accumulation=2"}));
+    QVERIFY2(one.exitCode == 0, qPrintable(one.err + one.out));
+    int compared = 0;
+    const double difference =
+        largestDifference(path("one/checkpoints/step-0000012.h5").toStdString(),
+                          path("two/checkpoints/step-0000012.h5").toStdString(), &compared);
+    qInfo("%d tensors (parameters and AdamW moments); largest difference %g", compared, difference);
+    QVERIFY(compared > 10);
+    QVERIFY2(difference < 1e-5, qPrintable(QString::number(difference)));
+    // The run log says how it was trained (read with h5py, independently of the engine).
+    const auto events = tests::runProcess(
+        tests::kPython, {"-c",
+                         "import h5py,sys; f=h5py.File(sys.argv[1],'r'); "
+                         "print([m.decode() if isinstance(m,bytes) else m for m in "
+                         "f['events/message'][()]])",
+                         path("two/run.h5")});
+    QVERIFY2(events.out.contains("data-parallel over 2 processes"),
+             qPrintable(events.out + events.err));
+  }
+
+  void aKilledRankStopsTheOthersAndTheRunResumes() {
+    const int port = freePort();
+    const QString run = path("killed");
+    QStringList args =
+        trainArgs(run, {"--nproc-per-node", "2", "--master-port", QString::number(port), "--set",
+                        "schedule.steps=400", "--set", "train.checkpoint_every=20"});
+    QProcess launcher;
+    launcher.start(tests::kCli, args);
+    QVERIFY(launcher.waitForStarted());
+    // Once a checkpoint exists, kill rank 1 as the machine's OOM killer would.
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(run + "/checkpoints/step-0000020.h5"), 120000);
+    const qint64 rank1 = workerPid(launcher.processId(), 1);
+    QVERIFY(rank1 > 0);
+    QElapsedTimer timer;
+    timer.start();
+    QCOMPARE(::kill(static_cast<pid_t>(rank1), SIGKILL), 0);
+    QVERIFY(launcher.waitForFinished(60000));
+    qInfo("the launcher ended %lld ms after the kill", static_cast<long long>(timer.elapsed()));
+    QVERIFY(timer.elapsed() < 30000);
+    QCOMPARE(launcher.exitCode(), 1);
+    const QString err = QString::fromUtf8(launcher.readAllStandardError());
+    QVERIFY2(err.contains("rank 1 was killed by signal 9"), qPrintable(err));
+    // The checkpoints that were written still load.
+    const auto kept = core::CheckpointStore(run.toStdString(), 2, true).latest();
+    QVERIFY(kept.has_value());
+    QVERIFY(core::CheckpointStore::load(kept->path).step >= 20);
+    // The same command (a short schedule, to keep the test quick) resumes to the end.
+    args.replace(args.indexOf("schedule.steps=400"),
+                 QStringLiteral("schedule.steps=%1").arg(kept->step + 4));
+    const auto resumed = tests::runCli(args);
+    QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err + resumed.out));
+    QVERIFY2(resumed.out.contains("resum"), qPrintable(resumed.out));
+  }
+
+  void badLaunchesAreRefusedClearly() {
+    // A worker whose master nobody serves: address, port and timeout named; nothing written.
+    const int port = freePort();
+    QProcess worker;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("WORLD_SIZE", "2");
+    env.insert("RANK", "1");
+    env.insert("MASTER_ADDR", "127.0.0.1");
+    env.insert("MASTER_PORT", QString::number(port));
+    worker.setProcessEnvironment(env);
+    worker.start(tests::kCli, trainArgs(path("orphan"), {"--dist-timeout", "2"}));
+    QVERIFY(worker.waitForFinished(60000));
+    QCOMPARE(worker.exitCode(), 1);
+    const QString err = QString::fromUtf8(worker.readAllStandardError());
+    QVERIFY2(err.contains("127.0.0.1:" + QString::number(port)) && err.contains("2.0 s"),
+             qPrintable(err));
+    QVERIFY(!QFile::exists(path("orphan")));
+
+    // The master port is taken: rank 0 says so.
+    Listener squatter;
+    QVERIFY(squatter.port > 0);
+    const auto busy = tests::runCli(
+        trainArgs(path("busy"), {"--nproc-per-node", "2", "--master-port",
+                                 QString::number(squatter.port), "--dist-timeout", "5"}));
+    QCOMPARE(busy.exitCode, 1);
+    QVERIFY2((busy.out + busy.err).contains("port in use"), qPrintable(busy.out + busy.err));
+
+    // Under torchrun's environment, the launcher's flags contradict it.
+    QProcess nested;
+    nested.setProcessEnvironment(env);
+    nested.start(tests::kCli, trainArgs(path("nested"), {"--nproc-per-node", "2"}));
+    QVERIFY(nested.waitForFinished(60000));
+    QCOMPARE(nested.exitCode(), 1);
+    QVERIFY(QString::fromUtf8(nested.readAllStandardError()).contains("already a worker"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliDistributed)
+#include "test_cli_distributed.moc"
