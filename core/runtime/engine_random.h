@@ -11,7 +11,10 @@
 // but only inside seededConstruction(), which holds the global-generator lock, seeds it,
 // and afterwards hands the state it reached to the run and puts the global state back. The
 // numbers a run sees are therefore exactly those of `torch::manual_seed(seed)` followed by
-// construction and training on one generator: the CLI and the app give the same bits.
+// construction, and during training TrainStep reseeds the run's generator before each
+// micro-batch from (run.seed, global micro-batch index) (core/train/train_step.h), so a
+// micro-batch's dropout is the same whichever rank of a data-parallel run draws it: the CLI,
+// the app and any number of ranks give the same bits.
 
 #include <ATen/core/Generator.h>
 
