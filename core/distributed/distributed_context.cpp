@@ -174,8 +174,8 @@ std::unique_ptr<DistributedContext> DistributedContext::connectWithFileStore(
   return context;
 }
 
-void DistributedContext::averageGradients(const std::vector<at::Tensor>& parameters,
-                                          std::int64_t bucketBytes) {
+void DistributedContext::sumGradients(const std::vector<at::Tensor>& parameters,
+                                      std::int64_t bucketBytes) {
   torch::NoGradGuard noGrad;
   // Which parameters have a gradient anywhere: a parameter unused on every rank keeps none,
   // as in one process, so AdamW leaves it alone there too.
@@ -218,19 +218,17 @@ void DistributedContext::averageGradients(const std::vector<at::Tensor>& paramet
     pending.push_back(m_state->group->allreduce(one));
   }
   for (const auto& work : pending) m_state->wait(work, "allreduce (gradients)");
-  const double scale = 1.0 / m_worldSize;
   for (auto& bucket : buckets) {
-    bucket.flat.mul_(scale);
     std::int64_t offset = 0;
     for (std::size_t i : bucket.members) {
       at::Tensor p = parameters[i];
       const std::int64_t count = p.numel();
       if (defined[static_cast<std::int64_t>(i)].item<double>() > 0) {
-        at::Tensor averaged = bucket.flat.narrow(0, offset, count).view(p.sizes());
+        at::Tensor summed = bucket.flat.narrow(0, offset, count).view(p.sizes());
         if (p.grad().defined())
-          p.mutable_grad().copy_(averaged);
+          p.mutable_grad().copy_(summed);
         else
-          p.mutable_grad() = averaged.clone();
+          p.mutable_grad() = summed.clone();
       }
       offset += count;
     }

@@ -51,12 +51,13 @@ class DistributedContext {
   int worldSize() const { return m_worldSize; }
   bool isRoot() const { return m_rank == 0; }
 
-  /// Averages the gradients of `parameters` over the ranks in place: flattened into buckets
-  /// of about `bucketBytes`, all buckets' sums issued asynchronously in parameter order, then
-  /// scaled by 1 / world size. A parameter without a gradient on one rank counts as zero
-  /// there; one without a gradient on every rank keeps none (as a single process would).
-  void averageGradients(const std::vector<at::Tensor>& parameters,
-                        std::int64_t bucketBytes = std::int64_t{1} << 20);
+  /// Sums the gradients of `parameters` over the ranks in place (each rank's gradient is its
+  /// share of the step's objective, core/train/train_step.cpp): flattened into buckets of
+  /// about `bucketBytes`, all buckets' sums issued asynchronously in parameter order. A
+  /// parameter without a gradient on one rank counts as zero there; one without a gradient on
+  /// every rank keeps none (as a single process would).
+  void sumGradients(const std::vector<at::Tensor>& parameters,
+                    std::int64_t bucketBytes = std::int64_t{1} << 20);
   /// Sums `values` (one contiguous tensor) over the ranks in place.
   void sum(at::Tensor& values);
   /// The largest of `value` over the ranks (stop requests: any rank's counts).

@@ -37,7 +37,7 @@ TrainStep::TrainStep(MaskedLanguageModelImpl& model, const ObjectiveComposer& ob
 }
 
 void TrainStep::reduceOverRanks(StepMeasurements& m) {
-  m_distributed->averageGradients(m_params);
+  m_distributed->sumGradients(m_params);
   // One collective for every measurement: [loss, MLM loss sum, correct, predicted, tokens,
   // micro-batches, quantities...] in double (counts are exact well past any run's size).
   std::vector<at::Tensor> parts = {m.loss.reshape({1}), m.mlmLossSum.reshape({1}),
@@ -79,19 +79,41 @@ StepMeasurements TrainStep::run(std::int64_t step, const MicroBatchSource& batch
   const int world = m_distributed ? m_distributed->worldSize() : 1;
   const int rank = m_distributed ? m_distributed->rank() : 0;
   m_optimizer.zeroGrad();
-  for (int micro = 0; micro < m_accumulation; ++micro) {
-    const std::int64_t index = (step * m_accumulation + micro) * world + rank;
+  // The step's micro-batches first: the MLM loss of a step with several micro-batches (here
+  // and on the other ranks) is normalised by the step's whole count of predicted tokens, so
+  // a step over A x W micro-batches has the gradient of one batch of them all, whatever
+  // their share of masked tokens; the mechanisms' terms are averaged over the micro-batches.
+  const int microBatches = m_accumulation * world;
+  std::vector<MlmBatch> micro(static_cast<std::size_t>(m_accumulation));
+  double stepPredicted = 0;
+  for (int i = 0; i < m_accumulation; ++i) {
+    micro[static_cast<std::size_t>(i)] = batches((step * m_accumulation + i) * world + rank);
+    stepPredicted += static_cast<double>(micro[static_cast<std::size_t>(i)].selectedTokens);
+  }
+  if (m_distributed) {
+    at::Tensor count = torch::tensor({stepPredicted}, torch::kDouble);
+    m_distributed->sum(count);
+    stepPredicted = count.item<double>();
+  }
+  for (int i = 0; i < m_accumulation; ++i) {
+    const std::int64_t index = (step * m_accumulation + i) * world + rank;
     {
       at::Generator generator = threadGenerator();
       std::lock_guard<std::mutex> lock(generator.mutex());
       generator.set_current_seed(microBatchSeed(m_seed, index));
     }
-    const MlmBatch batch = batches(index);
+    const MlmBatch& batch = micro[static_cast<std::size_t>(i)];
     const StepOutcome out =
         m_objective.compute(m_model, batch.inputIds.to(m_device), batch.attentionMask.to(m_device),
                             batch.labels.to(m_device), step);
-    (out.total / m_accumulation).backward();
-    m.loss += out.total.detach().to(torch::kDouble) / m_accumulation;
+    if (microBatches == 1) {
+      out.total.backward();
+    } else {
+      const double share =
+          stepPredicted > 0 ? static_cast<double>(batch.selectedTokens) / stepPredicted : 0.0;
+      (out.mlm * share + (out.total - out.mlm) / microBatches).backward();
+    }
+    m.loss += out.total.detach().to(torch::kDouble) / m_accumulation;  // logged: the mean
     m.mlmLossSum += out.mlm.to(torch::kDouble) * out.predicted;
     m.correct += out.correct;
     m.predicted += out.predicted;

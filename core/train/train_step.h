@@ -59,7 +59,7 @@ std::uint64_t microBatchSeed(std::uint64_t seed, std::int64_t index);
 /// thread-local).
 class TrainStep {
  public:
-  /// `distributed` (optional): the data-parallel group; gradients are averaged over the ranks
+  /// `distributed` (optional): the data-parallel group; gradients are summed over the ranks
   /// before clipping and the measurements summed, so every rank sees the same gradient norm,
   /// loss and finiteness verdict and stops (or steps) together.
   TrainStep(MaskedLanguageModelImpl& model, const ObjectiveComposer& objective, AdamW& optimizer,
@@ -71,7 +71,7 @@ class TrainStep {
   StepMeasurements run(std::int64_t step, const MicroBatchSource& batches);
 
  private:
-  /// Averages the gradients and sums the measurements over the ranks (one collective each).
+  /// Sums the gradients and the measurements over the ranks (one collective each).
   void reduceOverRanks(StepMeasurements& m);
 
   MaskedLanguageModelImpl& m_model;

@@ -5,8 +5,8 @@
 //   dropout is seeded by its global index), within 1e-12 after several AdamW steps, and the
 //   two ranks hold bitwise the same parameters;
 // - the same with 2 ranks x 2 micro-batches against 1 process x 4;
-// - gradient averaging worked out by hand: a parameter with a gradient on one rank only is
-//   averaged with zero there; one without a gradient on either rank keeps none;
+// - gradient sums worked out by hand: a parameter with a gradient on one rank only is summed
+//   with zero there; one without a gradient on either rank keeps none;
 // - a config that differs between ranks is refused naming both values;
 // - the launch environment: torchrun's variables, defaults, and malformed values refused by name.
 #include "core/data/mlm_batcher.h"
@@ -94,12 +94,13 @@ Replica makeReplica(const RunConfig& c) {
 
 /// Runs `steps` steps on the calling thread with its own generator; returns the parameters.
 std::map<std::string, at::Tensor> train(const RunConfig& c, int steps,
-                                        DistributedContext* distributed) {
+                                        DistributedContext* distributed,
+                                        const MicroBatchSource& batches = microBatch) {
   ScopedThreadGenerator generator(at::detail::createCPUGenerator(1));
   Replica r = makeReplica(c);
   TrainStep step(*r.model, *r.objective, *r.optimizer, c, torch::Device(torch::kCPU), distributed);
   for (int s = 0; s < steps; ++s) {
-    const StepMeasurements m = step.run(s, microBatch);
+    const StepMeasurements m = step.run(s, batches);
     if (!m.nonFinite.empty()) throw std::runtime_error(m.nonFinite);
   }
   std::map<std::string, at::Tensor> out;
@@ -165,20 +166,20 @@ class TestDistributedStep : public QObject {
     QVERIFY(largestDifference(initial, reference) > 1e-3);
   }
 
-  void averagingByHand() {
+  void summingByHand() {
     QTemporaryDir dir;
     at::Tensor results[2][3];
     bool hasGrad[2][3] = {};
     onTwoRanks(dir.path(), [&](int rank, DistributedContext& context) {
       std::vector<at::Tensor> params;
       for (int i = 0; i < 3; ++i) params.push_back(torch::zeros({2}, torch::kDouble));
-      // Parameter 0: grads 1,2 on rank 0 and 3,4 on rank 1 -> mean 2,3.
+      // Parameter 0: grads 1,2 on rank 0 and 3,4 on rank 1 -> sum 4,6.
       params[0].mutable_grad() = rank == 0 ? torch::tensor({1.0, 2.0}, torch::kDouble)
                                            : torch::tensor({3.0, 4.0}, torch::kDouble);
-      // Parameter 1: a gradient on rank 1 only (8, -2): averaged with rank 0's zero -> 4, -1.
+      // Parameter 1: a gradient on rank 1 only (8, -2): summed with rank 0's zero -> 8, -2.
       if (rank == 1) params[1].mutable_grad() = torch::tensor({8.0, -2.0}, torch::kDouble);
       // Parameter 2: no gradient anywhere.
-      context.averageGradients(params, /*bucketBytes=*/16);  // one parameter per bucket
+      context.sumGradients(params, /*bucketBytes=*/16);  // one parameter per bucket
       for (int i = 0; i < 3; ++i) {
         hasGrad[rank][i] = params[i].grad().defined();
         if (hasGrad[rank][i]) results[rank][i] = params[i].grad().clone();
@@ -186,8 +187,8 @@ class TestDistributedStep : public QObject {
     });
     for (int rank = 0; rank < 2; ++rank) {
       QVERIFY(hasGrad[rank][0] && hasGrad[rank][1] && !hasGrad[rank][2]);
-      QVERIFY(torch::equal(results[rank][0], torch::tensor({2.0, 3.0}, torch::kDouble)));
-      QVERIFY(torch::equal(results[rank][1], torch::tensor({4.0, -1.0}, torch::kDouble)));
+      QVERIFY(torch::equal(results[rank][0], torch::tensor({4.0, 6.0}, torch::kDouble)));
+      QVERIFY(torch::equal(results[rank][1], torch::tensor({8.0, -2.0}, torch::kDouble)));
     }
   }
 
