@@ -218,12 +218,13 @@ void DistributedContext::sumGradients(const std::vector<at::Tensor>& parameters,
     pending.push_back(m_state->group->allreduce(one));
   }
   for (const auto& work : pending) m_state->wait(work, "allreduce (gradients)");
+  const auto anyGradient = defined.accessor<double, 1>();  // CPU: no per-parameter item()
   for (auto& bucket : buckets) {
     std::int64_t offset = 0;
     for (std::size_t i : bucket.members) {
       at::Tensor p = parameters[i];
       const std::int64_t count = p.numel();
-      if (defined[static_cast<std::int64_t>(i)].item<double>() > 0) {
+      if (anyGradient[static_cast<std::int64_t>(i)] > 0) {
         at::Tensor summed = bucket.flat.narrow(0, offset, count).view(p.sizes());
         if (p.grad().defined())
           p.mutable_grad().copy_(summed);

@@ -49,14 +49,15 @@ void TrainStep::reduceOverRanks(StepMeasurements& m) {
   for (const auto& [name, value] : m.quantitySums) parts.push_back(value.reshape({-1}));
   at::Tensor flat = torch::cat(parts).to(torch::kCPU).contiguous();
   m_distributed->sum(flat);
+  // The counts are read on the host copy the collective already made, before the move back.
+  m.realTokens = static_cast<std::int64_t>(flat[4].item<double>());
+  m.microBatches = static_cast<int>(flat[5].item<double>());
   flat = flat.to(m_device);
   const double world = m_distributed->worldSize();
   m.loss = flat[0] / world;  // each rank's is a mean over its micro-batches
   m.mlmLossSum = flat[1];
   m.correct = flat[2].to(torch::kLong);
   m.predicted = flat[3].to(torch::kLong);
-  m.realTokens = static_cast<std::int64_t>(flat[4].item<double>());
-  m.microBatches = static_cast<int>(flat[5].item<double>());
   std::int64_t offset = 6;
   for (auto& [name, value] : m.quantitySums) {
     const std::int64_t n = value.numel();
