@@ -33,7 +33,7 @@ StepOutcome ObjectiveComposer::compute(MaskedLanguageModelImpl& model, const at:
   ForwardOptions clean;
   for (const auto& term : m_terms) term->requestFromCleanPass(clean);
   const MlmOutput out = model.forward(inputIds, attentionMask, labels, clean);
-  outcome.mlm = out.loss.detach();
+  outcome.mlm = out.loss;  // attached: a step of several micro-batches reweights it
   outcome.correct = out.correct;
   outcome.predicted = out.predicted;
   for (const auto* m : m_mechanisms) m->measureCleanPass(out, outcome.quantities);

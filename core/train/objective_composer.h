@@ -21,7 +21,7 @@ class SentencePieceTokenizer;
 /// device; the trainer reads it once per logging interval.
 struct StepOutcome {
   at::Tensor total;      ///< what backward() runs on
-  at::Tensor mlm;        ///< MLM loss of the clean pass
+  at::Tensor mlm;        ///< MLM loss of the clean pass (with its graph; part of `total`)
   at::Tensor correct;    ///< clean pass: correctly predicted selected positions
   at::Tensor predicted;  ///< clean pass: selected positions
   /// The mechanisms' IntervalMean quantities of this micro-batch, by logged name (see

@@ -115,7 +115,7 @@ StepMeasurements TrainStep::run(std::int64_t step, const MicroBatchSource& batch
       (out.mlm * share + (out.total - out.mlm) / microBatches).backward();
     }
     m.loss += out.total.detach().to(torch::kDouble) / m_accumulation;  // logged: the mean
-    m.mlmLossSum += out.mlm.to(torch::kDouble) * out.predicted;
+    m.mlmLossSum += out.mlm.detach().to(torch::kDouble) * out.predicted;
     m.correct += out.correct;
     m.predicted += out.predicted;
     m.realTokens += batch.realTokens;

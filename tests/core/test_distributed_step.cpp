@@ -3,8 +3,12 @@
 // - equivalence: 2 ranks x 1 micro-batch per step end with the parameters of 1 process x 2
 //   micro-batches per step (the same global micro-batches, dropout on: each micro-batch's
 //   dropout is seeded by its global index), within 1e-12 after several AdamW steps, and the
-//   two ranks hold bitwise the same parameters;
+//   two ranks hold bitwise the same parameters; a parameter no forward pass uses keeps no
+//   gradient on any rank and stays where it was;
 // - the same with 2 ranks x 2 micro-batches against 1 process x 4;
+// - 2 ranks against 1 process whose one micro-batch holds both ranks' sequences (the doubled
+//   batch; dropout off, since dropout is drawn per micro-batch), within 1e-9: the MLM loss is
+//   normalised by the step's whole count of predicted tokens;
 // - gradient sums worked out by hand: a parameter with a gradient on one rank only is summed
 //   with zero there; one without a gradient on either rank keeps none;
 // - a config that differs between ranks is refused naming both values;
@@ -83,6 +87,9 @@ Replica makeReplica(const RunConfig& c) {
   seededConstruction(static_cast<std::uint64_t>(c.run.seed), [&] {
     r.model = MaskedLanguageModel(c.model, c.attention, kLength, kVocab, 0);
   });
+  // A parameter no forward pass uses (like a layer a variant skips): it has no gradient on
+  // any rank, so the reduction must leave it without one and AdamW must leave it alone.
+  r.model->register_parameter("never_used", torch::full({3}, 0.5));
   r.model->to(torch::kDouble);
   r.model->train();
   r.objective = std::make_unique<ObjectiveComposer>(c, GuidanceTokens{});
@@ -158,12 +165,51 @@ class TestDistributedStep : public QObject {
       ranks[rank] = train(smallConfig(perRank), kSteps, &context);
     });
     QCOMPARE(largestDifference(ranks[0], ranks[1]), 0.0);  // every rank steps identically
+    for (const auto& rank : ranks)
+      QVERIFY(torch::equal(rank.at("never_used"), torch::full({3}, 0.5, torch::kDouble)));
     const double difference = largestDifference(ranks[0], reference);
     qInfo("largest parameter difference to one process: %g", difference);
     QVERIFY2(difference <= 1e-12, qPrintable(QString::number(difference)));
     // Not trivially equal: the parameters moved away from their initial values.
     const auto initial = train(smallConfig(perRank), 0, nullptr);
     QVERIFY(largestDifference(initial, reference) > 1e-3);
+  }
+
+  void twoRanksEqualOneProcessWithTheDoubledBatch() {
+    constexpr int kSteps = 4;
+    const auto withoutDropout = [](int batchSize) {
+      RunConfig c = smallConfig(1);
+      c.model.dropout = 0;
+      c.model.attentionDropout = 0;
+      c.train.batchSize = batchSize;
+      return c;
+    };
+    // Step s of one process: global micro-batches 2s and 2s+1 (those of ranks 0 and 1) in one.
+    const auto doubled = [](std::int64_t index) {
+      const MlmBatch a = microBatch(2 * index);
+      const MlmBatch b = microBatch(2 * index + 1);
+      MlmBatch both;
+      both.inputIds = torch::cat({a.inputIds, b.inputIds});
+      both.attentionMask = torch::cat({a.attentionMask, b.attentionMask});
+      both.labels = torch::cat({a.labels, b.labels});
+      both.realTokens = a.realTokens + b.realTokens;
+      both.selectedTokens = a.selectedTokens + b.selectedTokens;
+      return both;
+    };
+    // The two halves predict different numbers of tokens, so a mean of the two micro-batch
+    // means would differ from the doubled batch's mean: the test can see the normalisation.
+    QVERIFY(microBatch(0).selectedTokens != microBatch(1).selectedTokens);
+    const auto reference = train(withoutDropout(6), kSteps, nullptr, doubled);
+    std::map<std::string, at::Tensor> ranks[2];
+    QTemporaryDir dir;
+    onTwoRanks(dir.path(), [&](int rank, DistributedContext& context) {
+      ranks[rank] = train(withoutDropout(3), kSteps, &context);
+    });
+    QCOMPARE(largestDifference(ranks[0], ranks[1]), 0.0);
+    const double difference = largestDifference(ranks[0], reference);
+    qInfo("largest parameter difference to the doubled batch: %g", difference);
+    QVERIFY2(difference <= 1e-9, qPrintable(QString::number(difference)));
+    QVERIFY(largestDifference(train(withoutDropout(3), 0, nullptr), reference) > 1e-3);
   }
 
   void summingByHand() {
