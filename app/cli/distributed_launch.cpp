@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,11 +29,13 @@ struct Worker {
   int status = 0;
 };
 
-std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_interrupts{0};
 extern "C" void onLauncherInterrupt(int) {
-  // The terminal sends Ctrl-C to the workers too (one process group): they finish their step,
-  // agree to stop and checkpoint. The launcher only waits for them.
-  g_interrupted = true;
+  // The workers run in a process group of their own, so Ctrl-C in a terminal and a signal
+  // sent to the launcher alone (kill, the app's Stop) reach them the same way: the poll loop
+  // passes each one on as SIGTERM. The first makes them finish the step, agree to stop and
+  // checkpoint; a second makes them exit at once, as a second Ctrl-C does to one process.
+  g_interrupts.fetch_add(1);
 }
 
 void forwardLines(Worker& w, bool flush) {
@@ -83,6 +86,7 @@ int launchWorkers(const LaunchOptions& o, const std::vector<std::string>& argv) 
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
   const int world = o.nprocPerNode * o.nnodes;
+  const pid_t launcher = getpid();
   std::vector<Worker> workers(static_cast<std::size_t>(o.nprocPerNode));
   for (int local = 0; local < o.nprocPerNode; ++local) {
     Worker& w = workers[static_cast<std::size_t>(local)];
@@ -92,6 +96,11 @@ int launchWorkers(const LaunchOptions& o, const std::vector<std::string>& argv) 
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
+      // Signals come from the launcher only (see onLauncherInterrupt), and a worker whose
+      // launcher dies (even by SIGKILL) is told to stop rather than train on unwatched.
+      setpgid(0, 0);
+      prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (getppid() != launcher) std::_Exit(130);  // the launcher died before prctl
       dup2(pipeFds[1], STDOUT_FILENO);
       dup2(pipeFds[1], STDERR_FILENO);
       close(pipeFds[0]);
@@ -121,6 +130,7 @@ int launchWorkers(const LaunchOptions& o, const std::vector<std::string>& argv) 
   int failedRank = -1;
   auto failedAt = std::chrono::steady_clock::now();
   bool killed = false;
+  int forwarded = 0;  // interrupts passed on to the workers
   for (;;) {
     std::vector<pollfd> fds;
     for (auto& w : workers)
@@ -143,6 +153,9 @@ int launchWorkers(const LaunchOptions& o, const std::vector<std::string>& argv) 
         forwardLines(w, false);
       }
     }
+    for (const int interrupts = g_interrupts.load(); forwarded < interrupts; ++forwarded)
+      for (auto& w : workers)
+        if (w.running) kill(w.pid, SIGTERM);
     bool anyRunning = false;
     for (auto& w : workers) {
       if (w.running && waitpid(w.pid, &w.status, WNOHANG) == w.pid) {
@@ -179,7 +192,7 @@ int launchWorkers(const LaunchOptions& o, const std::vector<std::string>& argv) 
   }
   for (const auto& w : workers)
     if (WIFEXITED(w.status) && WEXITSTATUS(w.status) == 130) return 130;
-  return g_interrupted ? 130 : 0;
+  return g_interrupts.load() > 0 ? 130 : 0;
 }
 
 }  // namespace attnlab::app

@@ -49,6 +49,11 @@ int main(int argc, char** argv) {
       ->add_option("--set", train.overrides, "Override a config key: key.path=value (repeatable)")
       ->take_all();
   trainCmd->add_flag("--plain", train.plainProgress, "Plain progress lines even on a terminal");
+  trainCmd
+      ->add_option("--stop-after-step", train.stopAfterStep,
+                   "End this session after step N with a checkpoint (exit 0); the same command "
+                   "without it resumes there")
+      ->check(CLI::NonNegativeNumber);
   // Data-parallel training (docs/distributed.md): the same flags as torchrun's.
   trainCmd
       ->add_option("--nproc-per-node", train.launch.nprocPerNode,

@@ -7,6 +7,7 @@
 #include "core/distributed/distributed_context.h"
 #include "core/distributed/launch_environment.h"
 #include "core/train/trainer.h"
+#include "core/train/training_control.h"
 
 #include <unistd.h>
 #include <csignal>
@@ -82,10 +83,19 @@ int runTrain(const TrainOptions& options) {
     ProgressPrinter printer(stdout, !options.plainProgress && ProgressPrinter::isTerminal(stdout));
     // Rank 0 reports for the run; the other ranks speak only when something fails.
     core::Trainer trainer(config, runDir, root ? &printer : nullptr, distributed.get());
-    const auto summary = trainer.run(g_stopRequested);
+    core::TrainingControl control;
+    control.linkStopFlag(&g_stopRequested);
+    if (options.stopAfterStep >= 0) control.stopAfterStep(options.stopAfterStep);
+    const auto summary = trainer.run(control);
     if (root) printer.message("run log: " + summary.runLog.string());
-    if (summary.stopped) return 130;
+    const bool interrupted = g_stopRequested.load();
+    if (summary.stopped && interrupted) return 130;
     if (!root) return 0;
+    if (summary.stopped) {  // --stop-after-step: a planned end of this session
+      printer.message("stopped after step " + std::to_string(summary.finalStep) +
+                      " as asked (--stop-after-step); the same command without it resumes");
+      return 0;
+    }
     printer.message("done: " + std::to_string(summary.finalStep) + " steps" +
                     (summary.lastEvalLoss
                          ? ", validation loss " + std::to_string(*summary.lastEvalLoss)

@@ -304,7 +304,7 @@ class TrainingRun {
       m_control.waitWhilePaused();
       if (!m_control.stopRequested()) milestone("unpaused", "training goes on");
     }
-    bool stop = m_control.stopRequested();
+    bool stop = m_control.stopDue(m_step);
     // Any rank's stop (a Ctrl-C reaches every worker, but not at the same step) stops all
     // of them after the same step.
     if (m_distributed) stop = m_distributed->max(stop ? 1 : 0) != 0;

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 
 namespace attnlab::core {
@@ -20,6 +21,16 @@ class TrainingControl {
   void setPaused(bool paused);
   /// Write a checkpoint after the current step (once per request).
   void requestCheckpoint() noexcept;
+
+  /// Stop once `step` steps are done (a checkpoint is written there), as if asked then:
+  /// a run can be cut into sessions that end at a known step (a scheduler's time slice, a
+  /// test of resume). Every rank of a data-parallel run is given the same step.
+  void stopAfterStep(std::int64_t step) noexcept { m_stopAfter.store(step); }
+  /// Whether a stop is due with `done` steps done (a request, or the step above reached).
+  bool stopDue(std::int64_t done) const noexcept {
+    const std::int64_t after = m_stopAfter.load(std::memory_order_relaxed);
+    return stopRequested() || (after >= 0 && done >= after);
+  }
 
   /// Also stop when `flag` becomes true (e.g. the CLI's SIGINT flag); it must outlive this.
   void linkStopFlag(const std::atomic<bool>* flag) noexcept { m_linkedStop = flag; }
@@ -41,6 +52,7 @@ class TrainingControl {
   std::atomic<bool> m_stop{false};
   std::atomic<bool> m_pause{false};
   std::atomic<bool> m_checkpoint{false};
+  std::atomic<std::int64_t> m_stopAfter{-1};
   const std::atomic<bool>* m_linkedStop = nullptr;
   std::mutex m_mutex;
   std::condition_variable m_wake;
