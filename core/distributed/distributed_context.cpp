@@ -7,6 +7,9 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#ifdef ATTNLAB_HAVE_NCCL
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
 
 #include <netdb.h>
 #include <netinet/in.h>
@@ -89,7 +92,27 @@ std::shared_ptr<::gloo::transport::Device> glooDevice(const LaunchEnvironment& e
 struct DistributedContext::State {
   c10::intrusive_ptr<c10d::Store> store;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+#ifdef ATTNLAB_HAVE_NCCL
+  c10::intrusive_ptr<c10d::ProcessGroupNCCL> nccl;  // CUDA tensors, once useCudaTensors()
+#endif
   std::chrono::milliseconds timeout{0};
+
+  /// Starts the sum of `tensor` over the ranks. CUDA tensors go to NCCL where there is a
+  /// group for them; otherwise what Gloo reduces is a host copy, `*wire`, which the caller
+  /// copies back after waiting (a CPU tensor is its own wire).
+  c10::intrusive_ptr<c10d::Work> allreduce(const at::Tensor& tensor, at::Tensor* wire,
+                                           const c10d::AllreduceOptions& options = {}) {
+#ifdef ATTNLAB_HAVE_NCCL
+    if (nccl && tensor.is_cuda()) {
+      *wire = tensor;
+      std::vector<at::Tensor> one{tensor};
+      return nccl->allreduce(one, options);
+    }
+#endif
+    *wire = tensor.is_cuda() ? tensor.to(at::kCPU) : tensor;
+    std::vector<at::Tensor> one{*wire};
+    return group->allreduce(one, options);
+  }
 
   /// Waits for `work`; any failure is fatal for the run (the group is poisoned).
   void wait(const c10::intrusive_ptr<c10d::Work>& work, const char* what) {
@@ -153,6 +176,7 @@ std::unique_ptr<DistributedContext> DistributedContext::connect(const LaunchEnvi
   auto context = std::unique_ptr<DistributedContext>(
       new DistributedContext(env.rank, env.worldSize, std::move(state)));
   context->m_transport = transport;
+  context->m_localRank = env.localRank;
   return context;
 }
 
@@ -187,6 +211,7 @@ void DistributedContext::sumGradients(const std::vector<at::Tensor>& parameters,
   struct Bucket {
     std::vector<std::size_t> members;
     at::Tensor flat;
+    at::Tensor wire;  // what the collective reduces: flat, or its host copy
   };
   std::vector<Bucket> buckets;
   std::int64_t bytes = 0;
@@ -205,7 +230,7 @@ void DistributedContext::sumGradients(const std::vector<at::Tensor>& parameters,
   }
   std::vector<c10::intrusive_ptr<c10d::Work>> pending;
   std::vector<at::Tensor> flagTensors{defined};
-  pending.push_back(m_state->group->allreduce(flagTensors));
+  pending.push_back(m_state->group->allreduce(flagTensors));  // host flags: always Gloo
   for (auto& bucket : buckets) {
     std::vector<at::Tensor> pieces;
     for (std::size_t i : bucket.members) {
@@ -214,10 +239,11 @@ void DistributedContext::sumGradients(const std::vector<at::Tensor>& parameters,
                                           : torch::zeros({p.numel()}, p.options()));
     }
     bucket.flat = torch::cat(pieces);
-    std::vector<at::Tensor> one{bucket.flat};
-    pending.push_back(m_state->group->allreduce(one));
+    pending.push_back(m_state->allreduce(bucket.flat, &bucket.wire));
   }
   for (const auto& work : pending) m_state->wait(work, "allreduce (gradients)");
+  for (auto& bucket : buckets)
+    if (!bucket.wire.is_same(bucket.flat)) bucket.flat.copy_(bucket.wire);
   const auto anyGradient = defined.accessor<double, 1>();  // CPU: no per-parameter item()
   for (auto& bucket : buckets) {
     std::int64_t offset = 0;
@@ -237,8 +263,32 @@ void DistributedContext::sumGradients(const std::vector<at::Tensor>& parameters,
 }
 
 void DistributedContext::sum(at::Tensor& values) {
-  std::vector<at::Tensor> one{values};
-  m_state->wait(m_state->group->allreduce(one), "allreduce (metrics)");
+  at::Tensor wire;
+  m_state->wait(m_state->allreduce(values, &wire), "allreduce (metrics)");
+  if (!wire.is_same(values)) values.copy_(wire);
+}
+
+std::string DistributedContext::useCudaTensors() {
+#ifdef ATTNLAB_HAVE_NCCL
+  if (!m_state->nccl) {
+    // Its own key space in the store, beside Gloo's.
+    auto store = c10::make_intrusive<c10d::PrefixStore>("nccl/", m_state->store);
+    auto options = c10d::ProcessGroupNCCL::Options::create();
+    options->timeout = m_state->timeout;
+    try {
+      m_state->nccl =
+          c10::make_intrusive<c10d::ProcessGroupNCCL>(store, m_rank, m_worldSize, options);
+    } catch (const std::exception& e) {
+      const std::string reason = e.what();
+      throw DistributedError(
+          "rank " + std::to_string(m_rank),
+          "the NCCL process group did not form: " + reason.substr(0, reason.find('\n')));
+    }
+  }
+  return "NCCL";
+#else
+  return "Gloo (host copies)";
+#endif
 }
 
 std::int64_t DistributedContext::max(std::int64_t value) {
@@ -255,7 +305,15 @@ void DistributedContext::broadcast(const std::vector<at::Tensor>& tensors, int r
     std::vector<at::Tensor> one{t};
     c10d::BroadcastOptions options;
     options.rootRank = root;
+#ifdef ATTNLAB_HAVE_NCCL
+    if (m_state->nccl && t.is_cuda()) {
+      m_state->wait(m_state->nccl->broadcast(one, options), "broadcast (parameters)");
+      continue;
+    }
+#endif
+    if (t.is_cuda()) one[0] = t.to(at::kCPU);  // Gloo carries a host copy
     m_state->wait(m_state->group->broadcast(one, options), "broadcast (parameters)");
+    if (!one[0].is_same(t)) t.copy_(one[0]);
   }
 }
 

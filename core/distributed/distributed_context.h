@@ -71,11 +71,20 @@ class DistributedContext {
   /// The address the Gloo device bound to (for the run log).
   const std::string& transport() const { return m_transport; }
 
+  /// This rank's index among the ranks of its machine (its GPU, when the run uses CUDA).
+  int localRank() const { return m_localRank; }
+  /// The run's tensors live on CUDA devices: gradients and measurements are then reduced by
+  /// an NCCL process group where this build has one (ATTNLAB_HAVE_NCCL: a CUDA LibTorch
+  /// whose c10d was built with NCCL), else copied to the host and reduced by Gloo. Every
+  /// rank must call it (or none): it forms a group. Returns "NCCL" or "Gloo (host copies)".
+  std::string useCudaTensors();
+
  private:
   struct State;
   DistributedContext(int rank, int worldSize, std::unique_ptr<State> state);
   int m_rank;
   int m_worldSize;
+  int m_localRank = 0;
   std::string m_transport;
   std::unique_ptr<State> m_state;
 };

@@ -16,7 +16,14 @@ bool cudaAvailable() {
   return torch::cuda::is_available();
 }
 
-c10::Device resolveDevice(DeviceChoice choice) {
+namespace {
+c10::Device gpuFor(int localRank) {
+  const auto count = static_cast<int>(torch::cuda::device_count());
+  return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(count > 0 ? localRank % count : 0));
+}
+}  // namespace
+
+c10::Device resolveDevice(DeviceChoice choice, int localRank) {
   switch (choice) {
     case DeviceChoice::Cpu:
       return c10::Device(c10::kCPU);
@@ -27,9 +34,9 @@ c10::Device resolveDevice(DeviceChoice choice) {
                           "libtorch is CPU-only; build with -DATTNLAB_CUDA=ON and a CUDA LibTorch "
                           "via Torch_DIR)");
       }
-      return c10::Device(c10::kCUDA, 0);
+      return gpuFor(localRank);
     case DeviceChoice::Auto:
-      return cudaAvailable() ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+      return cudaAvailable() ? gpuFor(localRank) : c10::Device(c10::kCPU);
   }
   return c10::Device(c10::kCPU);
 }

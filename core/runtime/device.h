@@ -15,8 +15,10 @@ namespace attnlab::core {
 DeviceChoice parseDeviceChoice(std::string_view text, std::string_view keyPath = "device");
 
 /// The device a run uses. Throws ConfigError when CUDA is asked for but unavailable,
-/// saying whether this LibTorch lacks CUDA or no GPU was found.
-c10::Device resolveDevice(DeviceChoice choice);
+/// saying whether this LibTorch lacks CUDA or no GPU was found. `localRank`: this process'
+/// index among the data-parallel ranks of its machine; each takes GPU localRank modulo the
+/// GPUs it sees (GPU 0 for one process).
+c10::Device resolveDevice(DeviceChoice choice, int localRank = 0);
 
 /// True when the linked LibTorch was built with CUDA and sees at least one GPU.
 bool cudaAvailable();

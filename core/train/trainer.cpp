@@ -168,7 +168,12 @@ class TrainingRun {
                                        configFingerprint(toml));
     }
     m_threads = configureIntraOpThreads(m_config.train.threads);
-    m_device = resolveDevice(m_config.train.device);
+    m_device = resolveDevice(m_config.train.device, m_distributed ? m_distributed->localRank() : 0);
+    if (m_distributed) {
+      // "auto" may find a GPU on one machine and none on another; the ranks must agree.
+      m_distributed->requireSameAsRoot("the device kind", m_device.is_cuda() ? "cuda" : "cpu");
+      if (m_device.is_cuda()) m_cudaTransport = m_distributed->useCudaTensors();
+    }
     m_events.run(0, "setup",
                  "run " + m_config.run.name + " in " + m_runDir.string() + " on " + m_device.str() +
                      ", " + std::to_string(m_threads) + " thread(s)");
@@ -291,6 +296,7 @@ class TrainingRun {
       milestone("distributed",
                 "data-parallel over " + std::to_string(m_distributed->worldSize()) +
                     " processes (c10d Gloo, rank 0 on " + m_distributed->transport() +
+                    (m_cudaTransport.empty() ? "" : "; CUDA tensors: " + m_cudaTransport) +
                     "); each optimiser step takes " +
                     std::to_string(c.train.gradientAccumulation * m_distributed->worldSize()) +
                     " micro-batches of " + std::to_string(c.train.batchSize) + " sequences");
@@ -402,6 +408,7 @@ class TrainingRun {
   std::optional<RunDirectoryLock> m_lock;            // held from opening the directory to the end
   std::optional<ScopedThreadGenerator> m_generator;  // the run's random numbers
   c10::Device m_device{c10::kCPU};
+  std::string m_cudaTransport;  // how a data-parallel run on GPUs reduces: "NCCL", ...
   CheckpointStore m_checkpoints;
   std::optional<CheckpointData> m_resume;
   std::optional<MlmData> m_data;
