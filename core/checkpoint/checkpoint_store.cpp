@@ -169,7 +169,8 @@ std::string CheckpointStore::fileNameForStep(std::int64_t step) {
 
 fs::path CheckpointStore::save(std::int64_t step, std::optional<double> valLoss,
                                const std::map<std::string, at::Tensor>& tensors,
-                               const CheckpointMetadata& metadata) {
+                               const CheckpointMetadata& metadata,
+                               const std::function<void(const fs::path&)>& beforePublish) {
   if (step < 0) throw CheckpointError(m_dir.string(), "a checkpoint step cannot be negative");
   std::error_code ec;
   fs::create_directories(m_dir, ec);
@@ -223,6 +224,14 @@ fs::path CheckpointStore::save(std::int64_t step, std::optional<double> valLoss,
     throw;
   }
   syncPath(tmpPath, false);
+  if (beforePublish) {
+    try {
+      beforePublish(finalPath);
+    } catch (...) {
+      fs::remove(tmpPath, ec);
+      throw;
+    }
+  }
   fs::rename(tmpPath, finalPath, ec);
   if (ec) {
     fs::remove(tmpPath, ec);

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -65,9 +66,14 @@ class CheckpointStore {
   /// may contain dots ("encoder.layers.0.attention.query.weight") and '/' (groups:
   /// "optimizer/encoder.x/exp_avg"). CUDA tensors are copied to the CPU first. Supported
   /// dtypes: float16/32/64, bfloat16, int8/16/32/64, uint8, bool. Throws CheckpointError.
-  std::filesystem::path save(std::int64_t step, std::optional<double> valLoss,
-                             const std::map<std::string, at::Tensor>& tensors,
-                             const CheckpointMetadata& metadata);
+  /// `beforePublish(finalPath)`, when given, runs after the file is complete and synced
+  /// and before it is renamed into place: whatever must be durable before a resume can
+  /// trust this checkpoint (the run log up to its step) goes there. If it throws, the file
+  /// is removed and the error passes on.
+  std::filesystem::path save(
+      std::int64_t step, std::optional<double> valLoss,
+      const std::map<std::string, at::Tensor>& tensors, const CheckpointMetadata& metadata,
+      const std::function<void(const std::filesystem::path&)>& beforePublish = {});
 
   /// Reads a checkpoint file. A missing, truncated, corrupt or newer-format file gives
   /// CheckpointError naming it.

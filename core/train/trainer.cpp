@@ -12,6 +12,7 @@
 #include "core/runtime/compute_environment.h"
 #include "core/runtime/device.h"
 #include "core/runtime/engine_random.h"
+#include "core/runtime/fault_injection.h"
 #include "core/train/adamw.h"
 #include "core/train/attention_snapshots.h"
 #include "core/train/evaluation.h"
@@ -364,9 +365,18 @@ class TrainingRun {
   void saveCheckpoint() {
     const std::optional<double> valLoss =
         m_lastEvalStep == m_step ? m_lastEvalLoss : std::optional<double>();
+    // The log first: everything up to this step, and the checkpoint's own row, is written
+    // and flushed before the checkpoint appears under its name. A kill before the rename
+    // resumes from the previous checkpoint, and the resume drops the rows logged after it;
+    // a kill after it finds a log that already holds all a resume from here relies on.
     m_summary.lastCheckpoint =
-        m_state->save(m_checkpoints, m_step, valLoss, m_data->tokenizer.modelPath);
-    m_log->addCheckpoint(m_step, m_summary.lastCheckpoint.string(), valLoss);
+        m_state->save(m_checkpoints, m_step, valLoss, m_data->tokenizer.modelPath,
+                      [&](const fs::path& finalPath) {
+                        m_log->addCheckpoint(m_step, finalPath.string(), valLoss);
+                        m_log->sync();
+                        faultPoint(fault_point::kBeforeCheckpointPublish, m_step);
+                      });
+    faultPoint(fault_point::kCheckpointPublished, m_step);
     m_events.send(CheckpointEvent{m_step, m_summary.lastCheckpoint, valLoss});
     m_checkpointed = true;
   }

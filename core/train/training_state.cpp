@@ -94,9 +94,10 @@ std::int64_t TrainingState::restore(const CheckpointData& checkpoint, std::strin
   return checkpoint.step;
 }
 
-std::filesystem::path TrainingState::save(CheckpointStore& store, std::int64_t step,
-                                          std::optional<double> validationLoss,
-                                          const std::filesystem::path& tokenizerModel) const {
+std::filesystem::path TrainingState::save(
+    CheckpointStore& store, std::int64_t step, std::optional<double> validationLoss,
+    const std::filesystem::path& tokenizerModel,
+    const std::function<void(const std::filesystem::path&)>& beforePublish) const {
   std::map<std::string, at::Tensor> tensors;
   for (const auto& [name, p] : m_parameters) tensors[kModelPrefix + name] = p.detach();
   for (const auto& [key, t] : m_optimizer.state()) tensors[key] = t;
@@ -105,7 +106,7 @@ std::filesystem::path TrainingState::save(CheckpointStore& store, std::int64_t s
   meta.attributes["run_name"] = m_config.run.name;
   meta.attributes["tokenizer_model"] = tokenizerModel.string();
   meta.blobs[kCpuRngBlob] = cpuRngState();
-  return store.save(step, validationLoss, tensors, meta);
+  return store.save(step, validationLoss, tensors, meta, beforePublish);
 }
 
 }  // namespace attnlab::core

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -35,10 +36,12 @@ class TrainingState {
   std::int64_t restore(const CheckpointData& checkpoint, std::string& note);
 
   /// Writes the checkpoint of `step` through `store` (temporary name, fsync, rename) and
-  /// returns its final path.
-  std::filesystem::path save(CheckpointStore& store, std::int64_t step,
-                             std::optional<double> validationLoss,
-                             const std::filesystem::path& tokenizerModel) const;
+  /// returns its final path; `beforePublish` runs just before the rename
+  /// (CheckpointStore::save).
+  std::filesystem::path save(
+      CheckpointStore& store, std::int64_t step, std::optional<double> validationLoss,
+      const std::filesystem::path& tokenizerModel,
+      const std::function<void(const std::filesystem::path&)>& beforePublish = {}) const;
 
  private:
   std::vector<std::pair<std::string, at::Tensor>> m_parameters;
