@@ -6,6 +6,7 @@
 // - forced at the two edges of a checkpoint (ATTNLAB_KILL_AT, core/runtime/fault_injection.h):
 //   right after it is renamed into place (the window in which the log used to lack rows a
 //   resume trusts), and after the log is synced but before the rename;
+// - the desktop app killed just after a checkpoint appears: the CLI resumes its run the same;
 // - at random moments, twice per trial, in several trials (the seed is printed; set
 //   ATTNLAB_KILL_SEED to replay one).
 #include "tests/support/checkpoint_equality.h"
@@ -121,6 +122,25 @@ class TestCliCrashResume : public QObject {
     // is visible; when it is not, the resume goes back to step 8.
     const bool published = point.startsWith("checkpoint-published");
     QCOMPARE(QFile::exists(run + "/checkpoints/step-0000016.h5"), published);
+    resumeAndCompare(run);
+  }
+
+  void theAppKilledLeavesARunTheCliResumes() {
+    // The app trains on a thread of its own with the same engine; killed just after a
+    // checkpoint appears, what it leaves resumes from the command line like the CLI's own.
+    const QString app = QStringLiteral(ATTNLAB_BINARY_DIR "/bin/attnlab");
+    if (!QFile::exists(app)) QSKIP("the desktop app is not built (headless configuration)");
+    const QString run = path("app-killed");
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("ATTNLAB_KILL_AT", "checkpoint-published@16");
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    p.setProcessEnvironment(env);
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(app, {"--train", m_config, "--run-dir", run});
+    QVERIFY(p.waitForFinished(120000));
+    QVERIFY2(p.exitStatus() == QProcess::CrashExit, p.readAll().constData());
+    QVERIFY(QFile::exists(run + "/checkpoints/step-0000016.h5"));
     resumeAndCompare(run);
   }
 
