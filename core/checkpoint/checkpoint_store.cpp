@@ -3,6 +3,7 @@
 #include "core/errors/error.h"
 #include "core/hdf5/hdf5_objects.h"
 #include "core/hdf5/timestamps.h"
+#include "core/runtime/disk_room.h"
 
 #include <torch/torch.h>
 
@@ -192,6 +193,17 @@ fs::path CheckpointStore::save(std::int64_t step, std::optional<double> valLoss,
   std::vector<std::string> blobKeys;
   for (const auto& [name, blob] : metadata.blobs) blobKeys.push_back(name);
   checkKeys(blobKeys, "blob", where);
+  // Room first: a checkpoint that cannot be finished is not started (the previous one stays
+  // the newest, and nothing half-written fills what little space is left).
+  std::uint64_t needed = (1 << 20) + metadata.configToml.size();
+  for (const auto& [key, tensor] : tensors) needed += tensor.nbytes();
+  for (const auto& [name, blob] : metadata.blobs) needed += blob.size();
+  if (const std::uint64_t room = roomToGrow(tmpPath); room < needed)
+    throw CheckpointError(where, "the disk is full: " + readableBytes(room) + " left in " +
+                                     m_dir.string() + ", the checkpoint needs about " +
+                                     readableBytes(needed) +
+                                     "; the previous checkpoint is kept (free some space, "
+                                     "then resume)");
 
   try {
     File file = File::create(tmpPath.string(), hdf5::ErrorDomain::Checkpoint, true, true);

@@ -4,6 +4,7 @@
 #include "core/hdf5/hdf5_objects.h"
 #include "core/hdf5/timestamps.h"
 #include "core/runlog/run_log_layout.h"
+#include "core/runtime/disk_room.h"
 
 #include <algorithm>
 #include <chrono>
@@ -65,7 +66,18 @@ struct Batch {
   bool empty() const {
     return scalars.empty() && series.empty() && checkpoints.empty() && events.empty();
   }
+  /// Roughly what writing the batch adds to the file (values, steps, times, strings).
+  std::uint64_t bytes() const {
+    std::uint64_t total = scalars.size() * 24;
+    for (const auto& s : series) total += 16 + s.values.size() * sizeof(float);
+    total += (checkpoints.size() + events.size()) * (kRunLogPathBytes + 64);
+    return total;
+  }
 };
+
+/// Room the log keeps free beyond a batch: HDF5's metadata (chunk indexes, the superblock)
+/// and the close must still fit, or the file is left unreadable.
+constexpr std::uint64_t kLogReserveBytes = 1 << 20;
 
 /// The open datasets of one scalar or series.
 struct Columns {
@@ -394,7 +406,17 @@ void RunLogWriter::State::run() {
     if (!failed) {
       try {
         if (injected) throw RunLogError(path, *injected);
-        if (!batch.empty()) writeBatch(batch);
+        if (!batch.empty()) {
+          const std::uint64_t needed = 2 * batch.bytes() + kLogReserveBytes;
+          const std::uint64_t room = roomToGrow(path);
+          if (room < needed)
+            throw RunLogError(path, "the disk is full: " + readableBytes(room) +
+                                        " left where the run log grows, " + readableBytes(needed) +
+                                        " needed to add the next rows safely; nothing more was "
+                                        "written and the log was closed whole (free some space, "
+                                        "then resume)");
+          writeBatch(batch);
+        }
         if (stop) closeFile();
       } catch (const RunLogError& e) {
         failure = e;

@@ -11,13 +11,16 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <thread>
 
 using namespace attnlab::core;
@@ -363,6 +366,38 @@ class TestRunLog : public QObject {
     QVERIFY_THROWS_EXCEPTION(attnlab::RunLogError, w.close());
     // What was flushed before the failure stays readable.
     QCOMPARE(RunLogReader(file).scalar("train/loss").steps.size(), std::size_t{10});
+  }
+
+  void aFullDiskLeavesTheLogWhole() {
+    // The file-size limit stands in for a full disk: the log may grow by 64 kB only, less
+    // than its reserve for HDF5's metadata. The writer refuses the batch instead of writing
+    // part of it, says so, and closes the file as it was: h5py (a plain open) reads it.
+    const std::string file = path("full.h5");
+    RunLogWriter w(file, testSchema(), 0.05);
+    for (int i = 0; i < 10; ++i) w.appendScalar("train/loss", i, i);
+    w.sync();
+    struct rlimit saved {};
+    getrlimit(RLIMIT_FSIZE, &saved);
+    const auto previous = std::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit tight = saved;
+    tight.rlim_cur = static_cast<rlim_t>(std::filesystem::file_size(file) + (64 << 10));
+    QVERIFY(setrlimit(RLIMIT_FSIZE, &tight) == 0);
+    for (int i = 10; i < 20; ++i) w.appendScalar("train/loss", i, i);
+    QString message;
+    try {
+      w.sync();
+    } catch (const attnlab::RunLogError& e) {
+      message = QString::fromUtf8(e.what());
+    }
+    QVERIFY_THROWS_EXCEPTION(attnlab::RunLogError, w.close());
+    setrlimit(RLIMIT_FSIZE, &saved);
+    std::signal(SIGXFSZ, previous);
+    QVERIFY2(message.contains(QString::fromStdString(file)) &&
+                 message.contains("the disk is full") && message.contains("closed whole"),
+             qPrintable(message));
+    QCOMPARE(RunLogReader(file).scalar("train/loss").steps.size(), std::size_t{10});
+    const QJsonObject read = probe(file, /*swmr=*/false);
+    QVERIFY2(!read.isEmpty(), "h5py could not open the log");
   }
 
   void destructorClosesWithoutThrowing() {
