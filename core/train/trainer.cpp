@@ -181,8 +181,13 @@ class TrainingRun {
   }
 
   void findCheckpointToResume() {
-    for (const auto& leftover : m_checkpoints.scan().leftovers) {
+    const CheckpointScan scan = m_checkpoints.scan();
+    for (const auto& leftover : scan.leftovers) {
       m_events.run(0, "note", "ignoring an interrupted checkpoint write: " + leftover.string());
+    }
+    // A damaged newer checkpoint (truncated, edited) is passed over, never silently.
+    for (const auto& broken : scan.unreadable) {
+      m_events.run(0, "note", "ignoring a checkpoint that cannot be read: " + broken);
     }
     if (const auto latest = m_checkpoints.latest()) {
       m_resume = CheckpointStore::load(latest->path);
@@ -217,6 +222,12 @@ class TrainingRun {
       return false;
     }
     m_events.run(0, "data", describeData(*m_data, secondsSince(start)));
+    if (m_resume && m_data->tokenizer.trained)
+      m_events.run(0, "note",
+                   "note: the run's tokenizer did not match its record (replaced or damaged) "
+                   "and was trained again");
+    if (m_resume && m_data->store.wasBuilt())
+      m_events.run(0, "note", "note: the token store was rebuilt: " + m_data->store.buildReason());
     if (m_data->train.blocksPerEpoch() == 0) {
       throw DataError("corpus", "the corpus yields no training blocks of data.sequence_length = " +
                                     std::to_string(m_config.data.sequenceLength) + " tokens");
@@ -256,6 +267,7 @@ class TrainingRun {
                                                     c.optimizer.eps, c.optimizer.weightDecay});
     m_state = std::make_unique<TrainingState>(named, *m_optimizer, c);
     if (m_resume) {
+      requireCheckpointTokenizer(*m_resume, m_data->tokenizer.fingerprint);
       std::string note;
       m_step = m_state->restore(*m_resume, note);
       if (!note.empty()) m_events.run(m_step, "note", "note: " + note);

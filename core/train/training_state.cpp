@@ -3,6 +3,7 @@
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/config/config_loader.h"
 #include "core/config/config_schema.h"
+#include "core/data/data_files.h"
 #include "core/errors/error.h"
 #include "core/runtime/engine_random.h"
 #include "core/train/adamw.h"
@@ -10,6 +11,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
+#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -105,8 +107,29 @@ std::filesystem::path TrainingState::save(
   meta.configToml = m_configToml;
   meta.attributes["run_name"] = m_config.run.name;
   meta.attributes["tokenizer_model"] = tokenizerModel.string();
+  // What the embeddings' rows mean: a resume checks it (requireCheckpointTokenizer).
+  meta.attributes[kTokenizerFingerprintAttribute] =
+      fingerprintText(fingerprintFile(tokenizerModel));
   meta.blobs[kCpuRngBlob] = cpuRngState();
   return store.save(step, validationLoss, tensors, meta, beforePublish);
+}
+
+std::string fingerprintText(std::uint64_t fingerprint) {
+  char text[20];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(fingerprint));
+  return text;
+}
+
+void requireCheckpointTokenizer(const CheckpointData& checkpoint, std::uint64_t fingerprint) {
+  const auto it = checkpoint.metadata.attributes.find(kTokenizerFingerprintAttribute);
+  if (it == checkpoint.metadata.attributes.end()) return;  // written before it was recorded
+  if (it->second == fingerprintText(fingerprint)) return;
+  throw CheckpointError(
+      checkpoint.path.string(),
+      "was trained with another tokenizer (fingerprint " + it->second + ") than the run's " +
+          "tokenizer.model now (" + fingerprintText(fingerprint) +
+          "): it was replaced, or trained again after it was damaged; put the original back "
+          "or start a new run directory");
 }
 
 }  // namespace attnlab::core

@@ -50,4 +50,13 @@ class TrainingState {
   std::string m_configToml;
 };
 
+/// The checkpoint attribute that holds the tokenizer's fingerprint, as 16 hex digits.
+inline constexpr const char* kTokenizerFingerprintAttribute = "tokenizer_fingerprint";
+std::string fingerprintText(std::uint64_t fingerprint);
+
+/// Refuses (CheckpointError naming the file and both fingerprints) a checkpoint trained with
+/// another tokenizer than the one whose model has `fingerprint`: the rows of its embeddings
+/// would mean other pieces. Checkpoints written before the fingerprint was recorded pass.
+void requireCheckpointTokenizer(const CheckpointData& checkpoint, std::uint64_t fingerprint);
+
 }  // namespace attnlab::core
