@@ -1,4 +1,5 @@
 #include "app/gui/app_settings.h"
+#include "app/gui/distributed_run_launcher.h"
 #include "app/gui/main_window.h"
 #include "app/gui/opened_runs.h"
 #include "app/gui/panels/runs_panel.h"
@@ -15,6 +16,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -77,6 +79,12 @@ int main(int argc, char** argv) {
                                QStringLiteral("Override a config key for --train, key=value "
                                               "(repeatable)."),
                                QStringLiteral("key=value"));
+  const QCommandLineOption processes(
+      QStringLiteral("nproc-per-node"),
+      QStringLiteral("With --train: train in this many processes on this machine "
+                     "(attnlab-cli train --nproc-per-node, data-parallel), as the New run "
+                     "dialog's Processes box does (default 1: inside the app)."),
+      QStringLiteral("n"), QStringLiteral("1"));
   const QCommandLineOption screenshot(
       QStringLiteral("screenshot"),
       QStringLiteral("Save the window as a PNG once the opened runs are loaded (or once "
@@ -97,7 +105,7 @@ int main(int argc, char** argv) {
       QStringLiteral("Open this figure of the Figures menu (a name of attnlab-cli export "
                      "--list) from the opened runs."),
       QStringLiteral("name"));
-  parser.addOptions({train, runDir, set, screenshot, screenshotStep, view, figure});
+  parser.addOptions({train, runDir, set, processes, screenshot, screenshotStep, view, figure});
   parser.process(app);
   if (parser.isSet(version)) {
     std::printf("attnlab %s\n", ATTNLAB_VERSION);
@@ -135,7 +143,8 @@ int main(int argc, char** argv) {
                               ? parser.value(runDir)
                               : attnlab::app::AppSettings().runsFolder() + QLatin1Char('/') +
                                     QString::fromStdString(config.run.name);
-      if (!window.startTraining(config, dir)) return 1;
+      if (!window.startTraining(config, dir, std::max(1, parser.value(processes).toInt())))
+        return 1;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "attnlab: %s\n", e.what());
       return 1;
@@ -167,6 +176,10 @@ int main(int argc, char** argv) {
           QObject::connect(window.training(), &attnlab::app::TrainingController::finished, qApp,
                            [ok] { QApplication::exit(ok ? 0 : 1); });
           window.training()->stop();
+        } else if (window.launcher()->isRunning()) {
+          QObject::connect(window.launcher(), &attnlab::app::DistributedRunLauncher::finished, qApp,
+                           [ok] { QApplication::exit(ok ? 0 : 1); });
+          window.launcher()->stop();
         } else {
           QApplication::exit(ok ? 0 : 1);
         }

@@ -2,6 +2,7 @@
 
 #include "app/gui/analysis_controller.h"
 #include "app/gui/app_settings.h"
+#include "app/gui/distributed_run_launcher.h"
 #include "app/gui/new_run/new_run_dialog.h"
 #include "app/gui/opened_runs.h"
 #include "app/gui/panels/analysis_panel.h"
@@ -33,6 +34,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -95,6 +97,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_settings = new AppSettings(this);
   m_runs = new OpenedRuns(this);
   m_training = new TrainingController(this);
+  m_launcher = new DistributedRunLauncher(this);
 
   // The main area: one tab per view of the selected runs. Part 2 adds tabs here.
   m_tabs = new QTabWidget(this);
@@ -120,8 +123,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     job.maxSequences = chosen.maxSequences;
     job.pairwiseSequences = chosen.pairwiseSequences;
     job.overCheckpoints = chosen.overCheckpoints;
-    if (!m_analysisController->start(run->directory(), std::nullopt,
-                                     m_training->isRunning() ? 1 : 0, &whyNot, job))
+    if (!m_analysisController->start(run->directory(), std::nullopt, isTraining() ? 1 : 0, &whyNot,
+                                     job))
       showError(whyNot);
   });
   m_tabs->addTab(m_analysis, QStringLiteral("Analysis"));
@@ -170,6 +173,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   buildDocks();
   buildMenus();
   wireTraining();
+  wireLauncher();
 
   m_statusBar = new RunStatusBar(this);
   statusBar()->addPermanentWidget(m_statusBar);
@@ -178,9 +182,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_runs, &OpenedRuns::runOpened, this, [this](RunSession* run) {
     m_runsPanel->addRun(run);
     connect(run, &RunSession::messagesAppended, this, [this, run](int first) {
-      // The engine of this process reports its run directly (wireTraining); the log's copy
-      // of the same events would print twice.
-      if (run == m_trainingRun) return;
+      // The engine of this process reports its run directly (wireTraining), and a launch's
+      // processes print theirs (wireLauncher); the log's copy of the same events would print
+      // twice.
+      if (run == m_trainingRun || run == m_launchedRun) return;
       const auto& lines = run->messages();
       for (int i = first; i < static_cast<int>(lines.size()); ++i)
         m_console->append(run->name(), run->colour(), lines[static_cast<std::size_t>(i)]);
@@ -197,6 +202,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
           [this](RunSession* run) { resumeRun(run); });
   connect(m_runsPanel, &RunsPanel::stopRequested, this, [this](RunSession* run) {
     if (run == m_trainingRun) m_training->stop();
+    if (run == m_launchedRun) m_launcher->stop();
   });
   connect(m_runsPanel, &RunsPanel::closeRequested, this, &MainWindow::closeRun);
 
@@ -290,7 +296,7 @@ void MainWindow::buildMenus() {
                                       });
   m_resumeAction->setObjectName(QStringLiteral("resumeAction"));
   m_stopAction = runMenu->addAction(QStringLiteral("&Stop"), QKeySequence(QStringLiteral("Ctrl+.")),
-                                    m_training, &TrainingController::stop);
+                                    this, &MainWindow::stopTraining);
   m_stopAction->setObjectName(QStringLiteral("stopAction"));
   m_stopAction->setToolTip(QStringLiteral("Finish the step, write a checkpoint, close the log"));
   m_checkpointAction = runMenu->addAction(QStringLiteral("&Checkpoint now"),
@@ -381,12 +387,78 @@ void MainWindow::wireTraining() {
   });
 }
 
-bool MainWindow::startTraining(const core::RunConfig& config, const QString& requested) {
+void MainWindow::wireLauncher() {
+  connect(m_launcher, &DistributedRunLauncher::statusChanged, this, [this](RunStatus status) {
+    if (m_launchedRun) m_launchedRun->setStatus(status);
+    updateActions();
+  });
+  connect(m_launcher, &DistributedRunLauncher::progressChanged, this, [this] {
+    if (!m_launchedRun) return;
+    m_statusBar->showProgress(m_launchedRun->name(), m_launcher->progress(), m_launcher->status());
+  });
+  connect(m_launcher, &DistributedRunLauncher::stepReported, this,
+          [this](qint64 step, qint64 total) {
+            if (!m_launchedRun) return;
+            m_launchedRun->setLiveStep(step, total);
+            m_runs->pollNow(m_launchedRun);
+          });
+  // Rank 0 writes the log from another process, so HDF5's rule for one process does not
+  // apply; the watcher still waits, because a resumed log must not be read before rank 0
+  // has reopened it (and cut it back to the checkpoint).
+  connect(m_launcher, &DistributedRunLauncher::logOpened, this, [this] {
+    if (m_launchedRun) m_runs->writerOpened(m_launchedRun);
+  });
+  connect(m_launcher, &DistributedRunLauncher::outputLine, this,
+          [this](const QString& line, bool standardError) {
+            if (!m_launchedRun) return;
+            const bool error = line.contains(QStringLiteral("error")) ||
+                               (standardError && line.contains(QStringLiteral("failed")));
+            const double now = static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+            m_console->append(
+                m_launchedRun->name(), m_launchedRun->colour(),
+                {m_launchedRun->step(), now,
+                 error ? QStringLiteral("error") : QStringLiteral("attnlab-cli"), line});
+          });
+  connect(m_launcher, &DistributedRunLauncher::finished, this,
+          [this](RunStatus status, const QString& error) {
+            RunSession* run = m_launchedRun;
+            // The run keeps its number of processes: Resume uses it before the watcher has
+            // read the log's last events.
+            if (run) {
+              m_runs->setTrainingHere(run, false);
+              m_runs->pollNow(run);
+            }
+            m_statusBar->showIdle();
+            if (status == RunStatus::Failed) {
+              showError(QStringLiteral("%1 failed: %2")
+                            .arg(run ? run->name() : QStringLiteral("The run"), error));
+            } else if (run) {
+              statusBar()->showMessage(
+                  QStringLiteral("%1: %2").arg(run->name(), runStatusText(run->status())), 10000);
+            }
+            m_launchedRun = nullptr;
+            updateActions();
+            if (m_closeWhenStopped) close();
+          });
+}
+
+bool MainWindow::isTraining() const {
+  return m_training->isRunning() || m_launcher->isRunning();
+}
+
+void MainWindow::stopTraining() {
+  if (m_training->isRunning()) m_training->stop();
+  if (m_launcher->isRunning()) m_launcher->stop();
+}
+
+bool MainWindow::startTraining(const core::RunConfig& config, const QString& requested,
+                               int processes) {
   const QString directory = requested;  // a copy: it may name a session closed below
-  if (m_training->isRunning()) {
+  if (isTraining()) {
     showError(QStringLiteral("%1 is still training; stop it before starting another run (the "
                              "app trains one run at a time so the engine keeps both cores)")
-                  .arg(m_training->runDirectory()));
+                  .arg(m_training->isRunning() ? m_training->runDirectory()
+                                               : m_launcher->runDirectory()));
     return false;
   }
   QDir().mkpath(directory);
@@ -396,6 +468,27 @@ bool MainWindow::startTraining(const core::RunConfig& config, const QString& req
   if (RunSession* open = m_runs->find(directory)) m_runs->close(open);
   RunSession* run = m_runs->open(directory, /*expectTraining=*/true);
   if (run == nullptr) return false;
+  if (processes > 1) {
+    // attnlab-cli's processes train it; rank 0's log reaches the views through the run's
+    // watcher as for any run, and the launcher's output drives status, progress and console.
+    m_launchedRun = run;
+    run->setProcesses(processes);
+    QString whyNot;
+    if (!m_launcher->start(config, run->directory(), processes, &whyNot)) {
+      m_launchedRun = nullptr;
+      run->setProcesses(1);
+      run->setStatus(RunStatus::Failed);
+      m_runs->setTrainingHere(run, false);
+      showError(whyNot);
+      return false;
+    }
+    m_settings->addRecentRun(run->directory());
+    statusBar()->clearMessage();
+    m_runsPanel->selectOnly(run);
+    m_statusBar->showProgress(run->name(), m_launcher->progress(), m_launcher->status());
+    updateActions();
+    return true;
+  }
   m_trainingRun = run;
   run->setStatus(RunStatus::PreparingData);
   QString whyNot;
@@ -417,7 +510,10 @@ bool MainWindow::resumeRun(RunSession* run) {
   const QString configPath = QDir(run->directory()).filePath(QStringLiteral("config.toml"));
   try {
     const core::RunConfig config = core::loadRunConfig(configPath.toStdString());
-    return startTraining(config, run->directory());
+    // The same number of processes keeps the run's global batch (and its data order): the
+    // number this window launched it in, else the number its log records.
+    const int processes = run->processes() > 1 ? run->processes() : run->recordedProcesses();
+    return startTraining(config, run->directory(), processes);
   } catch (const std::exception& e) {
     showError(
         QStringLiteral("Cannot resume %1: %2").arg(run->name(), QString::fromStdString(e.what())));
@@ -434,14 +530,18 @@ RunSession* MainWindow::openRun(const QString& path) {
 void MainWindow::newRun() {
   auto* dialog = new NewRunDialog(this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
-  connect(dialog, &QDialog::accepted, this,
-          [this, dialog] { startTraining(dialog->config(), dialog->runDirectory()); });
+  connect(dialog, &QDialog::accepted, this, [this, dialog] {
+    startTraining(dialog->config(), dialog->runDirectory(), dialog->processes());
+  });
   dialog->open();
 }
 
 void MainWindow::closeRun(RunSession* run) {
-  // The run this window trains stays open until its engine thread has ended.
-  if (run != nullptr && (run != m_trainingRun || !m_training->isRunning())) m_runs->close(run);
+  // The run this window trains stays open until its engine thread (or its processes) ended.
+  if (run == nullptr) return;
+  if (run == m_trainingRun && m_training->isRunning()) return;
+  if (run == m_launchedRun && m_launcher->isRunning()) return;
+  m_runs->close(run);
 }
 
 void MainWindow::openRunDialog() {
@@ -473,16 +573,27 @@ void MainWindow::showSelection(const QList<RunSession*>& runs) {
 
 void MainWindow::updateActions() {
   const bool running = m_training->isRunning();
+  const bool launched = m_launcher->isRunning();
   const bool paused = m_training->isPaused();
   RunSession* current = m_runsPanel ? m_runsPanel->currentRun() : nullptr;
   const bool resumable =
-      current != nullptr && current != m_trainingRun &&
+      current != nullptr && current != m_trainingRun && current != m_launchedRun &&
       (current->status() == RunStatus::Stopped || current->status() == RunStatus::Incomplete ||
        current->status() == RunStatus::Failed);
   m_pauseAction->setEnabled(running && !paused && m_training->status() != RunStatus::Stopping);
-  m_resumeAction->setEnabled((running && paused) || (!running && resumable));
-  m_stopAction->setEnabled(running && m_training->status() != RunStatus::Stopping);
+  m_resumeAction->setEnabled((running && paused) || (!running && !launched && resumable));
+  m_stopAction->setEnabled((running && m_training->status() != RunStatus::Stopping) ||
+                           (launched && m_launcher->status() != RunStatus::Stopping));
   m_checkpointAction->setEnabled(running && m_training->status() == RunStatus::Training);
+  // The worker processes take no requests but a stop (a signal): say why these are off.
+  const QString elsewhere =
+      launched ? QStringLiteral(
+                     " (not for a run in %1 processes: Stop writes a checkpoint and "
+                     "Resume continues it)")
+                     .arg(m_launcher->processes())
+               : QString();
+  m_pauseAction->setToolTip(QStringLiteral("The engine finishes its step and holds") + elsewhere);
+  m_checkpointAction->setToolTip(QStringLiteral("Write a checkpoint after this step") + elsewhere);
 }
 
 void MainWindow::resetLayout() {
@@ -554,15 +665,23 @@ void MainWindow::changeEvent(QEvent* event) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  if (m_training->isRunning()) {
+  if (isTraining()) {
     event->ignore();
     if (m_closeWhenStopped) return;  // already stopping
+    const QString question =
+        m_training->isRunning()
+            ? QStringLiteral(
+                  "%1 is training. Stop it (the engine finishes its step, writes a "
+                  "checkpoint and closes the log) and close the window?")
+                  .arg(m_trainingRun ? m_trainingRun->name() : QString())
+            : QStringLiteral(
+                  "%1 is training in %2 processes. Stop them (they finish their step, "
+                  "rank 0 writes a checkpoint and closes the log) and close the "
+                  "window?")
+                  .arg(m_launchedRun ? m_launchedRun->name() : QString())
+                  .arg(m_launcher->processes());
     auto* box = new QMessageBox(QMessageBox::Question, QStringLiteral("A run is training"),
-                                QStringLiteral("%1 is training. Stop it (the engine finishes its "
-                                               "step, writes a checkpoint and closes the log) and "
-                                               "close the window?")
-                                    .arg(m_trainingRun ? m_trainingRun->name() : QString()),
-                                QMessageBox::NoButton, this);
+                                question, QMessageBox::NoButton, this);
     box->setObjectName(QStringLiteral("closeWhileTrainingBox"));
     QPushButton* stop = box->addButton(QStringLiteral("Stop and close"), QMessageBox::AcceptRole);
     stop->setObjectName(QStringLiteral("stopAndCloseButton"));
@@ -572,7 +691,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     connect(box, &QMessageBox::buttonClicked, this, [this, stop](QAbstractButton* clicked) {
       if (clicked != stop) return;
       m_closeWhenStopped = true;
-      m_training->stop();
+      stopTraining();
     });
     box->open();
     return;

@@ -21,6 +21,7 @@ class AppSettings;
 class AttentionPanel;
 class ConsoleDock;
 class CurvesPanel;
+class DistributedRunLauncher;
 class OpenedRuns;
 class RunStatusBar;
 class RunsPanel;
@@ -64,13 +65,20 @@ class MainWindow : public QMainWindow {
   /// (written by attnlab-cli export --report in a child process; exportReportFinished
   /// follows). Returns the error when it cannot start, empty otherwise.
   QString exportReport(const QString& outDir);
-  /// Trains `config` in `directory` inside the app (resumes when it holds a checkpoint).
-  bool startTraining(const core::RunConfig& config, const QString& directory);
-  /// Resumes a stopped run from its config.toml.
+  /// Trains `config` in `directory` (resumes when it holds a checkpoint): inside the app
+  /// for 1 process, else data-parallel in `processes` processes of attnlab-cli (followed
+  /// like any run, shown as one). The window trains one run at a time either way.
+  bool startTraining(const core::RunConfig& config, const QString& directory, int processes = 1);
+  /// Resumes a stopped run from its config.toml, in as many processes as this window last
+  /// trained it in, else as its log says its latest start or resume used (the global batch
+  /// stays the same).
   bool resumeRun(RunSession* run);
+  /// True while this window trains a run, here or through attnlab-cli processes.
+  bool isTraining() const;
 
   OpenedRuns* openedRuns() const { return m_runs; }
   TrainingController* training() const { return m_training; }
+  DistributedRunLauncher* launcher() const { return m_launcher; }
   RunsPanel* runsPanel() const { return m_runsPanel; }
   CurvesPanel* curvesPanel() const { return m_curves; }
   AttentionPanel* attentionPanel() const { return m_attention; }
@@ -108,6 +116,8 @@ class MainWindow : public QMainWindow {
   void buildMenus();
   void buildDocks();
   void wireTraining();
+  void wireLauncher();
+  void stopTraining();
   void showSelection(const QList<RunSession*>& runs);
   void applyTheme();
   void showError(const QString& text);
@@ -119,6 +129,8 @@ class MainWindow : public QMainWindow {
   OpenedRuns* m_runs = nullptr;
   TrainingController* m_training = nullptr;
   RunSession* m_trainingRun = nullptr;  // the run the controller trains, if any
+  DistributedRunLauncher* m_launcher = nullptr;
+  RunSession* m_launchedRun = nullptr;  // the run the launcher trains, if any
   RunsPanel* m_runsPanel = nullptr;
   CurvesPanel* m_curves = nullptr;
   AttentionPanel* m_attention = nullptr;

@@ -1,6 +1,7 @@
 #include "app/gui/run_session.h"
 
 #include <QFileInfo>
+#include <QRegularExpression>
 
 #include <algorithm>
 
@@ -40,6 +41,11 @@ QString runStatusText(RunStatus status) {
       return QStringLiteral("incomplete");
   }
   return {};
+}
+
+QString runStatusText(RunStatus status, int processes) {
+  if (processes <= 1 || !isActiveHere(status)) return runStatusText(status);
+  return QStringLiteral("%1 · %2 processes").arg(runStatusText(status)).arg(processes);
 }
 
 bool isActiveHere(RunStatus status) {
@@ -88,6 +94,27 @@ void RunSession::setStatus(RunStatus status) {
   if (status == m_status) return;
   m_status = status;
   emit statusChanged();
+}
+
+void RunSession::setProcesses(int processes) {
+  processes = std::max(1, processes);
+  if (processes == m_processes) return;
+  m_processes = processes;
+  emit statusChanged();
+}
+
+int RunSession::recordedProcesses() const {
+  // Only the events after the latest start or resume: a run stopped in 2 processes may have
+  // been resumed in one.
+  static const QRegularExpression over(QStringLiteral("data-parallel over (\\d+) processes"));
+  for (auto it = m_messages.rbegin(); it != m_messages.rend(); ++it) {
+    if (it->kind == QStringLiteral("distributed")) {
+      const auto m = over.match(it->text);
+      if (m.hasMatch()) return std::max(1, m.captured(1).toInt());
+    }
+    if (it->kind == QStringLiteral("start") || it->kind == QStringLiteral("resume")) break;
+  }
+  return 1;
 }
 
 void RunSession::setLiveStep(std::int64_t step, std::int64_t total) {

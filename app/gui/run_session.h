@@ -35,6 +35,9 @@ enum class RunStatus {
 
 /// "training", "live in another process", ...
 QString runStatusText(RunStatus status);
+/// The same for a run trained in `processes` processes: "training · 2 processes" while this
+/// window trains it (the states of isActiveHere), runStatusText(status) otherwise.
+QString runStatusText(RunStatus status, int processes);
 /// True for the states in which this process' engine owns the run.
 bool isActiveHere(RunStatus status);
 
@@ -118,6 +121,14 @@ class RunSession : public QObject {
 
   RunStatus status() const { return m_status; }
   void setStatus(RunStatus status);
+  /// The processes this window trains the run in, or trained it in at its latest launch
+  /// from here: N for a data-parallel launch (DistributedRunLauncher), 1 otherwise. Part of
+  /// the status text while it trains (statusChanged).
+  int processes() const { return m_processes; }
+  void setProcesses(int processes);
+  /// The processes the run's latest start or resume trained in, as its log records them
+  /// (the "distributed" event: "data-parallel over N processes"); 1 when it names none.
+  int recordedProcesses() const;
   /// The latest step the log (or the engine) reported, and schedule.steps (0 = unknown).
   std::int64_t step() const { return m_step; }
   std::int64_t totalSteps() const { return m_totalSteps; }
@@ -170,6 +181,7 @@ class RunSession : public QObject {
   QColor m_colour;
   QString m_name;
   RunStatus m_status = RunStatus::Opening;
+  int m_processes = 1;
   std::int64_t m_step = 0;
   std::int64_t m_totalSteps = 0;
   QString m_configToml;

@@ -33,6 +33,8 @@ struct EngineProgress {
   double tokensPerSecond = 0;
   double elapsedSeconds = 0;    ///< of training in this process
   std::int64_t startStep = -1;  ///< first step this process trained (for the ETA)
+  /// Processes training the run: 1 here, N for a launch of attnlab-cli --nproc-per-node N.
+  int processes = 1;
 };
 
 class TrainingController : public QObject {

@@ -21,8 +21,11 @@
 #include <QSaveFile>
 #include <QSettings>
 #include <QSignalBlocker>
+#include <QSpinBox>
+#include <QThread>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <exception>
 #include <filesystem>
 
@@ -121,6 +124,34 @@ void NewRunDialog::build() {
   directoryColumn->addLayout(directoryRow);
   directoryColumn->addWidget(m_directoryNote);
 
+  // --- how many processes ------------------------------------------------------------
+  // One process trains inside the app; more are attnlab-cli's data-parallel launch. More
+  // processes than cores would only take turns on them.
+  const int cores = std::max(1, QThread::idealThreadCount());
+  m_processes = new QSpinBox(this);
+  m_processes->setObjectName(QStringLiteral("processesSpin"));
+  m_processes->setRange(1, cores);
+  m_processes->setValue(1);
+  m_processes->setToolTip(
+      QStringLiteral("<p>Data-parallel training on this machine: more than 1 starts "
+                     "<code>attnlab-cli train --nproc-per-node N</code>, N worker processes "
+                     "that train together over c10d Gloo on 127.0.0.1. Each process takes its "
+                     "own micro-batches; the gradients are summed before every step, so the "
+                     "global batch is batch size × accumulation × processes. Each process uses "
+                     "cores / processes threads (%1 cores here) unless train.threads says "
+                     "otherwise. Rank 0 writes the run: it shows as one run.</p><p>1 trains "
+                     "inside the app. Pause and Checkpoint now are not available for a run in "
+                     "several processes; Stop checkpoints it.</p>")
+          .arg(cores));
+  m_processesNote = new QLabel(this);
+  m_processesNote->setObjectName(QStringLiteral("processesNote"));
+  m_processesNote->setForegroundRole(QPalette::PlaceholderText);
+  m_processesNote->setWordWrap(true);
+  auto* processesRow = new QHBoxLayout;
+  processesRow->addWidget(m_processes);
+  processesRow->addWidget(m_processesNote, 1);
+  connect(m_processes, &QSpinBox::valueChanged, this, &NewRunDialog::updateProcessesNote);
+
   // --- engine ----------------------------------------------------------------------
   m_waitPolicy = new QComboBox(this);
   m_waitPolicy->setObjectName(QStringLiteral("ompWaitPolicy"));
@@ -172,6 +203,11 @@ void NewRunDialog::build() {
   directoryForm->addRow(QStringLiteral("Run &folder:"), directoryColumn);
   if (auto* label = qobject_cast<QLabel*>(directoryForm->labelForField(directoryColumn))) {
     label->setBuddy(m_directory);
+  }
+  directoryForm->addRow(QStringLiteral("Pr&ocesses on this machine:"), processesRow);
+  if (auto* label = qobject_cast<QLabel*>(directoryForm->labelForField(processesRow))) {
+    label->setBuddy(m_processes);
+    label->setToolTip(m_processes->toolTip());
   }
 
   auto* layout = new QVBoxLayout(this);
@@ -382,6 +418,52 @@ bool NewRunDialog::resumesExistingRun() const {
          QFileInfo(dir + QStringLiteral("/checkpoints")).isDir();
 }
 
+int NewRunDialog::processes() const {
+  return m_processes->value();
+}
+
+void NewRunDialog::setProcesses(int processes) {
+  m_processes->setValue(processes);
+}
+
+QString NewRunDialog::processesNote() const {
+  return m_processesNote->text();
+}
+
+void NewRunDialog::updateProcessesNote() {
+  const int n = m_processes->value();
+  if (n <= 1) {
+    m_processesNote->setText(QStringLiteral("Trains inside the app."));
+    return;
+  }
+  // From the form's text, so the note follows an edit before it is valid.
+  bool batchOk = false, accumulationOk = false, threadsOk = false;
+  const int batch = m_form->fieldText(QStringLiteral("train.batch_size")).toInt(&batchOk);
+  const int accumulation =
+      m_form->fieldText(QStringLiteral("train.gradient_accumulation")).toInt(&accumulationOk);
+  const int threads = m_form->fieldText(QStringLiteral("train.threads")).toInt(&threadsOk);
+  const QString global = batchOk && accumulationOk
+                             ? QStringLiteral("%1 × %2 × %3 = %4 sequences per step")
+                                   .arg(batch)
+                                   .arg(accumulation)
+                                   .arg(n)
+                                   .arg(batch * accumulation * n)
+                             : QStringLiteral("batch size × accumulation × %1").arg(n);
+  const int cores = std::max(1, QThread::idealThreadCount());
+  const QString perProcess =
+      threadsOk && threads > 0
+          ? QStringLiteral("%1 thread%2 each (train.threads)")
+                .arg(threads)
+                .arg(threads == 1 ? QString() : QStringLiteral("s"))
+          : QStringLiteral("%1 thread%2 each")
+                .arg(std::max(1, cores / n))
+                .arg(std::max(1, cores / n) == 1 ? QString() : QStringLiteral("s"));
+  m_processesNote->setText(
+      QStringLiteral("attnlab-cli trains in %1 processes: global batch %2, %3.")
+          .arg(n)
+          .arg(global, perProcess));
+}
+
 QPushButton* NewRunDialog::startButton() const {
   return m_start;
 }
@@ -407,6 +489,7 @@ QString NewRunDialog::summaryText() const {
 }
 
 void NewRunDialog::updateState() {
+  updateProcessesNote();
   const bool resume = resumesExistingRun();
   m_start->setText(resume ? QStringLiteral("Resume") : QStringLiteral("Start"));
   const QString dir = runDirectory();

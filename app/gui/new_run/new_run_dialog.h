@@ -13,6 +13,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QSpinBox;
 
 namespace attnlab::app {
 
@@ -33,6 +34,12 @@ class NewRunDialog : public QDialog {
   QString runDirectory() const;
   /// True when runDirectory() already holds a run (run.h5 or checkpoints/): it is resumed.
   bool resumesExistingRun() const;
+  /// Processes on this machine to train in: 1 trains inside the app; N > 1 launches
+  /// `attnlab-cli train --nproc-per-node N` (data-parallel, docs/distributed.md).
+  int processes() const;
+  void setProcesses(int processes);
+  /// The line under the processes box: global batch and threads per process.
+  QString processesNote() const;
   QPushButton* startButton() const;
   ConfigForm* form() const;
 
@@ -72,6 +79,7 @@ class NewRunDialog : public QDialog {
   void onRunNameMaybeChanged();
   void setLoadError(const QString& text);
   void updateState();
+  void updateProcessesNote();
 
   ConfigForm* m_form = nullptr;
   QComboBox* m_preset = nullptr;
@@ -80,6 +88,8 @@ class NewRunDialog : public QDialog {
   QLineEdit* m_directory = nullptr;
   QLabel* m_directoryNote = nullptr;
   QComboBox* m_waitPolicy = nullptr;
+  QSpinBox* m_processes = nullptr;
+  QLabel* m_processesNote = nullptr;
   QLabel* m_summary = nullptr;
   QPushButton* m_start = nullptr;
   QPushButton* m_save = nullptr;

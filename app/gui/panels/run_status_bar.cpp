@@ -40,8 +40,8 @@ QString RunStatusBar::formatDuration(double seconds) {
 void RunStatusBar::showProgress(const QString& runName, const EngineProgress& p, RunStatus status) {
   setVisible(true);
   const bool training = p.phase == QStringLiteral("training");
-  m_label->setText(
-      QStringLiteral("%1: %2").arg(runName, training ? runStatusText(status) : p.phase));
+  m_label->setText(QStringLiteral("%1: %2").arg(
+      runName, training ? runStatusText(status, p.processes) : p.phase));
   if (p.total > 0) {
     m_bar->setRange(0, 1000);
     m_bar->setValue(

@@ -120,7 +120,8 @@ QString RunsPanel::rowText(RunSession* run) const {
   QString steps = run->totalSteps() > 0
                       ? QStringLiteral("%1 / %2").arg(run->step()).arg(run->totalSteps())
                       : QStringLiteral("step %1").arg(run->step());
-  return QStringLiteral("%1\n%2 · %3").arg(run->name(), runStatusText(run->status()), steps);
+  return QStringLiteral("%1\n%2 · %3")
+      .arg(run->name(), runStatusText(run->status(), run->processes()), steps);
 }
 
 void RunsPanel::refresh(RunSession* run) {
