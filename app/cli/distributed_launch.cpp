@@ -181,6 +181,22 @@ int launchWorkers(const LaunchOptions& o, const std::vector<std::string>& argv) 
     }
   }
   if (failedRank >= 0) {
+    // The first to exit is not always the cause: when rank 0 fails, another rank's next
+    // collective fails too and may end first. Unless the first was killed by a signal (the
+    // OOM killer, a person), name the lowest rank that failed for a reason of its own (not
+    // a lost peer); else the first one that ended.
+    const Worker& first =
+        workers[static_cast<std::size_t>(failedRank - o.nodeRank * o.nprocPerNode)];
+    for (const auto& candidate : workers) {
+      if (WIFSIGNALED(first.status)) break;
+      const bool failed = !(WIFEXITED(candidate.status) && (WEXITSTATUS(candidate.status) == 0 ||
+                                                            WEXITSTATUS(candidate.status) == 130));
+      if (failed && !candidate.lastError.empty() &&
+          candidate.lastError.find("a peer has probably stopped") == std::string::npos) {
+        failedRank = candidate.rank;
+        break;
+      }
+    }
     const Worker& w = workers[static_cast<std::size_t>(failedRank - o.nodeRank * o.nprocPerNode)];
     std::string how = WIFSIGNALED(w.status)
                           ? "was killed by signal " + std::to_string(WTERMSIG(w.status))

@@ -312,6 +312,16 @@ class TestCliDistributed : public QObject {
     QCOMPARE(busy.exitCode, 1);
     QVERIFY2((busy.out + busy.err).contains("port in use"), qPrintable(busy.out + busy.err));
 
+    // Rank 0 fails on its own (a corpus that is not there) while rank 1 waits for it: rank
+    // 1's lost-peer error may end first, but the launcher names rank 0 and its reason.
+    const auto missing = tests::runCli(trainArgs(
+        path("missing"), {"--nproc-per-node", "2", "--master-port", QString::number(freePort()),
+                          "--set", "corpus.paths=[\"/nonexistent/corpus.txt\"]"}));
+    QCOMPARE(missing.exitCode, 1);
+    QVERIFY2(
+        missing.err.contains("rank 0 exited") && missing.err.contains("/nonexistent/corpus.txt"),
+        qPrintable(missing.err));
+
     // Under torchrun's environment, the launcher's flags contradict it.
     QProcess nested;
     nested.setProcessEnvironment(env);
