@@ -119,26 +119,46 @@ double StreamingDistribution::mean() const {
   return m_count == 0 ? 0.0 : m_lo + m_sum / static_cast<double>(m_count);
 }
 
+double StreamingDistribution::valueAtRank(std::int64_t rank) const {
+  // The sorted values' extremes are known exactly.
+  if (rank <= 0) return m_min;
+  if (rank >= m_count - 1) return m_max;
+  // The c values of a fine bin are taken as evenly spread over it: the j-th (0-based) at
+  // (j + 0.5) / c of the bin's width. The estimate stays in the bin that holds the value of
+  // this rank, so it is off by less than one bin width (values clamped into the edge bins
+  // aside); clamping to [min, max] keeps that.
+  const double width = resolution();
+  std::int64_t before = 0;
+  for (std::size_t b = 0; b < m_counts.size(); ++b) {
+    const std::int64_t c = m_counts[b];
+    if (rank < before + c) {
+      const double within = (static_cast<double>(rank - before) + 0.5) / static_cast<double>(c);
+      const double x = m_lo + (static_cast<double>(b) + within) * width;
+      return std::clamp(x, m_min, m_max);
+    }
+    before += c;
+  }
+  return m_max;
+}
+
 double StreamingDistribution::quantile(double q) const {
   if (m_count == 0) return 0.0;
   if (!(q >= 0.0 && q <= 1.0)) {
     throw std::invalid_argument("StreamingDistribution::quantile: q must be in [0, 1], got " +
                                 std::to_string(q));
   }
-  // numpy's linear quantile sits at rank k = q (n - 1) among the sorted values; the value of
-  // rank floor(k + 0.5) lies in the bin where the cumulative count first exceeds k + 0.5.
-  const double target = q * static_cast<double>(m_count - 1) + 0.5;
-  double before = 0.0;
-  const double width = resolution();
-  for (std::size_t b = 0; b < m_counts.size(); ++b) {
-    const double c = static_cast<double>(m_counts[b]);
-    if (c > 0.0 && target < before + c) {
-      const double x = m_lo + (static_cast<double>(b) + (target - before) / c) * width;
-      return std::clamp(x, m_min, m_max);
-    }
-    before += c;
-  }
-  return m_max;
+  // numpy's default ("linear", Hyndman & Fan type 7): h = (n - 1) q among the sorted values
+  // x_0 <= ... <= x_{n-1}; the result is x_floor(h) + (h - floor(h)) (x_floor(h)+1 - x_floor(h)).
+  // Each order statistic comes from the fine histogram (valueAtRank), so the result is
+  // within one bin width of numpy's; with n = 1 or 2, and at q = 0 or 1, it is exact.
+  const double h = q * static_cast<double>(m_count - 1);
+  const double below = std::floor(h);
+  const auto rank = static_cast<std::int64_t>(below);
+  const double fraction = h - below;
+  const double x0 = valueAtRank(rank);
+  if (fraction == 0.0) return x0;
+  const double x1 = valueAtRank(rank + 1);
+  return x0 + fraction * (x1 - x0);
 }
 
 std::size_t StreamingDistribution::memoryBytes() const {

@@ -12,7 +12,7 @@ namespace attnlab::analysis {
 struct DistributionSummary {
   std::int64_t count = 0;
   double mean = 0, min = 0, max = 0;
-  double q1 = 0, median = 0, q3 = 0;  ///< from the fine histogram, linear within a bin
+  double q1 = 0, median = 0, q3 = 0;  ///< numpy's linear quantiles, to within one fine bin
   double resolution = 0;  ///< fine bin width: bound on the quantiles' error (see quantile())
   std::vector<double> histogramEdges;  ///< coarse histogram, bins+1 edges over [lo, hi]
   std::vector<std::int64_t> histogramCounts;
@@ -60,9 +60,11 @@ class StreamingDistribution {
   int fineBins() const { return static_cast<int>(m_counts.size()); }
   double resolution() const;
   double mean() const;
-  /// The q-quantile (0..1) of the values, in numpy's "linear" convention up to the fine
-  /// histogram: the result lies in the fine bin that holds the sample quantile's nearest
-  /// rank, interpolated linearly within it, and within [min, max]. 0 when empty.
+  /// The q-quantile (0..1) of the values in numpy's default ("linear") convention: with
+  /// h = (n - 1) q, x_floor(h) + (h - floor(h)) (x_floor(h)+1 - x_floor(h)) over the sorted
+  /// values, each order statistic read from the fine histogram (valueAtRank). Within one fine
+  /// bin width of numpy.quantile(values, q) for values inside [lo, hi]; exact at q = 0 and 1
+  /// (min and max are kept) and for n <= 2. 0 when empty.
   double quantile(double q) const;
   /// Heap bytes held; the same after ten values as after a billion.
   std::size_t memoryBytes() const;
@@ -71,6 +73,9 @@ class StreamingDistribution {
 
  private:
   void requireRange(const char* where) const;
+  /// The value of 0-based rank `rank` among the sorted values: min and max exactly, any
+  /// other from its fine bin, the bin's values taken as evenly spread over it.
+  double valueAtRank(std::int64_t rank) const;
 
   double m_lo = 0, m_hi = 0;
   double m_binsPerUnit = 0;  // fine bins / (hi - lo)
