@@ -371,7 +371,7 @@ std::vector<ConfigKey> buildSchema() {
           "temperature of the Gumbel-sigmoid (binarize = gumbel)", greaterThan(0)),
       configKey(
           "attention.asa.tau", [](auto& c) -> auto& { return c.attention.asa.tau; },
-          "weight of the mask penalty", atLeast(0)),
+          "weight of the mask penalty (0.1: the paper's pre-training value)", atLeast(0)),
       configKey(
           "attention.asa.penalty", [](auto& c) -> auto& { return c.attention.asa.penalty; },
           "penalty weight `tau` (paper) or `tau_squared` (code)"),

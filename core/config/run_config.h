@@ -143,7 +143,9 @@ struct AsaConfig {
   bool enabled = false;                      ///< attention.asa.enabled
   AsaBinarize binarize = AsaBinarize::Step;  ///< attention.asa.binarize: step (code) | gumbel
   double gumbelTemperature = 1.0;            ///< attention.asa.gumbel_temperature
-  double tau = 0.5;                          ///< attention.asa.tau: mask-penalty weight
+  /// attention.asa.tau: mask-penalty weight; 0.1 is the paper's pre-training value (0.3 for
+  /// fine-tuning; the official fine-tuning code defaults to 0.5, squared)
+  double tau = 0.1;
   AsaPenalty penalty =
       AsaPenalty::Tau;  ///< attention.asa.penalty: tau (paper) | tau_squared (code)
   /// attention.asa.kl: forward KL(clean||adv) (paper) | symmetric (code)

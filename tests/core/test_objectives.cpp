@@ -587,6 +587,44 @@ class TestObjectives : public QObject {
     verifyClose(m1.grad(), torch::full({2, 3, 3}, 0.25), 1e-12);
   }
 
+  void maskPenaltyIsTheOfficialSumOverCells() {
+    // The reduction of the official code (modeling/bert.py, AsaBert*.forward):
+    //   rloss = sum([aa.sum() / aa.shape[0] for aa in adv_outputs[-1]])
+    // i.e. per layer the count of kept cells over all B x T x T cells (one single-head mask
+    // per layer, so no head factor), divided by B, summed (not averaged) over layers; the
+    // loss adds tau^2 rloss (code) or tau rloss (paper). Counted here with plain loops at the
+    // paper's pre-training tau = 0.1, with a padded sequence whose pad key column is 0 (as
+    // the adversary makes it) and whose pad query row still counts (as in the code).
+    constexpr int L = 3, B = 3, T = 4;
+    const double tau = 0.1;
+    std::vector<torch::Tensor> masks;
+    double kept = 0;  // sum over layers of sum over cells
+    for (int l = 0; l < L; ++l) {
+      auto m = torch::zeros({B, T, T}, torch::kDouble);
+      auto a = m.accessor<double, 3>();
+      for (int b = 0; b < B; ++b)
+        for (int i = 0; i < T; ++i)
+          for (int j = 0; j < T; ++j) {
+            const bool padKey = b == 2 && j == T - 1;
+            const bool on = !padKey && (l * 7 + b * 5 + i * 3 + j) % 4 != 0;
+            a[b][i][j] = on ? 1.0 : 0.0;
+            kept += on ? 1.0 : 0.0;
+          }
+      masks.push_back(m.requires_grad_());
+    }
+    const double rloss = kept / B;
+    QVERIFY(kept > 0 && kept < L * B * T * T);
+    const auto paper = maskPenalty(masks, tau, false);
+    QVERIFY(std::abs(paper.item<double>() - tau * rloss) < 1e-12);
+    QVERIFY(std::abs(maskPenalty(masks, tau, true).item<double>() - tau * tau * rloss) < 1e-12);
+    // Not a mean over the cells (that would be T x T = 16 times smaller per layer).
+    QVERIFY(paper.item<double>() > 10.0 * tau * kept / (B * T * T));
+    // Every cell's gradient is tau / B, whatever T and L.
+    paper.backward();
+    for (const auto& m : masks)
+      verifyClose(m.grad(), torch::full({B, T, T}, tau / B, torch::kDouble), 1e-12);
+  }
+
   void maskingProportionByHand() {
     const auto attention = torch::tensor({true, true, true, true, true, false}).view({2, 3});
     // Real cells: 9 (first) + 4 (second, 2 x 2) = 13. Masked real cells: 2 in the first,
