@@ -29,6 +29,7 @@
 #include "core/runlog/run_log_writer.h"
 #include "core/train/trainer.h"
 #include "core/train/training_progress.h"
+#include "tests/bench/gui_probes.h"
 #include "widgets/plots/curve_plot.h"
 
 #include <QApplication>
@@ -63,11 +64,10 @@
 
 using namespace attnlab;
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using namespace attnlab::bench;
 
 namespace {
 
-constexpr int kTickMs = 10;                 // the GUI-thread probe timer
 constexpr std::int64_t kOpenRows = 200000;  // train/loss rows of the synthesised log
 constexpr std::int64_t kOpenLogEvery = 10;  // its steps: 10, 20, ..., 2,000,000
 constexpr int kOpenSnapshots = 100;
@@ -78,38 +78,6 @@ struct Args {
   int threads = 0;
   std::string work;
 };
-
-double msSince(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-/// Nearest-rank percentile (p in [0, 100]) of `values`; 0 for none.
-double percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * double(values.size())));
-  return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
-}
-
-double maxOf(const std::vector<double>& values) {
-  return values.empty() ? 0 : *std::max_element(values.begin(), values.end());
-}
-
-/// Runs the event loop until `done()` holds (checked every `pollMs` and after each event
-/// batch the timer sees) or `timeoutMs` passes. True when `done()` held.
-bool waitUntil(const std::function<bool()>& done, int timeoutMs, int pollMs = 20) {
-  if (done()) return true;
-  QEventLoop loop;
-  QTimer poll;
-  poll.setTimerType(Qt::PreciseTimer);
-  QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
-    if (done()) loop.quit();
-  });
-  poll.start(pollMs);
-  QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
-  loop.exec();
-  return done();
-}
 
 /// The engine's throughput over a run's train/tokens_per_second rows: each row is the
 /// real tokens per second of one logging interval. The first row (the first interval:
@@ -198,32 +166,6 @@ CliResult runCli(const core::RunConfig& config, const fs::path& dir) {
 }
 
 // ---- 2 and 3. training in the app -----------------------------------------------------
-
-/// Records how late a 10 ms timer on the GUI thread fires: lateness = actual interval -
-/// 10 ms (clamped at 0), one value per tick.
-class StallProbe : public QObject {
- public:
-  StallProbe() {
-    m_timer.setTimerType(Qt::PreciseTimer);
-    m_timer.setInterval(kTickMs);
-    connect(&m_timer, &QTimer::timeout, this, [this] {
-      const auto now = Clock::now();
-      const double interval = std::chrono::duration<double, std::milli>(now - m_last).count();
-      lateMs.push_back(std::max(0.0, interval - kTickMs));
-      m_last = now;
-    });
-  }
-  void start() {
-    m_last = Clock::now();
-    m_timer.start();
-  }
-  void stop() { m_timer.stop(); }
-  std::vector<double> lateMs;
-
- private:
-  QTimer m_timer;
-  Clock::time_point m_last;
-};
 
 struct AppResult {
   bool ok = false;
