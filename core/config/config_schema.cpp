@@ -250,7 +250,10 @@ std::vector<ConfigKey> buildSchema() {
       configKey(
           "train.gradient_accumulation",
           [](auto& c) -> auto& { return c.train.gradientAccumulation; },
-          "micro-batches per optimiser step", atLeast(1)),
+          "micro-batches per optimiser step; the step's MLM loss is normalised by all its "
+          "micro-batches' predicted tokens together (so A micro-batches of B equal one of A x "
+          "B), the mechanisms' terms are averaged",
+          atLeast(1)),
       configKey(
           "train.eval_every", [](auto& c) -> auto& { return c.train.evalEvery; },
           "steps between evaluations on the validation split (0 = off)", atLeast(0)),

@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include <sstream>
+#include <stdexcept>
 
 namespace attnlab::core {
 
@@ -91,6 +92,12 @@ StepMeasurements TrainStep::run(std::int64_t step, const MicroBatchSource& batch
     micro[static_cast<std::size_t>(i)] = batches((step * m_accumulation + i) * world + rank);
     stepPredicted += static_cast<double>(micro[static_cast<std::size_t>(i)].selectedTokens);
   }
+  // The batchers count every micro-batch's predicted tokens (at least one per sequence);
+  // a source that leaves the count at 0 would silently drop the MLM gradient below.
+  if (microBatches > 1 && stepPredicted <= 0)
+    throw std::logic_error(
+        "TrainStep: the micro-batches of a step of several report no predicted tokens "
+        "(MlmBatch::selectedTokens unset by the batch source)");
   if (m_distributed) {
     at::Tensor count = torch::tensor({stepPredicted}, torch::kDouble);
     m_distributed->sum(count);
