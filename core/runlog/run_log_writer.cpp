@@ -5,6 +5,7 @@
 #include "core/hdf5/timestamps.h"
 #include "core/runlog/run_log_layout.h"
 #include "core/runtime/disk_room.h"
+#include "core/runtime/fault_injection.h"
 
 #include <algorithm>
 #include <chrono>
@@ -474,13 +475,22 @@ RunLogWriter::RunLogWriter(std::string path, RunLogSchema schema, double flushSe
     truncateAll(root, resumeAfterStep);
     s.file.startSwmrWrite();
   } else {
-    s.file = File::create(s.path, hdf5::ErrorDomain::RunLog, true, false);
+    // Made under a temporary name and renamed once its layout is written: a process killed
+    // while creating it leaves no half-made run.h5 that the next attempt could not open
+    // (the leftover of such a kill is replaced here).
+    const fs::path creating = fs::path(s.path + ".creating");
+    fs::remove(creating, ec);
+    s.file = File::create(creating.string(), hdf5::ErrorDomain::RunLog, true, false);
     try {
       createLayout(s.file, s.schema);
+      s.file.flush();
+      faultPoint(fault_point::kRunLogMade, 0);
+      fs::rename(creating, file);
       s.file.startSwmrWrite();
     } catch (...) {
       // A half-made log would make the next attempt refuse "a run log already exists".
       s.file = File();
+      fs::remove(creating, ec);
       fs::remove(file, ec);
       throw;
     }

@@ -15,6 +15,8 @@ namespace fault_point {
 inline constexpr const char* kCheckpointPublished = "checkpoint-published";
 /// The run log holds everything up to the step (synced), the checkpoint is not renamed yet.
 inline constexpr const char* kBeforeCheckpointPublish = "before-checkpoint-publish";
+/// A new run log's layout is written under its temporary name, not yet renamed (step 0).
+inline constexpr const char* kRunLogMade = "run-log-made";
 }  // namespace fault_point
 
 /// Kills the process (SIGKILL, no clean-up) when ATTNLAB_KILL_AT names `point` at `step`.

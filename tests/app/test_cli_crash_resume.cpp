@@ -5,7 +5,8 @@
 // h5py). Kills:
 // - forced at the two edges of a checkpoint (ATTNLAB_KILL_AT, core/runtime/fault_injection.h):
 //   right after it is renamed into place (the window in which the log used to lack rows a
-//   resume trusts), and after the log is synced but before the rename;
+//   resume trusts), and after the log is synced but before the rename; and while a new run
+//   log is made (its layout written under a temporary name, not yet renamed);
 // - the desktop app killed just after a checkpoint appears: the CLI resumes its run the same;
 // - at random moments, twice per trial, in several trials (the seed is printed; set
 //   ATTNLAB_KILL_SEED to replay one).
@@ -112,6 +113,9 @@ class TestCliCrashResume : public QObject {
     QTest::addColumn<QString>("point");
     QTest::newRow("just after the rename") << "checkpoint-published@16";
     QTest::newRow("log synced, not yet renamed") << "before-checkpoint-publish@16";
+    // Not a checkpoint's: a new log whose layout is written but not yet renamed into place
+    // (a kill there once left a run.h5 that no later attempt could open).
+    QTest::newRow("while the run log is made") << "run-log-made@0";
   }
   void killedAtACheckpointsEdge() {
     QFETCH(QString, point);
@@ -121,6 +125,7 @@ class TestCliCrashResume : public QObject {
     // What the kill left: the log already holds the rows up to step 16 when the checkpoint
     // is visible; when it is not, the resume goes back to step 8.
     const bool published = point.startsWith("checkpoint-published");
+    QVERIFY(!QFile::exists(run + "/run.h5") || !point.startsWith("run-log-made"));
     QCOMPARE(QFile::exists(run + "/checkpoints/step-0000016.h5"), published);
     resumeAndCompare(run);
   }

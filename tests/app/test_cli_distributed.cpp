@@ -19,6 +19,7 @@
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/config/config_loader.h"
 #include "tests/support/cli_process.h"
+#include "tests/support/listening_socket.h"
 #include "tests/support/tiny_run_setup.h"
 
 #include <QDir>
@@ -28,9 +29,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -41,26 +40,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A socket listening on all interfaces at a port the system picks (closed when destroyed).
-struct Listener {
-  int fd = -1;
-  int port = 0;
-  Listener() {
-    fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_ANY);
-    socklen_t size = sizeof a;
-    if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && listen(fd, 4) == 0 &&
-        getsockname(fd, reinterpret_cast<sockaddr*>(&a), &size) == 0)
-      port = ntohs(a.sin_port);
-  }
-  ~Listener() { close(fd); }
-};
-
-int freePort() {
-  return Listener().port;
-}
+using tests::freePort;
+using tests::Listener;
 
 /// The pid of the worker with RANK=`rank` among the children of `launcher` (from /proc).
 qint64 workerPid(qint64 launcher, int rank) {
@@ -107,6 +88,20 @@ class TestCliDistributed : public QObject {
   QString path(const QString& name) const { return m_dir.filePath(name); }
   QStringList trainArgs(const QString& run, const QStringList& extra = {}) const {
     return QStringList{"train", "--config", m_config, "--run-dir", run, "--plain"} + extra;
+  }
+
+  /// Starts a 2-worker run of 400 steps in `run` and returns once its step-20 checkpoint
+  /// exists, with the workers' pids (QVERIFY-style: a failure is recorded).
+  void startLongRunUntilItsFirstCheckpoint(QProcess& launcher, const QString& run,
+                                           qint64 (&workers)[2]) {
+    launcher.start(
+        tests::kCli,
+        trainArgs(run, {"--nproc-per-node", "2", "--master-port", QString::number(freePort()),
+                        "--set", "schedule.steps=400", "--set", "train.checkpoint_every=20"}));
+    QVERIFY(launcher.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(run + "/checkpoints/step-0000020.h5"), 120000);
+    for (int rank = 0; rank < 2; ++rank) workers[rank] = workerPid(launcher.processId(), rank);
+    QVERIFY(workers[0] > 0 && workers[1] > 0);
   }
 
  private slots:
@@ -214,15 +209,9 @@ class TestCliDistributed : public QObject {
     // The app's Stop and `kill PID` signal the launcher only (not the workers' group).
     const QString run = path("stopped");
     QProcess launcher;
-    launcher.start(
-        tests::kCli,
-        trainArgs(run, {"--nproc-per-node", "2", "--master-port", QString::number(freePort()),
-                        "--set", "schedule.steps=400", "--set", "train.checkpoint_every=20"}));
-    QVERIFY(launcher.waitForStarted());
-    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(run + "/checkpoints/step-0000020.h5"), 120000);
-    const qint64 workers[2] = {workerPid(launcher.processId(), 0),
-                               workerPid(launcher.processId(), 1)};
-    QVERIFY(workers[0] > 0 && workers[1] > 0);
+    qint64 workers[2] = {};
+    startLongRunUntilItsFirstCheckpoint(launcher, run, workers);
+    if (QTest::currentTestFailed()) return;
     launcher.terminate();  // SIGTERM to the launcher's pid alone
     QVERIFY(launcher.waitForFinished(60000));
     QCOMPARE(launcher.exitCode(), 130);
@@ -236,15 +225,9 @@ class TestCliDistributed : public QObject {
   void workersOfAKilledLauncherStop() {
     const QString run = path("orphaned");
     QProcess launcher;
-    launcher.start(
-        tests::kCli,
-        trainArgs(run, {"--nproc-per-node", "2", "--master-port", QString::number(freePort()),
-                        "--set", "schedule.steps=400", "--set", "train.checkpoint_every=20"}));
-    QVERIFY(launcher.waitForStarted());
-    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(run + "/checkpoints/step-0000020.h5"), 120000);
-    const qint64 workers[2] = {workerPid(launcher.processId(), 0),
-                               workerPid(launcher.processId(), 1)};
-    QVERIFY(workers[0] > 0 && workers[1] > 0);
+    qint64 workers[2] = {};
+    startLongRunUntilItsFirstCheckpoint(launcher, run, workers);
+    if (QTest::currentTestFailed()) return;
     launcher.kill();  // SIGKILL: it cannot pass anything on
     QVERIFY(launcher.waitForFinished(10000));
     // A worker gone, or a zombie nobody reaped yet, no longer trains.

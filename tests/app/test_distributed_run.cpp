@@ -15,6 +15,7 @@
 #include "app/gui/panels/run_status_bar.h"
 #include "app/gui/panels/runs_panel.h"
 #include "core/runlog/run_log_reader.h"
+#include "tests/support/listening_socket.h"
 #include "tests/support/tiny_run_setup.h"
 
 #include <QAction>
@@ -37,13 +38,11 @@
 #include <memory>
 #include <optional>
 
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 using namespace attnlab;
 
 namespace {
+
+using tests::Listener;
 
 /// Types `text` into the form field of `key` as a person would (select all, type).
 bool typeField(QWidget* dialog, const QString& key, const QString& text) {
@@ -82,23 +81,6 @@ app::NewRunDialog* openNewRunDialog(app::MainWindow& window) {
     return nullptr;
   return dialog;
 }
-
-/// A socket listening on every interface at a port the system picks (closed when destroyed).
-struct Listener {
-  int fd = -1;
-  int port = 0;
-  Listener() {
-    fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_ANY);
-    socklen_t size = sizeof a;
-    if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && listen(fd, 4) == 0 &&
-        getsockname(fd, reinterpret_cast<sockaddr*>(&a), &size) == 0)
-      port = ntohs(a.sin_port);
-  }
-  ~Listener() { close(fd); }
-};
 
 std::vector<core::RunEvent> logEvents(const QString& runDir) {
   return core::RunLogReader((runDir + "/run.h5").toStdString()).events();
