@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -95,6 +96,19 @@ CorefExample parseLine(const std::string& line) {
   ex.words = splitWords(fields[0]);
   if (ex.words.empty()) throw BadLine{"the sentence is empty"};
   const int words = static_cast<int>(ex.words.size());
+  // Words are separated by spaces; a control character (a CR in the middle of a line, a
+  // vertical tab) would make a "word" that the tokenizer splits differently from the indices.
+  for (int w = 0; w < words; ++w) {
+    const std::string& word = ex.words[static_cast<std::size_t>(w)];
+    const auto control = std::find_if(word.begin(), word.end(),
+                                      [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+    if (control != word.end()) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(*control));
+      throw BadLine{"word " + std::to_string(w) + " holds the control character " + hex +
+                    "; the sentence field is words separated by spaces"};
+    }
+  }
 
   const std::vector<int> reflexive = parseIndices(fields[1], "reflexive", words);
   if (reflexive.size() != 1)

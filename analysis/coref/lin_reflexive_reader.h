@@ -28,7 +28,8 @@ namespace attnlab::analysis::coref {
 /// determiner and the noun alike. Distractor phrases are never correct answers.
 ///
 /// Bad lines are skipped and reported in `skipped` with "file:line" and the reason: fewer than
-/// three fields, an empty sentence, a reflexive field that is not exactly one index, an empty
+/// three fields, an empty sentence, a word holding a control character (a stray CR or vertical
+/// tab inside the sentence), a reflexive field that is not exactly one index, an empty
 /// antecedent field, an index that is not an integer or lies outside the sentence, the
 /// reflexive inside the antecedent or a distractor group, a word listed twice. Blank lines
 /// carry nothing and are passed over silently.

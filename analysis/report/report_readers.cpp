@@ -173,15 +173,17 @@ json parseFile(const fs::path& path) {
   const std::string text = core::readFileBytes(path);
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     // nlohmann's what() is "[json.exception.parse_error.101] parse error at line L, column
-    // C: reason"; the bracketed id means nothing to a user.
+    // C: reason"; the bracketed id means nothing to a user. Besides parse errors, the parser
+    // throws out_of_range for a number beyond a double ("1e400": valid JSON, no value).
     std::string reason = e.what();
     const auto close = reason.find("] ");
     if (reason.rfind("[json.exception", 0) == 0 && close != std::string::npos) {
       reason = reason.substr(close + 2);
     }
-    throw DataError(path.string(), "not JSON: " + reason);
+    const bool syntax = dynamic_cast<const json::parse_error*>(&e) != nullptr;
+    throw DataError(path.string(), (syntax ? "not JSON: " : "unreadable JSON: ") + reason);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -274,9 +275,10 @@ void insertJson(const nlohmann::json& v, const std::string& path, Insert&& inser
 toml::table jsonObjectToToml(const nlohmann::json& object, const std::string& prefix) {
   toml::table table;
   for (const auto& [name, v] : object.items()) {
-    const std::string path = prefix.empty() ? name : prefix + "." + name;
+    const std::string& key = name;  // clang before 16 cannot capture a structured binding
+    const std::string path = prefix.empty() ? key : prefix + "." + key;
     insertJson(v, path, [&](auto&& value) {
-      table.insert_or_assign(name, std::forward<decltype(value)>(value));
+      table.insert_or_assign(key, std::forward<decltype(value)>(value));
     });
   }
   return table;
@@ -310,6 +312,41 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
+}
+
+// Byte offset of the first ill-formed UTF-8 sequence in `text` (overlongs, surrogates and
+// code points past U+10FFFF included), or npos. A --set value taken as plain text must pass:
+// TOML files are UTF-8, and toToml() of the config has to read back.
+std::size_t firstInvalidUtf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    std::size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      if (c == 0xE0) lo = 0xA0;  // no overlongs
+      if (c == 0xED) hi = 0x9F;  // no surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      if (c == 0xF0) lo = 0x90;  // no overlongs
+      if (c == 0xF4) hi = 0x8F;  // nothing past U+10FFFF
+    } else {
+      return i;
+    }
+    if (i + n >= text.size()) return i;  // cut short
+    for (std::size_t k = 1; k <= n; ++k) {
+      const auto b = static_cast<unsigned char>(text[i + k]);
+      if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) return i;
+    }
+    i += n + 1;
+  }
+  return std::string_view::npos;
 }
 
 // The value of "v = <text>" when <text> is exactly one TOML value.
@@ -369,6 +406,14 @@ RunConfig parseRunConfigJson(std::string_view jsonText, std::string_view sourceN
     }
     const std::size_t byte = e.byte > 0 ? e.byte - 1 : 0;
     throw ConfigError(std::string(sourceName) + ":" + lineColumn(jsonText, byte), reason);
+  } catch (const nlohmann::json::exception& e) {
+    // Valid JSON the parser still cannot hold: a number beyond a double ("1e400") is
+    // out_of_range, "[json.exception.out_of_range.406] number overflow parsing '1e400'".
+    std::string reason = e.what();
+    if (const auto close = reason.find("] "); close != std::string::npos) {
+      reason = reason.substr(close + 2);
+    }
+    throw ConfigError(std::string(sourceName), reason);
   }
   if (!json.is_object()) {
     throw ConfigError(std::string(sourceName),
@@ -411,6 +456,12 @@ void applyOverride(RunConfig& config, std::string_view keyEqualsValue) {
       (!node || !node->is_string())) {
     // --set run.name=baseline (not TOML) and --set run.name=2024 (a TOML integer) both
     // mean the text; quoting on a shell command line is a trap.
+    if (const std::size_t bad = firstInvalidUtf8(raw); bad != std::string_view::npos) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(raw[bad]));
+      throw ConfigError(where, "the value is not valid UTF-8 text (byte " +
+                                   std::to_string(bad + 1) + " of the value is " + hex + ")");
+    }
     value = ConfigValue(std::string(raw));
   } else if (!node) {
     throw ConfigError(where, "expected " + describeExpected(*key) + ", got `" + std::string(raw) +

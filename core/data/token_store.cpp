@@ -15,6 +15,7 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <limits>
 #include <string_view>
 #include <system_error>
 #include <thread>
@@ -161,6 +162,11 @@ std::optional<TokenStore> TokenStore::tryOpen(const fs::path& path, std::uint64_
                 std::to_string(kTokenStoreVersion));
   }
   if (h->idWidth != 2 && h->idWidth != 4) return fail("corrupt header (id width)");
+  // vocabSize() is an int (as every vocabulary size in the engine): a larger value is a
+  // damaged header, and would read as a negative size.
+  if (h->vocabSize > static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max())) {
+    return fail("corrupt header (vocabulary size " + std::to_string(h->vocabSize) + ")");
+  }
   if (h->corpusFingerprint != corpusFingerprint) return fail("corpus changed");
   if (h->tokenizerFingerprint != tokenizerFingerprint) return fail("tokenizer changed");
   // Sizes are checked before any table is touched, with divisions so that a corrupt count

@@ -830,6 +830,10 @@ File File::create(const std::string& path, ErrorDomain domain, bool latestFormat
   return f;
 }
 
+namespace {
+constexpr unsigned kSwmrMetadataReadAttempts = 30;
+}  // namespace
+
 File File::open(const std::string& path, ErrorDomain domain, Mode mode, bool clearStatusFlags) {
   silenceHdf5ErrorPrinting();
   Context ctx{path, domain};
@@ -842,7 +846,16 @@ File File::open(const std::string& path, ErrorDomain domain, Mode mode, bool cle
       throwError(ctx, "", "cannot ask to clear the file's status flags");
   }
   unsigned flags = H5F_ACC_RDONLY;
-  if (mode == Mode::SwmrRead) flags = H5F_ACC_RDONLY | H5F_ACC_SWMR_READ;
+  if (mode == Mode::SwmrRead) {
+    flags = H5F_ACC_RDONLY | H5F_ACC_SWMR_READ;
+    // A SWMR reader retries a metadata read whose checksum fails (the writer may be halfway
+    // through it), sleeping 1 ns, 2 ns, 4 ns, ... between tries. HDF5's default of 100 tries
+    // makes a damaged file hang the reader practically for ever (found by fuzzing: over 5
+    // minutes on one flipped byte); 30 tries wait about 1 s in all, far longer than a
+    // writer's flush takes, and then fail with HDF5's checksum error.
+    if (H5Pset_metadata_read_attempts(Raw::id(fapl), kSwmrMetadataReadAttempts) < 0)
+      throwError(ctx, "", "cannot set the number of metadata read attempts");
+  }
   if (mode == Mode::ReadWrite) flags = H5F_ACC_RDWR;
   File f(H5Fopen(path.c_str(), flags, Raw::id(fapl)), ctx, "/");
   if (!f.valid()) throwError(ctx, "", "cannot open the file");
