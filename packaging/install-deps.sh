@@ -28,6 +28,9 @@ PACKAGES=(
   # the Debian package (cpack -G DEB, dpkg-shlibdeps, file), its man pages, icons and checks
   # (packaging/test-package.sh: lintian, desktop-file-validate, appstreamcli)
   dpkg-dev file help2man librsvg2-bin lintian desktop-file-utils appstream
+  # the fuzz step (tests/fuzz/run_fuzzers.sh): clang and libFuzzer's runtime, which
+  # --no-install-recommends would otherwise leave out
+  clang libclang-rt-14-dev
 )
 
 if ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg-query >/dev/null 2>&1; then
