@@ -205,8 +205,9 @@ void DistributedContext::sumGradients(const std::vector<at::Tensor>& parameters,
   // as in one process, so AdamW leaves it alone there too.
   const auto n = static_cast<std::int64_t>(parameters.size());
   at::Tensor defined = torch::zeros({n}, torch::kDouble);
+  auto flags = defined.accessor<double, 1>();  // host writes, no tensor op per parameter
   for (std::int64_t i = 0; i < n; ++i)
-    if (parameters[static_cast<std::size_t>(i)].grad().defined()) defined[i] = 1.0;
+    if (parameters[static_cast<std::size_t>(i)].grad().defined()) flags[i] = 1.0;
   // Buckets in parameter order, the same on every rank (Gloo matches collectives by order).
   struct Bucket {
     std::vector<std::size_t> members;
@@ -244,7 +245,7 @@ void DistributedContext::sumGradients(const std::vector<at::Tensor>& parameters,
   for (const auto& work : pending) m_state->wait(work, "allreduce (gradients)");
   for (auto& bucket : buckets)
     if (!bucket.wire.is_same(bucket.flat)) bucket.flat.copy_(bucket.wire);
-  const auto anyGradient = defined.accessor<double, 1>();  // CPU: no per-parameter item()
+  const auto& anyGradient = flags;  // the summed flags, read on the host
   for (auto& bucket : buckets) {
     std::int64_t offset = 0;
     for (std::size_t i : bucket.members) {

@@ -51,8 +51,9 @@ void TrainStep::reduceOverRanks(StepMeasurements& m) {
   at::Tensor flat = torch::cat(parts).to(torch::kCPU).contiguous();
   m_distributed->sum(flat);
   // The counts are read on the host copy the collective already made, before the move back.
-  m.realTokens = static_cast<std::int64_t>(flat[4].item<double>());
-  m.microBatches = static_cast<int>(flat[5].item<double>());
+  const auto host = flat.accessor<double, 1>();
+  m.realTokens = static_cast<std::int64_t>(host[4]);
+  m.microBatches = static_cast<int>(host[5]);
   flat = flat.to(m_device);
   const double world = m_distributed->worldSize();
   m.loss = flat[0] / world;  // each rank's is a mean over its micro-batches
@@ -86,10 +87,13 @@ StepMeasurements TrainStep::run(std::int64_t step, const MicroBatchSource& batch
   // a step over A x W micro-batches has the gradient of one batch of them all, whatever
   // their share of masked tokens; the mechanisms' terms are averaged over the micro-batches.
   const int microBatches = m_accumulation * world;
+  // Rank r of W takes global micro-batch (step x A + i) x W + r: together the ranks take the
+  // micro-batches one process with accumulation A x W would.
+  const auto globalIndex = [&](int i) { return (step * m_accumulation + i) * world + rank; };
   std::vector<MlmBatch> micro(static_cast<std::size_t>(m_accumulation));
   double stepPredicted = 0;
   for (int i = 0; i < m_accumulation; ++i) {
-    micro[static_cast<std::size_t>(i)] = batches((step * m_accumulation + i) * world + rank);
+    micro[static_cast<std::size_t>(i)] = batches(globalIndex(i));
     stepPredicted += static_cast<double>(micro[static_cast<std::size_t>(i)].selectedTokens);
   }
   // The batchers count every micro-batch's predicted tokens (at least one per sequence);
@@ -104,11 +108,10 @@ StepMeasurements TrainStep::run(std::int64_t step, const MicroBatchSource& batch
     stepPredicted = count.item<double>();
   }
   for (int i = 0; i < m_accumulation; ++i) {
-    const std::int64_t index = (step * m_accumulation + i) * world + rank;
     {
       at::Generator generator = threadGenerator();
       std::lock_guard<std::mutex> lock(generator.mutex());
-      generator.set_current_seed(microBatchSeed(m_seed, index));
+      generator.set_current_seed(microBatchSeed(m_seed, globalIndex(i)));
     }
     const MlmBatch& batch = micro[static_cast<std::size_t>(i)];
     const StepOutcome out =
@@ -117,8 +120,7 @@ StepMeasurements TrainStep::run(std::int64_t step, const MicroBatchSource& batch
     if (microBatches == 1) {
       out.total.backward();
     } else {
-      const double share =
-          stepPredicted > 0 ? static_cast<double>(batch.selectedTokens) / stepPredicted : 0.0;
+      const double share = static_cast<double>(batch.selectedTokens) / stepPredicted;
       (out.mlm * share + (out.total - out.mlm) / microBatches).backward();
     }
     m.loss += out.total.detach().to(torch::kDouble) / m_accumulation;  // logged: the mean

@@ -383,7 +383,7 @@ class TrainingRun {
     // a kill after it finds a log that already holds all a resume from here relies on.
     m_summary.lastCheckpoint =
         m_state->save(m_checkpoints, m_step, valLoss, m_data->tokenizer.modelPath,
-                      [&](const fs::path& finalPath) {
+                      m_data->tokenizer.fingerprint, [&](const fs::path& finalPath) {
                         m_log->addCheckpoint(m_step, finalPath.string(), valLoss);
                         m_log->sync();
                         faultPoint(fault_point::kBeforeCheckpointPublish, m_step);

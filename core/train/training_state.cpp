@@ -3,7 +3,6 @@
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/config/config_loader.h"
 #include "core/config/config_schema.h"
-#include "core/data/data_files.h"
 #include "core/errors/error.h"
 #include "core/runtime/engine_random.h"
 #include "core/train/adamw.h"
@@ -98,7 +97,7 @@ std::int64_t TrainingState::restore(const CheckpointData& checkpoint, std::strin
 
 std::filesystem::path TrainingState::save(
     CheckpointStore& store, std::int64_t step, std::optional<double> validationLoss,
-    const std::filesystem::path& tokenizerModel,
+    const std::filesystem::path& tokenizerModel, std::uint64_t tokenizerFingerprint,
     const std::function<void(const std::filesystem::path&)>& beforePublish) const {
   std::map<std::string, at::Tensor> tensors;
   for (const auto& [name, p] : m_parameters) tensors[kModelPrefix + name] = p.detach();
@@ -108,8 +107,7 @@ std::filesystem::path TrainingState::save(
   meta.attributes["run_name"] = m_config.run.name;
   meta.attributes["tokenizer_model"] = tokenizerModel.string();
   // What the embeddings' rows mean: a resume checks it (requireCheckpointTokenizer).
-  meta.attributes[kTokenizerFingerprintAttribute] =
-      fingerprintText(fingerprintFile(tokenizerModel));
+  meta.attributes[kTokenizerFingerprintAttribute] = fingerprintText(tokenizerFingerprint);
   meta.blobs[kCpuRngBlob] = cpuRngState();
   return store.save(step, validationLoss, tensors, meta, beforePublish);
 }

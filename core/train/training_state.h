@@ -37,10 +37,11 @@ class TrainingState {
 
   /// Writes the checkpoint of `step` through `store` (temporary name, fsync, rename) and
   /// returns its final path; `beforePublish` runs just before the rename
-  /// (CheckpointStore::save).
+  /// (CheckpointStore::save). `tokenizerFingerprint`: ProvidedTokenizer::fingerprint of
+  /// `tokenizerModel`, recorded for requireCheckpointTokenizer.
   std::filesystem::path save(
       CheckpointStore& store, std::int64_t step, std::optional<double> validationLoss,
-      const std::filesystem::path& tokenizerModel,
+      const std::filesystem::path& tokenizerModel, std::uint64_t tokenizerFingerprint,
       const std::function<void(const std::filesystem::path&)>& beforePublish = {}) const;
 
  private:

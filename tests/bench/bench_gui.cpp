@@ -561,14 +561,7 @@ int usage(const char* argv0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // libgomp reads OMP_WAIT_POLICY when it is loaded: like the app (main.cpp), run passive
-  // unless the environment says otherwise, by re-executing once with it set.
-  if (std::getenv("OMP_WAIT_POLICY") == nullptr && std::getenv("ATTNLAB_OMP_APPLIED") == nullptr) {
-    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
-    setenv("ATTNLAB_OMP_APPLIED", "1", 1);
-    execv("/proc/self/exe", argv);
-  }
-  if (std::getenv("QT_QPA_PLATFORM") == nullptr) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+  runPassiveAndOffscreen(argv);
 
   Args a;
   for (int i = 1; i < argc; ++i) {

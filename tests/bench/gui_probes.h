@@ -4,6 +4,8 @@
 // loop runs a 10 ms timer (a stall is that lateness), nearest-rank percentiles, and an
 // event-loop wait with a timeout.
 
+#include <unistd.h>
+
 #include <QEventLoop>
 #include <QObject>
 #include <QTimer>
@@ -11,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <vector>
 
@@ -50,6 +53,18 @@ inline bool waitUntil(const std::function<bool()>& done, int timeoutMs, int poll
   QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
   loop.exec();
   return done();
+}
+
+/// libgomp reads OMP_WAIT_POLICY when it is loaded: like the app (app/gui/main.cpp), run
+/// passive unless the environment says otherwise, by re-executing once with it set; and
+/// offscreen unless a Qt platform is named. Call first thing in main().
+inline void runPassiveAndOffscreen(char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY") == nullptr && std::getenv("ATTNLAB_OMP_APPLIED") == nullptr) {
+    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+    setenv("ATTNLAB_OMP_APPLIED", "1", 1);
+    execv("/proc/self/exe", argv);
+  }
+  if (std::getenv("QT_QPA_PLATFORM") == nullptr) setenv("QT_QPA_PLATFORM", "offscreen", 1);
 }
 
 /// Records how late a 10 ms timer on the GUI thread fires: lateness = actual interval -

@@ -102,13 +102,7 @@ int usage(const char* self) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Passive OpenMP waits, as the app itself runs (app/gui/main.cpp).
-  if (std::getenv("OMP_WAIT_POLICY") == nullptr && std::getenv("ATTNLAB_OMP_APPLIED") == nullptr) {
-    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
-    setenv("ATTNLAB_OMP_APPLIED", "1", 1);
-    execv("/proc/self/exe", argv);
-  }
-  if (std::getenv("QT_QPA_PLATFORM") == nullptr) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+  runPassiveAndOffscreen(argv);
   double minutes = 20;
   int threads = 0;
   std::string workArg;
