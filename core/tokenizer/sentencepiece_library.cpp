@@ -2,6 +2,7 @@
 
 #include "core/errors/error.h"
 #include "core/runtime/executable_path.h"
+#include "core/tokenizer/sentencepiece_host_client.h"
 #include "core/tokenizer/sp_bridge/sp_bridge_api.h"
 
 #include <dlfcn.h>
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 
 #ifndef ATTNLAB_SPBRIDGE_FILENAME
@@ -21,11 +23,16 @@
 #define ATTNLAB_INSTALL_PREFIX "/usr/local"
 #endif
 
-#if defined(__SANITIZE_ADDRESS__)
-#define ATTNLAB_ASAN 1
+#ifndef ATTNLAB_SPBRIDGE_HOST_FILENAME
+#define ATTNLAB_SPBRIDGE_HOST_FILENAME "attnlab-spbridge-host"
+#endif
+
+// Sanitizer runtimes refuse dlopen(RTLD_DEEPBIND): such builds always use the host process.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define ATTNLAB_NO_DEEPBIND 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ATTNLAB_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define ATTNLAB_NO_DEEPBIND 1
 #endif
 #endif
 
@@ -46,15 +53,43 @@ LoadState& state() {
   return s;
 }
 
-void loadOnce(LoadState& s) {
-#ifdef ATTNLAB_ASAN
-  // AddressSanitizer rejects RTLD_DEEPBIND, and without it the bridge's bundled
-  // protobuf would bind to LibTorch's and crash.
-  s.error =
-      "the SentencePiece tokenizer is unavailable in AddressSanitizer builds (RTLD_DEEPBIND is "
-      "not supported under ASan); use a release or debug build for tokenizer work";
-  return;
+// True when the bridge is to be served by attnlab-spbridge-host instead of dlopen'ed here.
+bool useHostProcess() {
+#ifdef ATTNLAB_NO_DEEPBIND
+  return true;
 #else
+  const char* mode = std::getenv("ATTNLAB_SPBRIDGE_MODE");
+  return mode != nullptr && std::string_view(mode) == "process";
+#endif
+}
+
+// dlopen in this process's own symbol scope, RTLD_DEEPBIND so that the bridge's bundled
+// protobuf binds inside it. Null with `why` set on failure.
+const attnlab_spbridge_api* openInProcess(const fs::path& candidate, std::string& why) {
+  void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  if (handle == nullptr) {
+    why = std::string("dlopen failed: ") + dlerror();
+    return nullptr;
+  }
+  auto entry = reinterpret_cast<attnlab_spbridge_entry_fn>(dlsym(handle, ATTNLAB_SPBRIDGE_ENTRY));
+  if (entry == nullptr) {
+    why = "no symbol " ATTNLAB_SPBRIDGE_ENTRY;
+    dlclose(handle);
+    return nullptr;
+  }
+  const attnlab_spbridge_api* api = entry();
+  if (api == nullptr || api->abi_version != ATTNLAB_SPBRIDGE_ABI_VERSION) {
+    why = "ABI version " + std::to_string(api ? api->abi_version : -1) + ", expected " +
+          std::to_string(ATTNLAB_SPBRIDGE_ABI_VERSION);
+    dlclose(handle);
+    return nullptr;
+  }
+  // The handle stays open for the life of the process: processors hold code in it.
+  return api;
+}
+
+void loadOnce(LoadState& s) {
+  const bool viaHost = useHostProcess();
   std::ostringstream tried;
   for (const fs::path& candidate : SentencePieceLibrary::candidatePaths()) {
     std::error_code ec;
@@ -62,25 +97,14 @@ void loadOnce(LoadState& s) {
       tried << "\n  " << candidate.string() << " (not found)";
       continue;
     }
-    void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-    if (handle == nullptr) {
-      tried << "\n  " << candidate.string() << " (dlopen failed: " << dlerror() << ")";
+    std::string why;
+    const fs::path host = candidate.parent_path() / ATTNLAB_SPBRIDGE_HOST_FILENAME;
+    const attnlab_spbridge_api* api =
+        viaHost ? startSentencePieceHost(host, candidate, why) : openInProcess(candidate, why);
+    if (api == nullptr) {
+      tried << "\n  " << candidate.string() << " (" << why << ")";
       continue;
     }
-    auto entry = reinterpret_cast<attnlab_spbridge_entry_fn>(dlsym(handle, ATTNLAB_SPBRIDGE_ENTRY));
-    if (entry == nullptr) {
-      tried << "\n  " << candidate.string() << " (no symbol " ATTNLAB_SPBRIDGE_ENTRY ")";
-      dlclose(handle);
-      continue;
-    }
-    const attnlab_spbridge_api* api = entry();
-    if (api == nullptr || api->abi_version != ATTNLAB_SPBRIDGE_ABI_VERSION) {
-      tried << "\n  " << candidate.string() << " (ABI version " << (api ? api->abi_version : -1)
-            << ", expected " << ATTNLAB_SPBRIDGE_ABI_VERSION << ")";
-      dlclose(handle);
-      continue;
-    }
-    // The handle stays open for the life of the process: processors hold code in it.
     s.api = api;
     s.path = candidate;
     return;
@@ -88,7 +112,6 @@ void loadOnce(LoadState& s) {
   s.error =
       "cannot load the SentencePiece bridge " ATTNLAB_SPBRIDGE_FILENAME "; tried:" + tried.str() +
       "\nset ATTNLAB_SPBRIDGE to its full path or reinstall AttnLab";
-#endif
 }
 
 }  // namespace

@@ -5,4 +5,4 @@ if(TARGET app_test_inspector_compare)
   add_dependencies(app_test_inspector_compare attnlab-cli)
 endif()
 # The frames the Inspect tab keeps in memory (look-ups, budget, least recently used first).
-attnlab_add_qtest(app test_inspection_cache LIBS attnlab_gui GUI)
+attnlab_add_qtest(app test_inspection_cache LIBS attnlab_gui GUI LABELS threads)

@@ -1,6 +1,6 @@
 attnlab_add_qtest(core test_adamw LIBS attnlab_core_train)
 # Trains tiny models end to end (tokenizer included, hence 'deepbind').
-attnlab_add_qtest(core test_trainer LIBS attnlab_core_train attnlab_core_config LABELS deepbind TIMEOUT 600)
+attnlab_add_qtest(core test_trainer LIBS attnlab_core_train attnlab_core_config LABELS deepbind threads TIMEOUT 600)
 # Every attention variant end to end (tiny models; tokenizer, hence 'deepbind').
 attnlab_add_qtest(core test_variant_training
   LIBS attnlab_core_train attnlab_core_config attnlab_core_inspect LABELS deepbind TIMEOUT 600)
