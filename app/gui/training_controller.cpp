@@ -1,5 +1,6 @@
 #include "app/gui/training_controller.h"
 
+#include "core/runtime/memory_policy.h"
 #include "core/train/trainer.h"
 #include "core/train/training_control.h"
 
@@ -33,6 +34,9 @@ class TrainingController::Observer : public core::TrainingObserver {
         pauseAt = -1;
         m_control->setPaused(true);  // the engine holds at its next step boundary
       }
+      // Between steps, on the engine thread: keeps resident memory level over long runs
+      // without stalling the GUI (core/runtime/memory_policy.h).
+      m_releaser.tick();
     }
     Item item;
     item.event = event;
@@ -75,6 +79,7 @@ class TrainingController::Observer : public core::TrainingObserver {
 
   TrainingController* m_owner;
   core::TrainingControl* m_control;
+  core::FreedMemoryReleaser m_releaser;
   std::mutex m_mutex;
   std::vector<Item> m_items;
 };

@@ -216,20 +216,28 @@ int main(int argc, char** argv) {
   reader.kill();
   reader.waitForFinished();
 
-  double baseMb = 0;
-  for (const auto& [minute, mb] : memory)
-    if (minute >= warmupMinutes) {
-      baseMb = mb;
-      break;
-    }
+  // Growth compares the median of the samples in the window just after warm-up with the
+  // median of the last window (a tenth of the run, at least a minute): the app gives freed
+  // pages back every 10 s (core/runtime/memory_policy.h), so single samples saw up and down
+  // by a few hundred MB and one against another says little about a trend.
+  const double span = std::max(1.0, minutes / 10);
+  auto medianBetween = [&](double from, double to) {
+    std::vector<double> mb;
+    for (const auto& [minute, value] : memory)
+      if (minute >= from && minute <= to) mb.push_back(value);
+    return percentile(mb, 50);
+  };
+  const double lastMinute = memory.empty() ? 0 : memory.back().first;
+  const double baseMb = medianBetween(warmupMinutes, warmupMinutes + span);
+  const double lateMb = medianBetween(lastMinute - span, lastMinute);
   double peakMb = 0;
   for (const auto& [minute, mb] : memory) peakMb = std::max(peakMb, mb);
-  const double growth = baseMb > 0 ? (endMb - baseMb) / baseMb : 0;
+  const double growth = baseMb > 0 ? (lateMb - baseMb) / baseMb : 0;
   std::printf(
-      "memory: %.0f MB after warm-up (%.1f min), %.0f MB at the end, peak %.0f MB: "
-      "growth %+.1f%%\n",
-      baseMb, warmupMinutes, endMb, peakMb, growth * 100);
-  for (std::size_t i = 0; i < memory.size(); i += std::max<std::size_t>(1, memory.size() / 10))
+      "memory: median %.0f MB in the %.1f min after warm-up (%.1f min), median %.0f MB in the "
+      "last %.1f min, peak %.0f MB, %.0f MB at the end: growth %+.1f%%\n",
+      baseMb, span, warmupMinutes, lateMb, span, peakMb, endMb, growth * 100);
+  for (std::size_t i = 0; i < memory.size(); i += std::max<std::size_t>(1, memory.size() / 20))
     std::printf("  %.1f min: %.0f MB\n", memory[i].first, memory[i].second);
   const double p99 = percentile(probe.lateMs, 99);
   std::printf("gui stalls after warm-up: %zu ticks, p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
