@@ -203,8 +203,16 @@ const attnlab_spbridge_api* startSentencePieceHost(const std::filesystem::path& 
   const std::string bridgePath = bridge.string();
   char* const argv[] = {const_cast<char*>(hostPath.c_str()), const_cast<char*>(bridgePath.c_str()),
                         nullptr};
+  // Its own process group: a terminal's Ctrl-C, or the distributed launcher's signal to its
+  // workers' group, is for this process to handle (stop after the step, checkpoint), and
+  // the host must keep serving until then. It ends when this process closes the socket.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
   pid_t pid = -1;
-  const int spawned = posix_spawn(&pid, hostPath.c_str(), &actions, nullptr, argv, environ);
+  const int spawned = posix_spawn(&pid, hostPath.c_str(), &actions, &attributes, argv, environ);
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   close(childFd);
   if (spawned != 0) {
