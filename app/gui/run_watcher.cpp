@@ -63,7 +63,14 @@ void RunWatcher::pollNow() {
 void RunWatcher::setTrainingHere(bool training) {
   m_trainingHere = training;
   if (training) m_expectTraining = true;
-  if (!training) m_awaitingWriter = false;
+  if (!training) {
+    m_awaitingWriter = false;
+    // The engine's writer in this process has closed the log, but HDF5 shares one open file
+    // per process: while this reader holds it, the file stays marked open for write, and
+    // another process's plain (non-SWMR) open is refused. Once the last rows are read, the
+    // next poll opens it again, read-only.
+    m_reopenAfterTraining = m_reader != nullptr;
+  }
   if (m_timer != nullptr && !m_failed) schedule();
 }
 
@@ -96,6 +103,7 @@ void RunWatcher::poll() {
     }
     m_reader->refresh();
     readNew(update);
+    if (m_reopenAfterTraining && !m_trainingHere) reopenReadOnly();
   } catch (const std::exception& e) {
     m_failed = true;
     m_reader.reset();
@@ -104,6 +112,13 @@ void RunWatcher::poll() {
   }
   emit updated(std::move(update));
   schedule();
+}
+
+void RunWatcher::reopenReadOnly() {
+  m_reopenAfterTraining = false;
+  const std::string logPath = QDir(m_directory).filePath(QStringLiteral("run.h5")).toStdString();
+  m_reader.reset();  // the process's last handle: HDF5 closes the file here
+  m_reader = std::make_unique<core::RunLogReader>(logPath);
 }
 
 bool RunWatcher::openReader(RunUpdate& update) {

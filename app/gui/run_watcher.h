@@ -60,6 +60,7 @@ class RunWatcher : public QObject {
  private:
   void poll();
   bool openReader(RunUpdate& update);
+  void reopenReadOnly();
   void readNew(RunUpdate& update);
   void schedule();
 
@@ -70,6 +71,9 @@ class RunWatcher : public QObject {
   /// reading; once the writer has it, a reader in the same process shares its file.
   bool m_awaitingWriter = false;
   bool m_trainingHere = false;
+  // Set when this process's training ends: the next poll reads the last rows, then opens the
+  // log afresh (see setTrainingHere).
+  bool m_reopenAfterTraining = false;
   bool m_writerActive = false;
   bool m_failed = false;
   bool m_scalarsAnnounced = false;

@@ -75,6 +75,16 @@ std::size_t curvePoints(app::MainWindow& window, app::RunSession* run, const QSt
   return plot ? plot->pointCount(window.curvesPanel()->seriesName(run)) : 0;
 }
 
+// Another process opens the log as a notebook does by default: h5py, plain (not SWMR).
+// HDF5 refuses that while any handle in the app still has the file open for write.
+bool plainH5pyOpens(const QString& log) {
+  QProcess py;
+  py.start(
+      QStringLiteral(ATTNLAB_PYTHON),
+      {"-c", "import h5py, sys; f = h5py.File(sys.argv[1], 'r'); f['scalars']; f.close()", log});
+  return py.waitForFinished(60000) && py.exitStatus() == QProcess::NormalExit && py.exitCode() == 0;
+}
+
 void closeMessageBoxes(QWidget& window) {
   for (QMessageBox* box : window.findChildren<QMessageBox*>())
     if (box->isVisible()) box->close();
@@ -182,12 +192,16 @@ class TestMainWindow : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(run->status(), app::RunStatus::Stopped, 60000);
     QVERIFY(!window.training()->isRunning());
     QVERIFY(!QDir(runDir + "/checkpoints").entryList({"*.h5"}, QDir::Files).isEmpty());
+    // Still shown in the app, the stopped run's log opens elsewhere without SWMR.
+    QTRY_VERIFY_WITH_TIMEOUT(plainH5pyOpens(runDir + "/run.h5"), 20000);
     const std::int64_t stoppedAt = run->step();
     QVERIFY(stoppedAt < 400);
 
     // Close the run and reopen it: the same points.
-    core::RunLogReader log((runDir + "/run.h5").toStdString());
-    const std::size_t rows = log.scalar("train/loss").steps.size();
+    // Closed at once: a handle held in this process would keep the engine from reopening the
+    // log for writing on resume (HDF5 allows one open mode per file and process).
+    const std::size_t rows =
+        core::RunLogReader((runDir + "/run.h5").toStdString()).scalar("train/loss").steps.size();
     window.runsPanel()->selectOnly(run);
     QTest::keyClick(&window, Qt::Key_W, Qt::ControlModifier);
     QTRY_COMPARE(window.openedRuns()->runs().size(), 0);
@@ -207,6 +221,7 @@ class TestMainWindow : public QObject {
     QCOMPARE(resumed->step(), std::int64_t{400});
     QTRY_COMPARE_WITH_TIMEOUT(curvePoints(window, resumed, "train/loss"), std::size_t{400 / 5},
                               10000);
+    QTRY_VERIFY_WITH_TIMEOUT(plainH5pyOpens(runDir + "/run.h5"), 20000);
   }
 
   void followsARunTheCliWrites() {
