@@ -114,24 +114,27 @@ void RunWatcher::poll() {
   schedule();
 }
 
+QString RunWatcher::logPath() const {
+  return QDir(m_directory).filePath(QStringLiteral("run.h5"));
+}
+
 void RunWatcher::reopenReadOnly() {
   m_reopenAfterTraining = false;
-  const std::string logPath = QDir(m_directory).filePath(QStringLiteral("run.h5")).toStdString();
   m_reader.reset();  // the process's last handle: HDF5 closes the file here
-  m_reader = std::make_unique<core::RunLogReader>(logPath);
+  m_reader = std::make_unique<core::RunLogReader>(logPath().toStdString());
 }
 
 bool RunWatcher::openReader(RunUpdate& update) {
-  const QString logPath = QDir(m_directory).filePath(QStringLiteral("run.h5"));
+  const QString path = logPath();
   const bool writing = m_writerActive || m_trainingHere || m_expectTraining;
-  if (!QFileInfo::exists(logPath)) {
+  if (!QFileInfo::exists(path)) {
     if (writing) return false;  // data preparation comes before the log
     throw RunLogError(m_directory.toStdString(),
                       "not an AttnLab run: the folder has no run.h5 (a run directory holds "
                       "run.h5, config.toml and checkpoints/)");
   }
   try {
-    m_reader = std::make_unique<core::RunLogReader>(logPath.toStdString());
+    m_reader = std::make_unique<core::RunLogReader>(path.toStdString());
   } catch (const RunLogError&) {
     // The writer may be between creating the file and opening it for SWMR.
     if (writing && ++m_openAttempts < kOpenAttemptsWhileWriting) return false;
@@ -156,7 +159,7 @@ bool RunWatcher::openReader(RunUpdate& update) {
   try {
     // The config tells the schedule's length, the variants' units and the guidance targets;
     // a log whose config this version cannot parse still shows its curves.
-    const core::RunConfig config = core::parseRunConfig(toml, logPath.toStdString());
+    const core::RunConfig config = core::parseRunConfig(toml, path.toStdString());
     update.totalSteps = config.schedule.steps;
     for (const auto& q : core::loggedQuantities(config))
       m_seriesMeta[q.name] = {qs(q.unit), qs(q.meaning)};

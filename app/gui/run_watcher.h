@@ -61,6 +61,7 @@ class RunWatcher : public QObject {
   void poll();
   bool openReader(RunUpdate& update);
   void reopenReadOnly();
+  QString logPath() const;
   void readNew(RunUpdate& update);
   void schedule();
 

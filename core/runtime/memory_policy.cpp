@@ -4,16 +4,11 @@
 
 namespace attnlab::core {
 
-void releaseFreedMemory() {
-  malloc_trim(0);
-}
-
-bool FreedMemoryReleaser::tick() {
+void FreedMemoryReleaser::tick() {
   const auto now = std::chrono::steady_clock::now();
-  if (now - m_last < m_period) return false;
-  releaseFreedMemory();
+  if (now - m_last < m_period) return;
+  malloc_trim(0);
   m_last = std::chrono::steady_clock::now();
-  return true;
 }
 
 }  // namespace attnlab::core

@@ -13,18 +13,15 @@
 
 namespace attnlab::core {
 
-/// Returns the free pages of every malloc arena to the system (glibc's malloc_trim). Takes
-/// tens of milliseconds with a gigabyte free; call it between steps, not on a GUI thread.
-void releaseFreedMemory();
-
-/// Calls releaseFreedMemory() at most once per `period`; tick() is cheap otherwise.
+/// Returns the free pages of every malloc arena to the system (glibc's malloc_trim), at most
+/// once per `period`. Call tick() between steps on the engine thread, never on the GUI
+/// thread: malloc_trim walks every arena.
 class FreedMemoryReleaser {
  public:
   explicit FreedMemoryReleaser(std::chrono::seconds period = std::chrono::seconds(10))
       : m_period(period) {}
 
-  /// True when it released memory this time.
-  bool tick();
+  void tick();
 
  private:
   std::chrono::steady_clock::duration m_period;

@@ -271,7 +271,9 @@ int main(int argc, char** argv) {
               check.readAll().constData());
   const bool complete = loads && check.exitCode() == 0;
 
-  const bool memoryOk = growth <= 0.05, stallOk = p99 <= 50, readerOk = readErrors == 0;
+  // Without samples in both windows there is no figure, and no pass.
+  const bool memoryOk = baseMb > 0 && lateMb > 0 && growth <= 0.05, stallOk = p99 <= 50,
+             readerOk = readErrors == 0;
   std::printf(
       "targets: rss growth %+.1f%% <= 5%%: %s; stall p99 %.1f ms <= 50: %s; h5py errors "
       "%d == 0: %s; log complete: %s\n",
