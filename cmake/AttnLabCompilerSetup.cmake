@@ -3,8 +3,14 @@
 if(ATTNLAB_USE_CCACHE)
   find_program(ATTNLAB_CCACHE ccache)
   if(ATTNLAB_CCACHE)
-    set(CMAKE_C_COMPILER_LAUNCHER ${ATTNLAB_CCACHE})
-    set(CMAKE_CXX_COMPILER_LAUNCHER ${ATTNLAB_CCACHE})
+    # Paths relative to the source tree (a clone in another folder, CI's, hits the same
+    # entries), and the sloppiness ccache needs to cache compiles that use a precompiled
+    # header (cmake/AttnLabPrecompiledHeaders.cmake) instead of passing them through.
+    set(_attnlab_ccache ${CMAKE_COMMAND} -E env CCACHE_BASEDIR=${PROJECT_SOURCE_DIR}
+        CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+        ${ATTNLAB_CCACHE})
+    set(CMAKE_C_COMPILER_LAUNCHER ${_attnlab_ccache})
+    set(CMAKE_CXX_COMPILER_LAUNCHER ${_attnlab_ccache})
   endif()
 endif()
 

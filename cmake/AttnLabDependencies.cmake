@@ -5,11 +5,35 @@ find_package(PkgConfig REQUIRED)
 
 # LibTorch: Debian's libtorch-dev is CPU-only. A CUDA build points Torch_DIR at a
 # CUDA LibTorch distribution and turns ATTNLAB_CUDA on.
+if(ATTNLAB_CUDA)
+  # Without a list TorchConfig compiles and runs a probe for the GPUs of this machine, which
+  # has none on the build machines (and the probe fails when CMake re-runs itself). The
+  # project has no CUDA sources of its own; the list only feeds TorchConfig's nvcc flags.
+  if(DEFINED ENV{TORCH_CUDA_ARCH_LIST})
+    set(_attnlab_arch_default "$ENV{TORCH_CUDA_ARCH_LIST}")
+  else()
+    set(_attnlab_arch_default "8.0;9.0")
+  endif()
+  set(TORCH_CUDA_ARCH_LIST "${_attnlab_arch_default}" CACHE STRING
+      "GPU architectures for TorchConfig's nvcc flags (8.0 A100, 9.0 H100)")
+endif()
 find_package(Torch REQUIRED)
 if(ATTNLAB_CUDA)
   if(NOT TORCH_CUDA_LIBRARIES AND NOT TARGET torch_cuda)
     message(FATAL_ERROR "ATTNLAB_CUDA=ON but the LibTorch found at '${Torch_DIR}' has no CUDA support; "
                         "set -DTorch_DIR=<cuda-libtorch>/share/cmake/Torch")
+  endif()
+  # A CUDA LibTorch's TorchConfig looks for its libraries and its Caffe2 package in the
+  # system's folders first; with Debian's libtorch-dev installed it would silently mix the
+  # two. Refuse a libtorch.so that does not sit under Torch_DIR's prefix.
+  cmake_path(GET Torch_DIR PARENT_PATH _attnlab_torch_share)
+  cmake_path(GET _attnlab_torch_share PARENT_PATH _attnlab_torch_share)
+  cmake_path(GET _attnlab_torch_share PARENT_PATH _attnlab_torch_root)
+  cmake_path(IS_PREFIX _attnlab_torch_root "${TORCH_LIBRARY}" NORMALIZE _attnlab_torch_ours)
+  if(NOT _attnlab_torch_ours)
+    message(FATAL_ERROR "ATTNLAB_CUDA=ON: Torch_DIR is '${Torch_DIR}' but libtorch was found at "
+                        "'${TORCH_LIBRARY}'; add -DCMAKE_PREFIX_PATH=${_attnlab_torch_root} "
+                        "-DCaffe2_DIR=${_attnlab_torch_share}/Caffe2 (packaging/setup-cuda.sh does)")
   endif()
 endif()
 # TorchConfig exports its flags as a plain list; wrap them in one interface target.

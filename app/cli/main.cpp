@@ -6,6 +6,7 @@
 #include "app/cli/probe_command.h"
 #include "app/cli/smoke_command.h"
 #include "app/cli/train_command.h"
+#include "core/runtime/compute_environment.h"
 
 #include <CLI/CLI.hpp>
 
@@ -19,7 +20,12 @@ int main(int argc, char** argv) {
   // Named, so that usage lines say "attnlab-cli train", not the path it was started by.
   CLI::App cli{"AttnLab command line: pretraining and attention analysis without a GUI",
                "attnlab-cli"};
-  cli.set_version_flag("--version", std::string("attnlab-cli ") + ATTNLAB_VERSION);
+  // The LibTorch line, its CUDA and cuDNN, and the GPUs present (or that there are none):
+  // which of the two builds (docs/building.md) this is. Probed only when asked.
+  cli.set_version_flag("--version", [] {
+    return std::string("attnlab-cli ") + ATTNLAB_VERSION + "\n" +
+           attnlab::core::describeTorchVersions();
+  });
   cli.require_subcommand(1);
 
   attnlab::app::SmokeOptions smoke;

@@ -212,6 +212,8 @@ void TrainingController::drain() {
             m_progress.total = e.totalSteps;
             m_progress.tokensPerSecond = e.tokensPerSecond;
             m_progress.elapsedSeconds = e.elapsedSeconds;
+            m_progress.device = QString::fromStdString(e.device);
+            m_progress.deviceMemoryBytes = e.deviceMemoryBytes;
             lastStep = e.step;
             lastTotal = e.totalSteps;
             progressed = true;

@@ -35,6 +35,8 @@ struct EngineProgress {
   std::int64_t startStep = -1;  ///< first step this process trained (for the ETA)
   /// Processes training the run: 1 here, N for a launch of attnlab-cli --nproc-per-node N.
   int processes = 1;
+  QString device;                      ///< "cpu", "cuda:0" (empty until the first interval)
+  std::int64_t deviceMemoryBytes = 0;  ///< GPU memory the run holds, 0 on the CPU
 };
 
 class TrainingController : public QObject {

@@ -44,6 +44,10 @@ enum class NormPlacement { Post, Pre };
 enum class LearningRateDecay { Linear, Constant };
 /// `Auto` picks CUDA when this LibTorch has it and a GPU is present.
 enum class DeviceChoice { Cpu, Cuda, Auto };
+/// Arithmetic of a training step (core/runtime/precision.h): float32 throughout; TF32
+/// matrix products on NVIDIA GPUs; bfloat16 or float16 autocast (float16 with a dynamic loss
+/// scale). Master weights and optimiser state stay float32 in every case.
+enum class Precision { Float32, Tf32, Bf16, Fp16 };
 
 /// Attention-guidance patterns (Deshpande & Narasimhan 2020); docs/variants.md.
 enum class GuidancePattern { None, Next, Prev, First, Delim, Period };
@@ -90,6 +94,8 @@ ATTNLAB_CHOICE_TABLE(LearningRateDecay, {LearningRateDecay::Linear, "linear"},
                      {LearningRateDecay::Constant, "constant"})
 ATTNLAB_CHOICE_TABLE(DeviceChoice, {DeviceChoice::Cpu, "cpu"}, {DeviceChoice::Cuda, "cuda"},
                      {DeviceChoice::Auto, "auto"})
+ATTNLAB_CHOICE_TABLE(Precision, {Precision::Float32, "float32"}, {Precision::Tf32, "tf32"},
+                     {Precision::Bf16, "bf16"}, {Precision::Fp16, "fp16"})
 ATTNLAB_CHOICE_TABLE(GuidancePattern, {GuidancePattern::None, "none"},
                      {GuidancePattern::Next, "next"}, {GuidancePattern::Prev, "prev"},
                      {GuidancePattern::First, "first"}, {GuidancePattern::Delim, "delim"},

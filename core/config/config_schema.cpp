@@ -211,6 +211,11 @@ std::vector<ConfigKey> buildSchema() {
       configKey(
           "model.layer_norm_eps", [](auto& c) -> auto& { return c.model.layerNormEps; },
           "epsilon of every LayerNorm", greaterThan(0)),
+      configKey(
+          "model.fused_attention", [](auto& c) -> auto& { return c.model.fusedAttention; },
+          "compute attention with LibTorch 2.x's fused kernel (scaled_dot_product_attention) "
+          "in layers whose mechanisms neither read nor change the probabilities, on steps "
+          "that capture none; no effect with LibTorch 1.13"),
 
       // [optimizer]
       configKey(
@@ -278,6 +283,12 @@ std::vector<ConfigKey> buildSchema() {
       configKey(
           "train.threads", [](auto& c) -> auto& { return c.train.threads; },
           "intra-op CPU threads (0 = one per core)", atLeast(0)),
+      configKey(
+          "train.precision", [](auto& c) -> auto& { return c.train.precision; },
+          "arithmetic of a step: `float32`; `tf32` (TF32 matrix products on NVIDIA GPUs of "
+          "compute capability 8.0 and later; float32 elsewhere); `bf16` (bfloat16 autocast, "
+          "GPU or CPU); `fp16` (float16 autocast with a dynamic loss scale, GPU only). Weights "
+          "and optimiser state stay float32"),
 
       // [log]
       configKey(

@@ -67,6 +67,9 @@ struct ModelConfig {
   int maxPositions = 512;          ///< model.max_positions (>= data.sequence_length)
   double initStd = 0.02;           ///< model.init_std: normal init of weights
   double layerNormEps = 1e-12;     ///< model.layer_norm_eps
+  /// model.fused_attention: LibTorch 2.x's fused attention kernel in layers whose mechanisms
+  /// neither read nor change the probabilities (docs/variants.md, "Fused attention").
+  bool fusedAttention = true;
 };
 
 struct OptimizerConfig {
@@ -96,6 +99,7 @@ struct TrainConfig {
   std::int64_t logEvery = 10;          ///< train.log_every: steps between logged scalars
   DeviceChoice device = DeviceChoice::Auto;  ///< train.device: cpu, cuda or auto
   int threads = 0;                           ///< train.threads: intra-op threads (0 = cores)
+  Precision precision = Precision::Float32;  ///< train.precision: float32 | tf32 | bf16 | fp16
 };
 
 struct LogConfig {

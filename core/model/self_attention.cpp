@@ -2,6 +2,7 @@
 
 #include "core/config/run_config.h"
 #include "core/model/variants/gaussian_blur.h"
+#include "core/runtime/torch_compat.h"
 
 #include <torch/torch.h>
 
@@ -40,6 +41,12 @@ SelfAttentionImpl::SelfAttentionImpl(const ModelConfig& model, const AttentionCo
     m_tauK = register_parameter("temperature_k", torch::ones({m_heads}));
     m_tauV = register_parameter("temperature_v", torch::ones({m_heads}));
   }
+  // RealFormer carries the scores and convolved attention rewrites the probabilities: both
+  // need them explicitly. The rest (position bias, temperature, ASA's mask as a bias, the
+  // blurs outside the attention product) the fused kernel expresses.
+  m_fusable = model.fusedAttention && torch_compat::hasFusedAttention() &&
+              m_residual == ResidualScores::None && attention.conv == ConvAttention::None;
+  m_attentionDropoutP = model.attentionDropout;
   if (m_blurTarget != BlurTarget::None) {
     // A constant, not a parameter: SesameBERT's kernel is fixed.
     m_blurKernel =
@@ -93,6 +100,45 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContex
     v = v * m_tauV.view({1, m_heads, 1, 1});
   }
 
+  auto context = fusedAllowedBy(ctx, x) ? fusedAttention(q, k, v, ctx)
+                                         : explicitAttention(q, k, v, ctx);  // [B, heads, T, d]
+  context = context.transpose(1, 2).reshape({batch, length, hidden});
+  if (m_blurTarget == BlurTarget::Context) context = blurAlongSequence(context, m_blurKernel);
+  return m_output(context.reshape({batch * length, hidden})).view({batch, length, hidden});
+}
+
+bool SelfAttentionImpl::fusedAllowedBy(const AttentionContext& ctx, const torch::Tensor& x) const {
+  if (!m_fusable || ctx.keepProbabilitiesForGuidance) return false;
+  if (ctx.capture != nullptr && ctx.capture->wantsAnything()) return false;
+  // The fused kernel draws its dropout from LibTorch's global generator. On the CPU a run
+  // draws from its own generator (core/runtime/engine_random.h) so that results do not
+  // depend on other threads: a CPU step with attention dropout stays explicit.
+  const bool dropsOut = is_training() && m_attentionDropoutP > 0.0;
+  return !(dropsOut && x.is_cpu());
+}
+
+torch::Tensor SelfAttentionImpl::fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
+                                                const torch::Tensor& v, AttentionContext& ctx) {
+  const auto& mask = maskBias(ctx);
+  const auto bias = m_position ? mask + m_position->forward(q.size(2)).unsqueeze(0) : mask;
+  // LibTorch's fused CPU kernel gives no gradient for its mask (it counts as a constant):
+  // a bias that must be trained (position interactions, ASA's mask on its adversarial pass)
+  // goes through the explicit product, whose gradient reaches it.
+  if (bias.defined() && bias.requires_grad() && torch::GradMode::is_enabled())
+    return explicitAttention(q, k, v, ctx);
+  return torch_compat::fusedAttention(q, k, v, bias, is_training() ? m_attentionDropoutP : 0.0,
+                                      1.0 / std::sqrt(double(m_headSize)));
+}
+
+const torch::Tensor& SelfAttentionImpl::maskBias(const AttentionContext& ctx) const {
+  return ctx.adversarialBiases.empty() ? ctx.paddingBias
+                                       : ctx.adversarialBiases[static_cast<size_t>(m_layerIndex)];
+}
+
+torch::Tensor SelfAttentionImpl::explicitAttention(const torch::Tensor& q, const torch::Tensor& k,
+                                                   const torch::Tensor& v,
+                                                   AttentionContext& ctx) {
+  const auto length = q.size(2);
   auto scores = torch::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(double(m_headSize)));
   if (m_position) scores = scores + m_position->forward(length).unsqueeze(0);
   if (m_residual != ResidualScores::None) {
@@ -105,10 +151,7 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContex
     ctx.capture->scores.push_back(scores.detach());
   }
 
-  const auto& bias = ctx.adversarialBiases.empty()
-                         ? ctx.paddingBias
-                         : ctx.adversarialBiases[static_cast<size_t>(m_layerIndex)];
-  auto probs = torch::softmax(scores + bias, -1);
+  auto probs = torch::softmax(scores + maskBias(ctx), -1);
   if (ctx.capture != nullptr && ctx.capture->wantProbabilities) {
     ctx.capture->probabilities.push_back(probs.detach());
   }
@@ -116,11 +159,7 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContex
 
   if (m_conv1d) probs = m_conv1d->forward(probs);
   if (m_conv2d) probs = m_conv2d->forward(probs);
-
-  auto context = torch::matmul(m_attentionDropout(probs), v);  // [B, heads, T, d]
-  context = context.transpose(1, 2).reshape({batch, length, hidden});
-  if (m_blurTarget == BlurTarget::Context) context = blurAlongSequence(context, m_blurKernel);
-  return m_output(context.reshape({batch * length, hidden})).view({batch, length, hidden});
+  return torch::matmul(m_attentionDropout(probs), v);
 }
 
 }  // namespace attnlab::core

@@ -42,6 +42,20 @@ class SelfAttentionImpl : public torch::nn::Module {
   torch::Tensor temperatures() const;
 
  private:
+  /// True when this layer may use the fused kernel on a pass that `ctx` allows
+  /// (fusedAllowedBy): no mechanism of the layer reads or changes the probabilities.
+  bool m_fusable = false;
+  double m_attentionDropoutP = 0.0;
+  bool fusedAllowedBy(const AttentionContext& ctx, const torch::Tensor& x) const;
+  /// softmax(scores + bias) v, explicitly, with every capture and mechanism hook.
+  torch::Tensor explicitAttention(const torch::Tensor& q, const torch::Tensor& k,
+                                  const torch::Tensor& v, AttentionContext& ctx);
+  /// The same by LibTorch 2.x's fused kernel, where its bias needs no gradient.
+  torch::Tensor fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
+                               const torch::Tensor& v, AttentionContext& ctx);
+  /// The additive bias of this pass: padding, or ASA's adversarial mask for this layer.
+  const torch::Tensor& maskBias(const AttentionContext& ctx) const;
+
   int m_layerIndex;
   int m_heads;
   int m_headSize;

@@ -2,6 +2,8 @@
 
 #include "core/runtime/device.h"
 #include "core/runtime/engine_random.h"
+#include "core/runtime/gpu_info.h"
+#include "core/runtime/torch_compat.h"
 
 #include <torch/torch.h>
 #include <torch/version.h>
@@ -9,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <iomanip>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -57,11 +60,35 @@ std::string loadedBlasLibrary() {
   return found.empty() ? "unknown" : found;
 }
 
+std::string describeGpu(const GpuInfo& gpu) {
+  std::ostringstream out;
+  out << gpu.name << ", " << std::fixed << std::setprecision(1)
+      << static_cast<double>(gpu.totalMemoryBytes) / (1024.0 * 1024.0 * 1024.0) << " GiB";
+  return out.str();
+}
+
+std::string describeTorchVersions() {
+  std::ostringstream out;
+  out << "LibTorch " << TORCH_VERSION;
+  if (!torch_compat::builtWithCuda()) {
+    out << " (CPU only)";
+    return out.str();
+  }
+  out << " (CUDA " << torch_compat::cudaRuntimeVersion() << ", cuDNN "
+      << torch_compat::cudnnVersion() << ")";
+  const auto gpus = listGpus();
+  if (gpus.empty()) {
+    out << "; no GPU present: training runs on the CPU";
+    return out.str();
+  }
+  for (const auto& gpu : gpus) out << "; GPU " << gpu.index << ": " << describeGpu(gpu);
+  return out.str();
+}
+
 std::string describeTorchBuild() {
   std::ostringstream out;
-  out << "LibTorch " << TORCH_VERSION << ", CUDA "
-      << (cudaAvailable() ? "available" : "not available") << ", intra-op threads "
-      << torch::get_num_threads() << ", BLAS " << loadedBlasLibrary();
+  out << describeTorchVersions() << ", intra-op threads " << torch::get_num_threads()
+      << ", BLAS " << loadedBlasLibrary();
   return out.str();
 }
 

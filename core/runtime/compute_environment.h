@@ -17,7 +17,11 @@ double measureMatmulGflops(int n = 1024, int repetitions = 5);
 /// "unknown". Shown so a slow or contended BLAS is visible.
 std::string loadedBlasLibrary();
 
-/// One line describing the LibTorch build: version, CUDA, threads, BLAS.
+/// LibTorch's version, and for a CUDA LibTorch the CUDA and cuDNN versions it was built
+/// with and every GPU present, or that none is: what `--version` prints.
+std::string describeTorchVersions();
+
+/// One line describing the LibTorch build: describeTorchVersions(), threads, BLAS.
 std::string describeTorchBuild();
 
 }  // namespace attnlab::core

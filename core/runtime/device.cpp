@@ -1,6 +1,7 @@
 #include "core/runtime/device.h"
 
 #include "core/errors/error.h"
+#include "core/runtime/torch_compat.h"
 
 #include <torch/cuda.h>
 
@@ -29,10 +30,15 @@ c10::Device resolveDevice(DeviceChoice choice, int localRank) {
       return c10::Device(c10::kCPU);
     case DeviceChoice::Cuda:
       if (!cudaAvailable()) {
-        throw ConfigError("device",
-                          "'cuda' requested but this LibTorch has no usable CUDA device (Debian's "
-                          "libtorch is CPU-only; build with -DATTNLAB_CUDA=ON and a CUDA LibTorch "
-                          "via Torch_DIR)");
+        // Name what was found: a CPU-only LibTorch, or a CUDA one that sees no GPU.
+        const std::string found =
+            torch_compat::builtWithCuda()
+                ? "this LibTorch (CUDA " + torch_compat::cudaRuntimeVersion() +
+                      ") found no GPU: no device visible to the driver (check nvidia-smi and "
+                      "CUDA_VISIBLE_DEVICES)"
+                : "this LibTorch is CPU-only (Debian's libtorch; the CUDA line is built by "
+                  "packaging/setup-cuda.sh, docs/building.md)";
+        throw ConfigError("train.device", "'cuda' requested but " + found);
       }
       return gpuFor(localRank);
     case DeviceChoice::Auto:

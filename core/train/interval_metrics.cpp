@@ -2,6 +2,7 @@
 
 #include "core/model/masked_lm.h"
 #include "core/runlog/run_log_writer.h"
+#include "core/runtime/gpu_info.h"
 #include "core/train/train_step.h"
 
 #include <torch/torch.h>
@@ -63,6 +64,9 @@ TrainingProgress IntervalMetrics::flush(std::int64_t step, MaskedLanguageModelIm
   p.gradNorm = m_lastGradNorm.defined() ? m_lastGradNorm.item<double>() : 0.0;
   p.tokensPerSecond = seconds > 0 ? static_cast<double>(m_tokens) / seconds : 0.0;
   p.elapsedSeconds = elapsedSeconds;
+  const c10::Device device = model.parameters().front().device();
+  p.device = device.str();
+  if (device.is_cuda()) p.deviceMemoryBytes = gpuMemoryUse(device.index()).reservedBytes;
   log.appendScalar("train/loss", step, p.loss);
   log.appendScalar(kTrainAccuracyScalar, step, p.accuracy);
   log.appendScalar("train/learning_rate", step, p.learningRate);

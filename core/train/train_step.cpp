@@ -4,12 +4,16 @@
 #include "core/distributed/distributed_context.h"
 #include "core/model/masked_lm.h"
 #include "core/runtime/engine_random.h"
+#include "core/runtime/torch_compat.h"
 #include "core/train/adamw.h"
 #include "core/train/grad_clip.h"
 #include "core/train/objective_composer.h"
 
 #include <torch/torch.h>
 
+#include <ATen/Context.h>
+
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -33,8 +37,92 @@ TrainStep::TrainStep(MaskedLanguageModelImpl& model, const ObjectiveComposer& ob
       m_accumulation(config.train.gradientAccumulation),
       m_seed(static_cast<std::uint64_t>(config.run.seed)),
       m_device(device),
-      m_distributed(distributed && distributed->worldSize() > 1 ? distributed : nullptr) {
+      m_distributed(distributed && distributed->worldSize() > 1 ? distributed : nullptr),
+      m_precision(applyPrecision(config.train.precision, device)) {
   for (const auto& p : model.parameters()) m_params.push_back(p);
+}
+
+namespace {
+/// A batch tensor on the step's device. To a GPU it goes from page-locked memory without
+/// blocking the host, so the copy overlaps the work already queued; on the CPU it is itself.
+at::Tensor onDevice(const at::Tensor& t, c10::Device device) {
+  if (!device.is_cuda()) return t.to(device);
+  return t.pin_memory().to(device, /*non_blocking=*/true);
+}
+}  // namespace
+
+void TrainStep::seedDropout(std::int64_t globalIndex) const {
+  const std::uint64_t seed = microBatchSeed(m_seed, globalIndex);
+  {
+    at::Generator generator = threadGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_current_seed(seed);
+  }
+  if (m_device.is_cuda()) {
+    // GPU dropout (and the fused kernel's) draws from the device's default generator: seeded
+    // per micro-batch as the CPU's, so a resumed run draws what the uninterrupted one did.
+    at::Generator gpu = at::globalContext().defaultGenerator(m_device);
+    std::lock_guard<std::mutex> lock(gpu.mutex());
+    gpu.set_current_seed(seed);
+  }
+}
+
+void TrainStep::microStep(const MlmBatch& batch, std::int64_t step, double weight,
+                          int otherDivisor, StepMeasurements& m) {
+  std::optional<torch_compat::AutocastScope> autocast;
+  if (m_precision.autocast) autocast.emplace(m_device.type(), m_precision.autocastType);
+  const StepOutcome out = m_objective.compute(m_model, onDevice(batch.inputIds, m_device),
+                                              onDevice(batch.attentionMask, m_device),
+                                              onDevice(batch.labels, m_device), step);
+  autocast.reset();  // backward runs outside autocast, in the types the forward chose
+  at::Tensor objective = otherDivisor == 1
+                             ? out.total
+                             : out.mlm * weight + (out.total - out.mlm) / otherDivisor;
+  if (m_precision.lossScaling) objective = objective * m_scaler.scale();
+  objective.backward();
+  m.loss += out.total.detach().to(torch::kDouble) / m_accumulation;  // logged: the mean
+  m.mlmLossSum += out.mlm.detach().to(torch::kDouble) * out.predicted;
+  m.correct += out.correct;
+  m.predicted += out.predicted;
+  m.realTokens += batch.realTokens;
+  ++m.microBatches;
+  for (const auto& [name, value] : out.quantities) {
+    auto& sum = m.quantitySums[name];
+    const auto v = value.to(torch::kDouble);
+    sum = sum.defined() ? sum + v : v;
+  }
+}
+
+void TrainStep::finishStep(StepMeasurements& m) {
+  m.lossScale = m_precision.lossScaling ? m_scaler.scale() : 1.0;
+  if (m_precision.lossScaling) {
+    torch::NoGradGuard noGrad;
+    for (auto& p : m_params)
+      if (p.grad().defined()) p.mutable_grad().mul_(1.0 / m.lossScale);
+  }
+  m.gradNorm = clipGradNorm(m_params, m_optimizerConfig.clipNorm);
+
+  // The one host read per step: a non-finite value must stop the run before the update
+  // reaches the parameters, so the last good state is what remains.
+  const auto finite =
+      torch::stack({torch::isfinite(m.loss), torch::isfinite(m.gradNorm)}).to(torch::kCPU);
+  const bool lossOk = finite[0].item<bool>();
+  const bool gradOk = finite[1].item<bool>();
+  if (m_precision.lossScaling) {
+    m_scaler.update(gradOk);
+    if (lossOk && !gradOk) {  // float16 overflow: skip this update, go on at half the scale
+      m.skipped = true;
+      return;
+    }
+  }
+  if (!lossOk || !gradOk) {
+    std::ostringstream msg;
+    msg << (lossOk ? "gradient norm" : "training loss") << " is "
+        << (lossOk ? m.gradNorm.item<double>() : m.loss.item<double>()) << " at step " << m.step;
+    m.nonFinite = msg.str();
+    return;
+  }
+  m_optimizer.step(m.learningRate);
 }
 
 void TrainStep::reduceOverRanks(StepMeasurements& m) {
@@ -108,51 +196,17 @@ StepMeasurements TrainStep::run(std::int64_t step, const MicroBatchSource& batch
     stepPredicted = count.item<double>();
   }
   for (int i = 0; i < m_accumulation; ++i) {
-    {
-      at::Generator generator = threadGenerator();
-      std::lock_guard<std::mutex> lock(generator.mutex());
-      generator.set_current_seed(microBatchSeed(m_seed, globalIndex(i)));
-    }
+    seedDropout(globalIndex(i));
     const MlmBatch& batch = micro[static_cast<std::size_t>(i)];
-    const StepOutcome out =
-        m_objective.compute(m_model, batch.inputIds.to(m_device), batch.attentionMask.to(m_device),
-                            batch.labels.to(m_device), step);
-    if (microBatches == 1) {
-      out.total.backward();
-    } else {
-      const double share = static_cast<double>(batch.selectedTokens) / stepPredicted;
-      (out.mlm * share + (out.total - out.mlm) / microBatches).backward();
-    }
-    m.loss += out.total.detach().to(torch::kDouble) / m_accumulation;  // logged: the mean
-    m.mlmLossSum += out.mlm.detach().to(torch::kDouble) * out.predicted;
-    m.correct += out.correct;
-    m.predicted += out.predicted;
-    m.realTokens += batch.realTokens;
-    ++m.microBatches;
-    for (const auto& [name, value] : out.quantities) {
-      auto& sum = m.quantitySums[name];
-      const auto v = value.to(torch::kDouble);
-      sum = sum.defined() ? sum + v : v;
-    }
+    if (microBatches == 1)
+      microStep(batch, step, 1.0, 1, m);
+    else
+      microStep(batch, step, static_cast<double>(batch.selectedTokens) / stepPredicted,
+                microBatches, m);
   }
   if (m_distributed) reduceOverRanks(m);
-  m.gradNorm = clipGradNorm(m_params, m_optimizerConfig.clipNorm);
-
-  // The one host read per step: a non-finite value must stop the run before the update
-  // reaches the parameters, so the last good state is what remains.
-  const auto finite =
-      torch::stack({torch::isfinite(m.loss), torch::isfinite(m.gradNorm)}).to(torch::kCPU);
-  const bool lossOk = finite[0].item<bool>();
-  const bool gradOk = finite[1].item<bool>();
   m.step = step + 1;
-  if (!lossOk || !gradOk) {
-    std::ostringstream msg;
-    msg << (lossOk ? "gradient norm" : "training loss") << " is "
-        << (lossOk ? m.gradNorm.item<double>() : m.loss.item<double>()) << " at step " << m.step;
-    m.nonFinite = msg.str();
-    return m;
-  }
-  m_optimizer.step(m.learningRate);
+  finishStep(m);
   return m;
 }
 

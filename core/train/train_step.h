@@ -8,6 +8,8 @@
 
 #include "core/config/run_config.h"
 #include "core/mechanisms/attention_mechanism.h"
+#include "core/runtime/precision.h"
+#include "core/train/loss_scaler.h"
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
@@ -42,6 +44,10 @@ struct StepMeasurements {
   /// Set when the loss or the gradient norm was not finite: the update was NOT applied and
   /// this says which quantity and its value, e.g. "training loss is nan at step 7".
   std::string nonFinite;
+  /// float16 only: the gradients overflowed at this loss scale, so the update was skipped
+  /// (the parameters are unchanged) and the scale halved; the run goes on.
+  bool skipped = false;
+  double lossScale = 1.0;  ///< the loss scale this step used (1 unless float16)
 };
 
 /// The micro-batch with global index `index`: (step * accumulation + micro) * world size +
@@ -73,11 +79,22 @@ class TrainStep {
  private:
   /// Sums the gradients and the measurements over the ranks (one collective each).
   void reduceOverRanks(StepMeasurements& m);
+  /// Forward (under autocast where the precision asks) and backward of one micro-batch,
+  /// with `weight` on its MLM loss and the rest divided by `otherDivisor` (1: the total
+  /// as it is); adds to `m`.
+  void microStep(const MlmBatch& batch, std::int64_t step, double weight, int otherDivisor,
+                 StepMeasurements& m);
+  /// The finiteness read, the loss scale's update, the optimiser update.
+  void finishStep(StepMeasurements& m);
+  /// Seeds the generators a micro-batch's dropout draws from.
+  void seedDropout(std::int64_t globalIndex) const;
 
   MaskedLanguageModelImpl& m_model;
   const ObjectiveComposer& m_objective;
   AdamW& m_optimizer;
   std::vector<at::Tensor> m_params;
+  PrecisionPlan m_precision;
+  LossScaler m_scaler;
   OptimizerConfig m_optimizerConfig;
   ScheduleConfig m_schedule;
   int m_accumulation;

@@ -13,6 +13,7 @@
 #include "core/runtime/device.h"
 #include "core/runtime/engine_random.h"
 #include "core/runtime/fault_injection.h"
+#include "core/runtime/precision.h"
 #include "core/train/adamw.h"
 #include "core/train/attention_snapshots.h"
 #include "core/train/evaluation.h"
@@ -149,6 +150,11 @@ class TrainingRun {
       if (!holdWhilePaused()) break;  // false: stop requested
       const StepMeasurements measured = trainStep.run(m_step, batches);
       if (!measured.nonFinite.empty()) failNonFinite(measured);
+      if (measured.skipped && isRoot())
+        m_events.run(measured.step, "note",
+                     "float16 gradients overflowed at loss scale " +
+                         std::to_string(static_cast<long long>(measured.lossScale)) +
+                         ": step skipped (parameters unchanged), scale halved");
       if (isRoot())
         afterStep(measured);  // log rows, snapshots, evaluation, checkpoints
       else
@@ -170,6 +176,8 @@ class TrainingRun {
     }
     m_threads = configureIntraOpThreads(m_config.train.threads);
     m_device = resolveDevice(m_config.train.device, m_distributed ? m_distributed->localRank() : 0);
+    // Before any data work: a precision the device cannot run is refused now.
+    const std::string precision = applyPrecision(m_config.train.precision, m_device).note;
     if (m_distributed) {
       // "auto" may find a GPU on one machine and none on another; the ranks must agree.
       m_distributed->requireSameAsRoot("the device kind", m_device.is_cuda() ? "cuda" : "cpu");
@@ -177,7 +185,7 @@ class TrainingRun {
     }
     m_events.run(0, "setup",
                  "run " + m_config.run.name + " in " + m_runDir.string() + " on " + m_device.str() +
-                     ", " + std::to_string(m_threads) + " thread(s)");
+                     ", " + precision + ", " + std::to_string(m_threads) + " thread(s)");
   }
 
   void findCheckpointToResume() {

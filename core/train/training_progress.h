@@ -32,6 +32,9 @@ struct TrainingProgress {
   double gradNorm = 0.0;         ///< before clipping
   double tokensPerSecond = 0.0;  ///< real (non-padding) tokens through forward+backward
   double elapsedSeconds = 0.0;   ///< since this process started training
+  std::string device;            ///< where the model trains: "cpu", "cuda:0"
+  /// GPU memory held by LibTorch's caching allocator on that device (reserved), 0 on the CPU.
+  std::int64_t deviceMemoryBytes = 0;
 };
 using StepEvent = TrainingProgress;
 

@@ -4,8 +4,15 @@ The same encoder as AttnLab's (Post-LN BERT layers, fused qkv, GELU FFN, tied ML
 BERT init), trained with torch.optim.AdamW, written the way a typical Python training
 script (and HuggingFace's BertForMaskedLM) does it: logits on every position, the loss
 ignoring unselected ones. Prints one line: 'pytorch ms_per_step=... tokens_per_s=... peak_rss_mb=...'.
-usage: pytorch_reference.py LAYERS HIDDEN HEADS FFN VOCAB BATCH SEQ STEPS WARMUP THREADS
+usage: pytorch_reference.py LAYERS HIDDEN HEADS FFN VOCAB BATCH SEQ STEPS WARMUP THREADS [MODE [DEVICE [DTYPE]]]
+
+MODE: eager (default) or compile. With PyTorch 2.x the attention is
+F.scaled_dot_product_attention (what Hugging Face's BERT runs by default since 2.x), and
+`compile` trains torch.compile(model) (default inductor backend; its first steps, which
+compile, fall in the warm-up and are not timed). DEVICE: cpu (default) or cuda. DTYPE:
+float32 (default) or bf16 (torch.autocast with bfloat16; weights and AdamW state float32).
 """
+import contextlib
 import math
 import resource
 import sys
@@ -15,6 +22,10 @@ import torch
 import torch.nn.functional as F
 
 L, H, NH, FF, V, B, T, STEPS, WARMUP, THREADS = (int(a) for a in sys.argv[1:11])
+MODE = sys.argv[11] if len(sys.argv) > 11 else "eager"
+DEVICE = sys.argv[12] if len(sys.argv) > 12 else "cpu"
+DTYPE = sys.argv[13] if len(sys.argv) > 13 else "float32"
+SDPA = hasattr(F, "scaled_dot_product_attention")
 torch.set_num_threads(THREADS)
 torch.manual_seed(0)
 
@@ -34,8 +45,12 @@ class Layer(torch.nn.Module):
     def forward(self, x, mask):
         b, t, _ = x.shape
         q, k, v = self.qkv(x).view(b, t, 3, NH, H // NH).permute(2, 0, 3, 1, 4)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(H // NH) + mask
-        ctx = self.attn_drop(scores.softmax(-1)) @ v
+        if SDPA:
+            ctx = F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
+                                                 dropout_p=0.1 if self.training else 0.0)
+        else:
+            scores = q @ k.transpose(-2, -1) / math.sqrt(H // NH) + mask
+            ctx = self.attn_drop(scores.softmax(-1)) @ v
         ctx = ctx.transpose(1, 2).reshape(b, t, H)
         h = self.ln1(x + self.drop(self.out(ctx)))
         return self.ln2(h + self.drop(self.ffn_out(F.gelu(self.ffn_in(h)))))
@@ -59,7 +74,7 @@ class Model(torch.nn.Module):
                 m.bias.data.zero_()
 
     def forward(self, ids, attn_mask, labels):
-        x = self.drop(self.ln(self.tok(ids) + self.pos(torch.arange(ids.shape[1]))))
+        x = self.drop(self.ln(self.tok(ids) + self.pos(torch.arange(ids.shape[1], device=ids.device))))
         mask = (1.0 - attn_mask[:, None, None, :].float()) * -10000.0
         for layer in self.layers:
             x = layer(x, mask)
@@ -67,7 +82,8 @@ class Model(torch.nn.Module):
         return F.cross_entropy(logits.view(-1, V), labels.view(-1), ignore_index=-100)
 
 
-model = Model()
+model = Model().to(DEVICE)
+step_model = torch.compile(model) if MODE == "compile" else model
 decay = [p for n, p in model.named_parameters() if p.dim() > 1]
 no_decay = [p for n, p in model.named_parameters() if p.dim() <= 1]
 opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01},
@@ -77,15 +93,30 @@ ids = torch.randint(5, V, (B, T), generator=gen)
 attn = torch.ones(B, T, dtype=torch.bool)
 selected = torch.rand(B, T, generator=gen) < 0.15
 labels = torch.where(selected, ids, torch.full_like(ids, -100))
+ids, attn, labels = ids.to(DEVICE), attn.to(DEVICE), labels.to(DEVICE)
+
+
+def autocast():
+    if DTYPE == "bf16":
+        return torch.autocast(device_type=DEVICE, dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+def sync():
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()
+
 
 times = []
 for step in range(WARMUP + STEPS):
     t0 = time.perf_counter()
     opt.zero_grad(set_to_none=True)
-    loss = model(ids, attn, labels)
+    with autocast():
+        loss = step_model(ids, attn, labels)
     loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     opt.step()
+    sync()
     if step >= WARMUP:
         times.append(time.perf_counter() - t0)
 sec = sorted(times)[len(times) // 2]
@@ -93,4 +124,5 @@ with open("/proc/self/maps") as maps:
     libs = [l.split()[-1] for l in maps if "libopenblas" in l or "libblas.so" in l]
 print("pytorch BLAS: " + (next((l for l in libs if "libopenblas" in l), libs[0] if libs else "unknown")))
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+print(f"pytorch {torch.__version__} {MODE}" + (" sdpa" if SDPA else ""))
 print(f"pytorch ms_per_step={sec * 1000:.1f} tokens_per_s={B * T / sec:.1f} peak_rss_mb={rss:.1f} loss={loss.item():.4f}")

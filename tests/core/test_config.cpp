@@ -385,6 +385,7 @@ class TestConfig : public QObject {
     checkTable<NormPlacement>();
     checkTable<LearningRateDecay>();
     checkTable<DeviceChoice>();
+    checkTable<Precision>();
     checkTable<GuidancePattern>();
     checkTable<GuidanceLossForm>();
     checkTable<GuidanceSchedule>();

@@ -6,3 +6,5 @@ attnlab_add_qtest(core test_variant_training
   LIBS attnlab_core_train attnlab_core_config attnlab_core_inspect LABELS deepbind TIMEOUT 600)
 # The run-directory lock (two processes never train one directory).
 attnlab_add_qtest(core test_run_directory_lock LIBS attnlab_core_train)
+# train.precision: plans, refusals, autocast scope, the float16 loss scale, a bf16 step.
+attnlab_add_qtest(core test_precision LIBS attnlab_core_train attnlab_core_config)

@@ -5,6 +5,8 @@
 #include "app/gui/new_run/config_presets.h"
 #include "core/config/config_loader.h"
 #include "core/errors/error.h"
+#include "core/runtime/compute_environment.h"
+#include "core/runtime/gpu_info.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -48,6 +50,23 @@ std::filesystem::path toPath(const QString& path) {
 /// The command line's text for a failure: "<where>: <reason>" (Error::what()).
 QString cliMessage(const std::exception& e) {
   return QString::fromStdString(e.what());
+}
+
+/// The devices a run can use (train.device = auto picks the first GPU), with links to the
+/// device and precision keys of the form.
+QString devicesText() {
+  QStringList found;
+  for (const auto& gpu : core::listGpus()) {
+    found << QStringLiteral("GPU %1: %2").arg(gpu.index).arg(
+                 QString::fromStdString(core::describeGpu(gpu)).toHtmlEscaped());
+  }
+  if (found.isEmpty()) {
+    found << QStringLiteral("CPU only (%1)")
+                 .arg(QString::fromStdString(core::describeTorchVersions()).toHtmlEscaped());
+  }
+  return QStringLiteral("Devices: %1 · <a href=\"train.device\">train.device</a>, "
+                        "<a href=\"train.precision\">train.precision</a> on the Train page")
+      .arg(found.join(QStringLiteral(", ")));
 }
 
 }  // namespace
@@ -175,9 +194,16 @@ void NewRunDialog::build() {
       this);
   threads->setObjectName(QStringLiteral("threadsLink"));
   connect(threads, &QLabel::linkActivated, m_form, &ConfigForm::focusKey);
+  auto* devices = new QLabel(devicesText(), this);
+  devices->setObjectName(QStringLiteral("devicesLabel"));
+  devices->setWordWrap(true);
+  connect(devices, &QLabel::linkActivated, m_form, &ConfigForm::focusKey);
   auto* engine = new QGroupBox(QStringLiteral("Engine (this app, every run)"), this);
   engine->setObjectName(QStringLiteral("engineGroup"));
-  auto* engineRow = new QHBoxLayout(engine);
+  auto* engineColumn = new QVBoxLayout(engine);
+  engineColumn->addWidget(devices);
+  auto* engineRow = new QHBoxLayout;
+  engineColumn->addLayout(engineRow);
   engineRow->addWidget(new QLabel(QStringLiteral("OpenMP wait policy:"), engine));
   engineRow->addWidget(m_waitPolicy);
   engineRow->addWidget(waitNote);

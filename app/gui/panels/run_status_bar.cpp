@@ -60,6 +60,12 @@ void RunStatusBar::showProgress(const QString& runName, const EngineProgress& p,
                   .arg(formatDuration(perStep * static_cast<double>(p.total - p.done)));
     }
   }
+  if (training && !p.device.isEmpty()) {
+    // Where it trains, and on a GPU the memory the run holds.
+    rate += QStringLiteral(" · %1").arg(p.device);
+    if (p.deviceMemoryBytes > 0)
+      rate += QStringLiteral(" %1").arg(QLocale().formattedDataSize(p.deviceMemoryBytes));
+  }
   m_rate->setText(rate);
 }
 

@@ -1,0 +1,2 @@
+// The translation unit that the precompiled LibTorch headers are compiled with
+// (cmake/AttnLabPrecompiledHeaders.cmake); it defines nothing.

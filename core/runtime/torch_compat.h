@@ -1,0 +1,60 @@
+#pragma once
+
+// The one place where the two LibTorch lines differ (docs/building.md, "Two LibTorch
+// lines"): Debian's 1.13 (the default build) and the 2.x CMake package of the `torch` wheel
+// (packaging/setup-cuda.sh). Everything else in the project is written against the API
+// the two share; a difference found later gets a function here, not an #if at its caller.
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/DeviceType.h>
+#include <c10/core/ScalarType.h>
+
+#include <cstdint>
+#include <string>
+
+namespace attnlab::core::torch_compat {
+
+/// LibTorch's version as major * 100 + minor (113 for 1.13, 211 for 2.11).
+int torchVersion();
+
+/// True when this LibTorch has the fused attention of 2.x
+/// (`at::scaled_dot_product_attention`: flash / memory-efficient kernels on a GPU, the
+/// fused flash kernel on the CPU); false on 1.13.
+bool hasFusedAttention();
+
+/// softmax(q k^T * scale + additiveBias) v, with dropout `dropout` on the probabilities, by
+/// LibTorch's fused kernel. q, k, v: [B, heads, T, d]; `additiveBias` broadcasts to
+/// [B, heads, T, T] (undefined: none). Only where hasFusedAttention(); throws otherwise.
+at::Tensor fusedAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                          const at::Tensor& additiveBias, double dropout, double scale);
+
+/// How many times fusedAttention() has run in this process: tests and benchmarks read it
+/// to show which path a model took (a relaxed atomic counter, no synchronisation).
+std::uint64_t fusedAttentionCalls();
+
+/// Automatic mixed precision for one device type while it lives (LibTorch's autocast:
+/// matrix products in `dtype`, reductions and losses in float32), restoring what was in
+/// force before; the autocast cache is cleared when the outermost scope ends.
+class AutocastScope {
+ public:
+  AutocastScope(c10::DeviceType device, c10::ScalarType dtype);
+  ~AutocastScope();
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  c10::DeviceType m_device;
+  bool m_wasEnabled;
+  c10::ScalarType m_previousType;
+};
+
+/// The CUDA runtime LibTorch was built against ("13.0"), or "none" for a CPU-only LibTorch.
+std::string cudaRuntimeVersion();
+
+/// The cuDNN LibTorch was built against ("9.19.0"), or "none".
+std::string cudnnVersion();
+
+/// True when this LibTorch was built with CUDA, whether or not a GPU is present.
+bool builtWithCuda();
+
+}  // namespace attnlab::core::torch_compat

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The second LibTorch line (docs/building.md, "The CUDA line"): installs the pinned `torch`
+# wheel from Python's package index into a private virtual environment (never into the
+# system Python, where Debian's python3-torch 1.13 lives), configures the `cuda` preset
+# against the CUDA LibTorch inside that wheel with the machine's nvcc, and builds it.
+#
+#   bash packaging/setup-cuda.sh [BUILD_DIR]          # default build/cuda
+#
+# Environment:
+#   ATTNLAB_TORCH_VERSION  the wheel's version (default 2.11.0: the GPU machine's torch,
+#                          built for CUDA 13.0 like this machine's nvcc)
+#   ATTNLAB_TORCH_VENV     where the environment goes (default build/torch-venv)
+#   ATTNLAB_CUDA_GUI       ON (default) builds every target, the desktop app included;
+#                          OFF builds the headless targets only
+#   TORCH_CUDA_ARCH_LIST   GPU architectures for TorchConfig (default "8.0;9.0": A100, H100;
+#                          the project has no CUDA sources of its own, so this only silences
+#                          TorchConfig's probe for a GPU that this machine does not have)
+# A build made here runs on a machine whose Python holds the same torch wheel: its
+# executables find libtorch through the RUNPATH of this environment, so that machine either
+# gets this environment too (same path) or builds there with the same script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${1:-build/cuda}
+torch_version=${ATTNLAB_TORCH_VERSION:-2.11.0}
+venv=${ATTNLAB_TORCH_VENV:-build/torch-venv}
+gui=${ATTNLAB_CUDA_GUI:-ON}
+
+bash packaging/install-deps.sh
+
+if ! command -v nvcc > /dev/null 2>&1; then
+  if [ -x /usr/local/cuda/bin/nvcc ]; then
+    export PATH=/usr/local/cuda/bin:$PATH
+  else
+    echo "setup-cuda: nvcc not found (install the CUDA toolkit 13.x, or put its bin/ on PATH)" >&2
+    exit 1
+  fi
+fi
+
+# The environment sees the system's site-packages (Debian's h5py, numpy, sentencepiece and
+# scipy, which the cross-check tests use) while its own torch shadows Debian's 1.13. numpy is
+# deliberately not installed into it: a numpy 2 there would break Debian's h5py.
+installed=$("$venv/bin/python" -c 'import torch; print(torch.__version__.split("+")[0])' 2> /dev/null || true)
+if [ "$installed" != "$torch_version" ]; then
+  echo "setup-cuda: installing torch ${torch_version} into ${venv} (about 3 GB with its CUDA libraries)"
+  /usr/bin/python3 -m venv --system-site-packages "$venv"
+  "$venv/bin/pip" install --disable-pip-version-check -q "torch==${torch_version}"
+fi
+torch_prefix=$("$venv/bin/python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
+echo "setup-cuda: torch $("$venv/bin/python" -c 'import torch; print(torch.__version__, "CUDA", torch.version.cuda)'), CMake package in ${torch_prefix}"
+
+export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-8.0;9.0}
+# The wheel's TorchConfig searches its own folder only after the system's, where Debian's
+# libtorch-dev also installs a TorchConfig: the prefix path puts the wheel's first.
+torch_root=$(dirname "$(dirname "$torch_prefix")")
+cmake --preset cuda -B "$build_dir" \
+  -DCMAKE_PREFIX_PATH="${torch_root};${torch_prefix}" \
+  -DTorch_DIR="${torch_prefix}/Torch" -DCaffe2_DIR="${torch_prefix}/Caffe2" \
+  -DATTNLAB_PYTHON="$(cd "$venv" && pwd)/bin/python" \
+  -DATTNLAB_GUI="$gui"
+cmake --build "$build_dir"
+echo "setup-cuda: built ${build_dir}; run its tests with: ctest --test-dir ${build_dir}"

@@ -1,0 +1,223 @@
+// The fused attention path (LibTorch 2.x's scaled_dot_product_attention, docs/variants.md,
+// "Fused attention") against the explicit one: for every mechanism combination that may
+// take it, a model with model.fused_attention on and a copy with it off give the same MLM
+// loss and the same gradient for every parameter within float32 tolerance, and the counter
+// shows the fused kernel really ran. Combinations that need the probabilities never take it.
+// With LibTorch 1.13 (no fused kernel) the fused model must take the explicit path.
+#include "core/config/run_config.h"
+#include "core/model/masked_lm.h"
+#include "core/runtime/torch_compat.h"
+#include "tests/support/tensor_checks.h"
+
+#include <torch/torch.h>
+
+#include <QtTest>
+
+#include <functional>
+
+using namespace attnlab::core;
+using attnlab::tests::maxAbsDiff;
+
+namespace {
+
+constexpr int kVocab = 40;
+constexpr int kLength = 12;
+constexpr int kPad = 0;
+
+ModelConfig tinyModel(bool fused) {
+  ModelConfig c;
+  c.layers = 2;
+  c.hiddenSize = 16;
+  c.heads = 2;
+  c.ffnSize = 32;
+  c.dropout = 0.0;
+  c.attentionDropout = 0.0;
+  c.maxPositions = 16;
+  c.fusedAttention = fused;
+  return c;
+}
+
+using AttentionSetup = std::function<void(AttentionConfig&)>;
+
+struct Batch {
+  torch::Tensor ids, keep, labels;
+};
+
+Batch makeBatch() {
+  torch::manual_seed(11);
+  Batch b;
+  b.ids = torch::randint(3, kVocab, {3, kLength}, torch::kLong);
+  b.keep = torch::ones({3, kLength}, torch::kBool);
+  b.keep.index_put_({2, torch::indexing::Slice(8, kLength)}, false);  // padding in row 2
+  b.ids.masked_fill_(b.keep.logical_not(), kPad);
+  b.labels = torch::full({3, kLength}, -100, torch::kLong);
+  for (int r = 0; r < 3; ++r)
+    for (int t : {1, 4, 6}) b.labels.index_put_({r, t}, (r * 7 + t) % kVocab);
+  return b;
+}
+
+/// Two models, fused and explicit, with the same parameters.
+std::pair<MaskedLanguageModel, MaskedLanguageModel> twinModels(const AttentionSetup& setup,
+                                                                double attentionDropout = 0.0) {
+  AttentionConfig attention;
+  setup(attention);
+  auto fusedConfig = tinyModel(true);
+  auto explicitConfig = tinyModel(false);
+  fusedConfig.attentionDropout = explicitConfig.attentionDropout = attentionDropout;
+  torch::manual_seed(5);
+  MaskedLanguageModel fused(fusedConfig, attention, kLength, kVocab, kPad);
+  fused->resetParameters(0.2);  // larger than BERT's 0.02, so attention is far from uniform
+  MaskedLanguageModel plain(explicitConfig, attention, kLength, kVocab, kPad);
+  torch::NoGradGuard noGrad;
+  auto source = fused->named_parameters();
+  for (auto& p : plain->named_parameters()) p.value().copy_(source[p.key()]);
+  return {fused, plain};
+}
+
+struct PassResult {
+  torch::Tensor loss;
+  std::vector<std::pair<std::string, torch::Tensor>> grads;
+  std::uint64_t fusedCalls = 0;
+};
+
+PassResult trainPass(MaskedLanguageModel& model, const Batch& b, const ForwardOptions& options) {
+  model->train();
+  model->zero_grad();
+  const auto before = torch_compat::fusedAttentionCalls();
+  auto out = model->forward(b.ids, b.keep, b.labels, options);
+  auto loss = out.loss;
+  for (const auto& p : out.guidanceProbabilities) loss = loss + p.square().mean();
+  loss.backward();
+  PassResult r;
+  r.fusedCalls = torch_compat::fusedAttentionCalls() - before;
+  r.loss = out.loss.detach();
+  for (auto& p : model->named_parameters())
+    if (p.value().grad().defined()) r.grads.emplace_back(p.key(), p.value().grad().clone());
+  return r;
+}
+
+void compareResults(const PassResult& fused, const PassResult& plain) {
+  const double lossErr = maxAbsDiff(fused.loss, plain.loss);
+  QVERIFY2(lossErr < 1e-5, qPrintable(QString("loss differs by %1").arg(lossErr)));
+  QCOMPARE(fused.grads.size(), plain.grads.size());
+  for (std::size_t i = 0; i < fused.grads.size(); ++i) {
+    const auto& [name, g] = fused.grads[i];
+    const double scale = std::max(1.0, plain.grads[i].second.abs().max().item<double>());
+    const double err = maxAbsDiff(g, plain.grads[i].second) / scale;
+    QVERIFY2(err < 2e-5, qPrintable(QString("gradient of %1 differs by %2 (relative)")
+                                        .arg(QString::fromStdString(name))
+                                        .arg(err)));
+  }
+}
+
+void addRow(const char* name, AttentionSetup setup, bool fusable) {
+  QTest::newRow(name) << QVariant::fromValue(static_cast<void*>(new AttentionSetup(setup)))
+                      << fusable;
+}
+
+}  // namespace
+
+class TestFusedAttention : public QObject {
+  Q_OBJECT
+ private slots:
+  void trainingPassMatchesExplicit_data() {
+    QTest::addColumn<void*>("setup");
+    QTest::addColumn<bool>("fusable");
+    addRow("baseline", [](AttentionConfig&) {}, true);
+    addRow("temperature", [](AttentionConfig& a) { a.temperature = true; }, true);
+    addRow("blur values", [](AttentionConfig& a) { a.blur.target = BlurTarget::Values; }, true);
+    addRow("blur context", [](AttentionConfig& a) { a.blur.target = BlurTarget::Context; }, true);
+    addRow("squeeze-excitation", [](AttentionConfig& a) { a.squeeze.enabled = true; }, true);
+    addRow("asa (clean pass)", [](AttentionConfig& a) { a.asa.enabled = true; }, true);
+    addRow("temperature + blur + squeeze",
+           [](AttentionConfig& a) {
+             a.temperature = true;
+             a.blur.target = BlurTarget::Context;
+             a.squeeze.enabled = true;
+           },
+           true);
+    // Trained biases and probabilities that are read or changed: explicit.
+    addRow("position interactions",
+           [](AttentionConfig& a) { a.position.mode = PositionMode::Both; }, false);
+    addRow("residual (RealFormer)", [](AttentionConfig& a) { a.residual = ResidualScores::Sum; },
+           false);
+    addRow("conv 1d", [](AttentionConfig& a) { a.conv = ConvAttention::OneD; }, false);
+    addRow("conv 2d", [](AttentionConfig& a) { a.conv = ConvAttention::TwoD; }, false);
+  }
+
+  void trainingPassMatchesExplicit() {
+    QFETCH(void*, setup);
+    QFETCH(bool, fusable);
+    const auto* attentionSetup = static_cast<AttentionSetup*>(setup);
+    auto [fused, plain] = twinModels(*attentionSetup);
+    delete attentionSetup;
+    const auto batch = makeBatch();
+    const auto a = trainPass(fused, batch, {});
+    const auto b = trainPass(plain, batch, {});
+    QCOMPARE(b.fusedCalls, std::uint64_t{0});
+    const bool expectFused = fusable && torch_compat::hasFusedAttention();
+    QCOMPARE(a.fusedCalls, expectFused ? std::uint64_t{2} : std::uint64_t{0});  // 2 layers
+    compareResults(a, b);
+  }
+
+  void evaluationFusesPositionInteractions() {
+    // Without gradients the position bias is a constant, so the fused kernel takes it.
+    auto [fused, plain] = twinModels([](AttentionConfig& a) { a.position.mode = PositionMode::Both; });
+    fused->eval();
+    plain->eval();
+    const auto b = makeBatch();
+    torch::NoGradGuard noGrad;
+    const auto before = torch_compat::fusedAttentionCalls();
+    const auto x = fused->encode(b.ids, b.keep);
+    const auto calls = torch_compat::fusedAttentionCalls() - before;
+    QCOMPARE(calls, torch_compat::hasFusedAttention() ? std::uint64_t{2} : std::uint64_t{0});
+    QVERIFY(maxAbsDiff(x, plain->encode(b.ids, b.keep)) < 1e-5);
+  }
+
+  void guidanceAndCapturesStayExplicit() {
+    auto [fused, plain] = twinModels([](AttentionConfig&) {});
+    const auto batch = makeBatch();
+    ForwardOptions guided;
+    guided.keepGuidanceProbabilities = true;
+    const auto a = trainPass(fused, batch, guided);
+    QCOMPARE(a.fusedCalls, std::uint64_t{0});
+    compareResults(a, trainPass(plain, batch, guided));
+    AttentionCapture capture;
+    capture.wantProbabilities = true;
+    ForwardOptions captured;
+    captured.capture = &capture;
+    QCOMPARE(trainPass(fused, batch, captured).fusedCalls, std::uint64_t{0});
+    QCOMPARE(capture.probabilities.size(), std::size_t{2});
+  }
+
+  void cpuAttentionDropoutStaysExplicit() {
+    // The fused kernel's dropout would draw from LibTorch's global generator, not the run's.
+    auto [fused, plain] = twinModels([](AttentionConfig&) {}, 0.1);
+    const auto batch = makeBatch();
+    QCOMPARE(trainPass(fused, batch, {}).fusedCalls, std::uint64_t{0});
+    fused->eval();
+    torch::NoGradGuard noGrad;
+    const auto before = torch_compat::fusedAttentionCalls();
+    fused->encode(batch.ids, batch.keep);
+    QCOMPARE(torch_compat::fusedAttentionCalls() - before,
+             torch_compat::hasFusedAttention() ? std::uint64_t{2} : std::uint64_t{0});
+  }
+
+  void compatibilityLayerNamesItsLine() {
+    QVERIFY(torch_compat::torchVersion() >= 113);
+    QCOMPARE(torch_compat::hasFusedAttention(), torch_compat::torchVersion() >= 200);
+    if (!torch_compat::hasFusedAttention())
+      QVERIFY_THROWS_EXCEPTION(std::exception,
+                               torch_compat::fusedAttention(torch::zeros({1, 1, 2, 2}),
+                                                            torch::zeros({1, 1, 2, 2}),
+                                                            torch::zeros({1, 1, 2, 2}), {}, 0.0, 1.0));
+    // Debian's 1.13 is CPU-only; the wheel's 2.x names the CUDA it was built with.
+    if (torch_compat::builtWithCuda())
+      QVERIFY(torch_compat::cudaRuntimeVersion() != "none");
+    else
+      QCOMPARE(QString::fromStdString(torch_compat::cudaRuntimeVersion()), QString("none"));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestFusedAttention)
+#include "test_fused_attention.moc"
