@@ -2,8 +2,8 @@
 # about a third of its time parsing it (LibTorch 2.x more than 1.13); the rest, GCC's deferred
 # processing of LibTorch's inline code, no precompiled header saves. It is compiled once per kind of target and reused by every
 # target that links LibTorch (directly or through another target): GCC refuses a header
-# precompiled with -fPIC in a -fPIE compile, so libraries reuse one donor and executables
-# another. GCC only: clang refuses a precompiled header when command-line macros differ, and
+# precompiled with -fPIC in a -fPIE compile, so libraries (and executables that link Qt,
+# which adds -fPIC) reuse one donor and the other executables another. GCC only: clang refuses a precompiled header when command-line macros differ, and
 # the project's targets define their own (ATTNLAB_SOURCE_DIR, ...). GCC checks validity
 # itself (-Winvalid-pch) and parses the header as usual when the precompiled one does not fit.
 include_guard(GLOBAL)
@@ -16,17 +16,19 @@ endif()
 option(ATTNLAB_PCH "Precompile LibTorch's headers and reuse them in every target that uses LibTorch"
        ${_attnlab_pch_default})
 
-# Sets `out` to TRUE when `target` links attnlab_torch, directly or through its links.
-function(_attnlab_links_torch target out)
-  get_property(_known GLOBAL PROPERTY _ATTNLAB_TORCH_USE_${target} SET)
+# Sets `out` to TRUE when `target` links a target whose name matches `pattern`, directly or
+# through the project's own targets (imported ones are matched by name, not walked).
+function(_attnlab_links target pattern out)
+  string(MAKE_C_IDENTIFIER "${target}_${pattern}" _key)
+  get_property(_known GLOBAL PROPERTY _ATTNLAB_LINKS_${_key} SET)
   if(_known)
-    get_property(_uses GLOBAL PROPERTY _ATTNLAB_TORCH_USE_${target})
+    get_property(_uses GLOBAL PROPERTY _ATTNLAB_LINKS_${_key})
     set(${out} ${_uses} PARENT_SCOPE)
     return()
   endif()
-  set_property(GLOBAL PROPERTY _ATTNLAB_TORCH_USE_${target} FALSE)  # breaks link cycles
+  set_property(GLOBAL PROPERTY _ATTNLAB_LINKS_${_key} FALSE)  # breaks link cycles
   set(_uses FALSE)
-  if(target STREQUAL "attnlab_torch")
+  if(target MATCHES "${pattern}")
     set(_uses TRUE)
   else()
     get_target_property(_type ${target} TYPE)
@@ -43,10 +45,14 @@ function(_attnlab_links_torch target out)
     endif()
     foreach(_link IN LISTS _links)
       string(REGEX REPLACE "^\\$<LINK_ONLY:(.*)>$" "\\1" _link "${_link}")
+      if(_link MATCHES "${pattern}")
+        set(_uses TRUE)
+        break()
+      endif()
       if(TARGET ${_link})
         get_target_property(_imported ${_link} IMPORTED)
         if(NOT _imported)
-          _attnlab_links_torch(${_link} _linked)
+          _attnlab_links(${_link} "${pattern}" _linked)
           if(_linked)
             set(_uses TRUE)
             break()
@@ -55,7 +61,7 @@ function(_attnlab_links_torch target out)
       endif()
     endforeach()
   endif()
-  set_property(GLOBAL PROPERTY _ATTNLAB_TORCH_USE_${target} ${_uses})
+  set_property(GLOBAL PROPERTY _ATTNLAB_LINKS_${_key} ${_uses})
   set(${out} ${_uses} PARENT_SCOPE)
 endfunction()
 
@@ -157,15 +163,17 @@ function(attnlab_precompile_torch_headers)
       continue()
     endif()
     get_target_property(_type ${_target} TYPE)
-    if(_type STREQUAL "EXECUTABLE")
+    # Qt's targets add -fPIC to whatever links them, executables included (after CMake's
+    # -fPIE, so it wins): such executables compile as the libraries do.
+    _attnlab_links(${_target} "^Qt6::" _qt)
+    if(_type STREQUAL "EXECUTABLE" AND NOT _qt)
       set(_donor attnlab_torch_pch_exe)
-    elseif(_type STREQUAL "STATIC_LIBRARY" OR _type STREQUAL "SHARED_LIBRARY"
-           OR _type STREQUAL "OBJECT_LIBRARY")
+    elseif(_type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|OBJECT_LIBRARY)$")
       set(_donor attnlab_torch_pch)
     else()
       continue()
     endif()
-    _attnlab_links_torch(${_target} _uses)
+    _attnlab_links(${_target} "^attnlab_torch$" _uses)
     if(_uses)
       target_precompile_headers(${_target} REUSE_FROM ${_donor})
       _attnlab_skip_pch_where_unused(${_target})

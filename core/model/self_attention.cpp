@@ -101,7 +101,7 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContex
   }
 
   auto context = fusedAllowedBy(ctx, x) ? fusedAttention(q, k, v, ctx)
-                                         : explicitAttention(q, k, v, ctx);  // [B, heads, T, d]
+                                        : explicitAttention(q, k, v, ctx);  // [B, heads, T, d]
   context = context.transpose(1, 2).reshape({batch, length, hidden});
   if (m_blurTarget == BlurTarget::Context) context = blurAlongSequence(context, m_blurKernel);
   return m_output(context.reshape({batch * length, hidden})).view({batch, length, hidden});
@@ -136,8 +136,7 @@ const torch::Tensor& SelfAttentionImpl::maskBias(const AttentionContext& ctx) co
 }
 
 torch::Tensor SelfAttentionImpl::explicitAttention(const torch::Tensor& q, const torch::Tensor& k,
-                                                   const torch::Tensor& v,
-                                                   AttentionContext& ctx) {
+                                                   const torch::Tensor& v, AttentionContext& ctx) {
   const auto length = q.size(2);
   auto scores = torch::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(double(m_headSize)));
   if (m_position) scores = scores + m_position->forward(length).unsqueeze(0);

@@ -87,8 +87,8 @@ std::string describeTorchVersions() {
 
 std::string describeTorchBuild() {
   std::ostringstream out;
-  out << describeTorchVersions() << ", intra-op threads " << torch::get_num_threads()
-      << ", BLAS " << loadedBlasLibrary();
+  out << describeTorchVersions() << ", intra-op threads " << torch::get_num_threads() << ", BLAS "
+      << loadedBlasLibrary();
   return out.str();
 }
 

@@ -9,11 +9,11 @@ namespace attnlab::core {
 /// One GPU as this process sees it.
 struct GpuInfo {
   int index = 0;
-  std::string name;                ///< "NVIDIA H100 80GB HBM3"
+  std::string name;  ///< "NVIDIA H100 80GB HBM3"
   std::int64_t totalMemoryBytes = 0;
-  int computeMajor = 0;            ///< compute capability, 9.0 for Hopper
+  int computeMajor = 0;  ///< compute capability, 9.0 for Hopper
   int computeMinor = 0;
-  bool bfloat16 = false;           ///< native bfloat16 arithmetic (compute capability >= 8.0)
+  bool bfloat16 = false;  ///< native bfloat16 arithmetic (compute capability >= 8.0)
 };
 
 /// Every GPU this process can use, in CUDA's order; empty in a CPU-only build

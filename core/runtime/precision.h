@@ -12,9 +12,9 @@ namespace attnlab::core {
 /// What train.precision means on the device a run resolved to.
 struct PrecisionPlan {
   Precision precision = Precision::Float32;
-  bool autocast = false;                          ///< run forward passes under autocast
-  c10::ScalarType autocastType = c10::kFloat;     ///< bfloat16 or float16 when autocast
-  bool lossScaling = false;                       ///< float16: dynamic loss scale
+  bool autocast = false;                       ///< run forward passes under autocast
+  c10::ScalarType autocastType = c10::kFloat;  ///< bfloat16 or float16 when autocast
+  bool lossScaling = false;                    ///< float16: dynamic loss scale
   std::string note;  ///< for the run's events: what the setting does on this device
 };
 

@@ -57,7 +57,8 @@ bool autocastEnabled(c10::DeviceType device) {
 #if TORCH_VERSION_MAJOR >= 2
   return at::autocast::is_autocast_enabled(device);
 #else
-  return device == c10::DeviceType::CUDA ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
+  return device == c10::DeviceType::CUDA ? at::autocast::is_enabled()
+                                         : at::autocast::is_cpu_enabled();
 #endif
 }
 void setAutocastEnabled(c10::DeviceType device, bool enabled) {
@@ -91,7 +92,9 @@ void setAutocastType(c10::DeviceType device, c10::ScalarType dtype) {
 }  // namespace
 
 AutocastScope::AutocastScope(c10::DeviceType device, c10::ScalarType dtype)
-    : m_device(device), m_wasEnabled(autocastEnabled(device)), m_previousType(autocastType(device)) {
+    : m_device(device),
+      m_wasEnabled(autocastEnabled(device)),
+      m_previousType(autocastType(device)) {
   setAutocastType(device, dtype);
   setAutocastEnabled(device, true);
   at::autocast::increment_nesting();
@@ -106,8 +109,8 @@ AutocastScope::~AutocastScope() {
 namespace {
 /// "MAJOR.MINOR[.PATCH]" from a version number whose digits are grouped by `base`.
 std::string dotted(long version, long majorBase, long minorBase, bool withPatch) {
-  std::string out = std::to_string(version / majorBase) + "." +
-                    std::to_string((version % majorBase) / minorBase);
+  std::string out =
+      std::to_string(version / majorBase) + "." + std::to_string((version % majorBase) / minorBase);
   if (withPatch) out += "." + std::to_string(version % minorBase);
   return out;
 }

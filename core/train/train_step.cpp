@@ -67,17 +67,16 @@ void TrainStep::seedDropout(std::int64_t globalIndex) const {
   }
 }
 
-void TrainStep::microStep(const MlmBatch& batch, std::int64_t step, double weight,
-                          int otherDivisor, StepMeasurements& m) {
+void TrainStep::microStep(const MlmBatch& batch, std::int64_t step, double weight, int otherDivisor,
+                          StepMeasurements& m) {
   std::optional<torch_compat::AutocastScope> autocast;
   if (m_precision.autocast) autocast.emplace(m_device.type(), m_precision.autocastType);
   const StepOutcome out = m_objective.compute(m_model, onDevice(batch.inputIds, m_device),
                                               onDevice(batch.attentionMask, m_device),
                                               onDevice(batch.labels, m_device), step);
   autocast.reset();  // backward runs outside autocast, in the types the forward chose
-  at::Tensor objective = otherDivisor == 1
-                             ? out.total
-                             : out.mlm * weight + (out.total - out.mlm) / otherDivisor;
+  at::Tensor objective =
+      otherDivisor == 1 ? out.total : out.mlm * weight + (out.total - out.mlm) / otherDivisor;
   if (m_precision.lossScaling) objective = objective * m_scaler.scale();
   objective.backward();
   m.loss += out.total.detach().to(torch::kDouble) / m_accumulation;  // logged: the mean

@@ -13,6 +13,7 @@
 #include "core/runtime/device.h"
 #include "core/runtime/engine_random.h"
 #include "core/runtime/fault_injection.h"
+#include "core/runtime/gpu_info.h"
 #include "core/runtime/precision.h"
 #include "core/train/adamw.h"
 #include "core/train/attention_snapshots.h"
@@ -148,7 +149,7 @@ class TrainingRun {
     m_trainStart = std::chrono::steady_clock::now();
     while (m_step < m_config.schedule.steps) {
       if (!holdWhilePaused()) break;  // false: stop requested
-      const StepMeasurements measured = trainStep.run(m_step, batches);
+      const StepMeasurements measured = runStep(trainStep, batches);
       if (!measured.nonFinite.empty()) failNonFinite(measured);
       if (measured.skipped && isRoot())
         m_events.run(measured.step, "note",
@@ -340,6 +341,35 @@ class TrainingRun {
       return false;
     }
     return true;
+  }
+
+  /// One step; out of device memory ends the run with what a person needs to size it down
+  /// (the batch, the memory held) and the last checkpoint kept.
+  StepMeasurements runStep(TrainStep& trainStep, const MicroBatchSource& batches) {
+    try {
+      return trainStep.run(m_step, batches);
+    } catch (const c10::OutOfMemoryError& e) {
+      const std::string what = e.what();
+      std::ostringstream message;
+      message << "out of memory on " << m_device.str() << " at step " << (m_step + 1)
+              << " with batch " << m_config.train.batchSize << " x " << m_config.data.sequenceLength
+              << " tokens (accumulation " << m_config.train.gradientAccumulation << ")";
+      if (m_device.is_cuda())
+        message << ", " << std::fixed << std::setprecision(2)
+                << static_cast<double>(gpuMemoryUse(m_device.index()).reservedBytes) / (1 << 30)
+                << " GiB held by LibTorch";
+      message << ": " << what.substr(0, what.find('\n'))
+              << "; lower train.batch_size and raise train.gradient_accumulation for the same "
+                 "global batch"
+              << (m_summary.lastCheckpoint.empty() && !m_resume
+                      ? ""
+                      : "; the last good checkpoint is kept");
+      if (m_log) {
+        m_log->addEvent(m_step, "out_of_memory", message.str());
+        m_log->close();
+      }
+      throw TrainingError("step " + std::to_string(m_step + 1), message.str());
+    }
   }
 
   [[noreturn]] void failNonFinite(const StepMeasurements& measured) {

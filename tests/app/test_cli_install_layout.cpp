@@ -46,11 +46,22 @@ class TestCliInstallLayout : public QObject {
  private slots:
   void initTestCase() { qunsetenv("ATTNLAB_CONFIG_DIR"); }
 
-  // The version comes from project() in CMakeLists.txt, the one the .deb carries.
+  // The version comes from project() in CMakeLists.txt, the one the .deb carries; the
+  // second line names the LibTorch line (docs/building.md): CPU only, or its CUDA and
+  // cuDNN and the GPUs or their absence.
   void versionIsTheProjectVersion() {
     const Run r = runCli({"--version"});
     QCOMPARE(r.exitCode, 0);
-    QCOMPARE(r.out.trimmed(), QStringLiteral("attnlab-cli " ATTNLAB_EXPECTED_VERSION));
+    const QStringList lines = r.out.trimmed().split(QLatin1Char('\n'));
+    QCOMPARE(lines.size(), 2);
+    QCOMPARE(lines[0], QStringLiteral("attnlab-cli " ATTNLAB_EXPECTED_VERSION));
+    QVERIFY2(lines[1].startsWith(QStringLiteral("LibTorch ")), qPrintable(lines[1]));
+    QVERIFY2(lines[1].contains(QStringLiteral("(CPU only)")) ||
+                 (lines[1].contains(QStringLiteral("CUDA ")) &&
+                  lines[1].contains(QStringLiteral("cuDNN ")) &&
+                  (lines[1].contains(QStringLiteral("GPU 0: ")) ||
+                   lines[1].contains(QStringLiteral("no GPU present")))),
+             qPrintable(lines[1]));
   }
 
   // From the build folder a preset name finds the source tree's presets. An unknown key

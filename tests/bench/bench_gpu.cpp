@@ -48,17 +48,17 @@ SeqResult benchSequence(int seq, int batch, const GpuInfo& gpu, const std::strin
   s.layers = 12, s.hidden = 768, s.heads = 12, s.ffn = 3072, s.vocab = 30522;
   s.seq = seq, s.batch = batch, s.steps = 20, s.warmup = 5;
   const double flops = countedFlopsPerStep(s);
-  const EngineResult engine =
-      timeEngineSteps(s, c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(gpu.index)),
-                      Precision::Bf16);
+  const EngineResult engine = timeEngineSteps(
+      s, c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(gpu.index)), Precision::Bf16);
   SeqResult r;
   r.tokensPerS = double(s.batch) * s.seq / engine.seconds;
   const double peak = bf16PeakTflops(gpu.name);
   r.mfu = peak > 0 ? flops / engine.seconds / (peak * 1e12) : 0.0;
-  std::printf("seq %d batch %d: engine ms_per_step=%.1f tokens_per_s=%.0f tflops=%.1f mfu=%.3f "
-              "loss=%.4f\n",
-              seq, batch, engine.seconds * 1000, r.tokensPerS, flops / engine.seconds / 1e12, r.mfu,
-              engine.loss);
+  std::printf(
+      "seq %d batch %d: engine ms_per_step=%.1f tokens_per_s=%.0f tflops=%.1f mfu=%.3f "
+      "loss=%.4f\n",
+      seq, batch, engine.seconds * 1000, r.tokensPerS, flops / engine.seconds / 1e12, r.mfu,
+      engine.loss);
   ReferenceRun run{python, std::string(ATTNLAB_SOURCE_DIR) + "/tests/bench/pytorch_reference.py"};
   run.device = "cuda";
   run.dtype = "bf16";
@@ -67,8 +67,8 @@ SeqResult benchSequence(int seq, int batch, const GpuInfo& gpu, const std::strin
   const double compiled = runReference(s, run, flops);
   r.vsEager = eager > 0 ? r.tokensPerS / eager : 0.0;
   r.vsCompile = compiled > 0 ? r.tokensPerS / compiled : 0.0;
-  std::printf("seq %d: engine_vs_torch2_eager=%.2f engine_vs_torch2_compile=%.2f\n", seq,
-              r.vsEager, r.vsCompile);
+  std::printf("seq %d: engine_vs_torch2_eager=%.2f engine_vs_torch2_compile=%.2f\n", seq, r.vsEager,
+              r.vsCompile);
   return r;
 }
 

@@ -24,7 +24,6 @@ struct Args : attnlab::bench::ModelShape {
   std::string script;
 };
 
-
 Args parseArgs(int argc, char** argv, bool* ok) {
   Args a;
   a.script = std::string(ATTNLAB_SOURCE_DIR) + "/tests/bench/pytorch_reference.py";
@@ -102,8 +101,9 @@ int main(int argc, char** argv) {
       run.mode = "compile";
       compiled = runReference(a, run, flops);
     } else {
-      std::printf("no PyTorch 2.x reference: run packaging/setup-cuda.sh or pass "
-                  "--torch2-python\n");
+      std::printf(
+          "no PyTorch 2.x reference: run packaging/setup-cuda.sh or pass "
+          "--torch2-python\n");
     }
   }
   const auto ratio = [&](double tps) { return tps > 0 ? engineTps / tps : 0.0; };

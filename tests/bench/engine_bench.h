@@ -108,20 +108,19 @@ inline EngineResult timeEngineSteps(const ModelShape& a, c10::Device device,
 struct ReferenceRun {
   std::string python;
   std::string script;
-  const char* mode = "eager";   ///< eager | compile
-  const char* device = "cpu";   ///< cpu | cuda
+  const char* mode = "eager";     ///< eager | compile
+  const char* device = "cpu";     ///< cpu | cuda
   const char* dtype = "float32";  ///< float32 | bf16 (autocast)
-  std::string env;              ///< prefix, e.g. LD_LIBRARY_PATH=...
+  std::string env;                ///< prefix, e.g. LD_LIBRARY_PATH=...
 };
 
 /// Runs the reference; prints its line and returns its tokens/s, or 0 when it failed
 /// (said on stderr).
 inline double runReference(const ModelShape& a, const ReferenceRun& run, double flops) {
   char cmd[2048];
-  std::snprintf(cmd, sizeof cmd, "%s %s %s %d %d %d %d %d %d %d %d %d %d %s %s %s",
-                run.env.c_str(), run.python.c_str(), run.script.c_str(), a.layers, a.hidden,
-                a.heads, a.ffn, a.vocab, a.batch, a.seq, a.steps, a.warmup, a.threads, run.mode,
-                run.device, run.dtype);
+  std::snprintf(cmd, sizeof cmd, "%s %s %s %d %d %d %d %d %d %d %d %d %d %s %s %s", run.env.c_str(),
+                run.python.c_str(), run.script.c_str(), a.layers, a.hidden, a.heads, a.ffn, a.vocab,
+                a.batch, a.seq, a.steps, a.warmup, a.threads, run.mode, run.device, run.dtype);
   std::FILE* pipe = popen(cmd, "r");
   char line[512] = {0};
   double ms = 0, tps = 0, rss = 0, loss = 0;
@@ -140,9 +139,10 @@ inline double runReference(const ModelShape& a, const ReferenceRun& run, double 
     std::fprintf(stderr, "bench: the Python reference failed (exit %d): %s\n", rc, cmd);
     return 0;
   }
-  std::printf("pytorch [%s] ms_per_step=%.1f tokens_per_s=%.1f gflops=%.1f peak_rss_mb=%.1f "
-              "loss=%.4f\n",
-              version.c_str(), ms, tps, flops / (ms / 1000) / 1e9, rss, loss);
+  std::printf(
+      "pytorch [%s] ms_per_step=%.1f tokens_per_s=%.1f gflops=%.1f peak_rss_mb=%.1f "
+      "loss=%.4f\n",
+      version.c_str(), ms, tps, flops / (ms / 1000) / 1e9, rss, loss);
   return tps;
 }
 

@@ -643,6 +643,8 @@ def run_case(cfg, engine_params, batch):
 def main():
     global DTYPE
     root, cases = sys.argv[1], sys.argv[2:]
+    # Which PyTorch the engine is compared with: Debian's 1.13, or the CUDA line's wheel.
+    print(f"reference: PyTorch {torch.__version__}")
     for case in cases:
         start = time.time()
         cfg, engine_params, batch = read_case(root, case)

@@ -58,7 +58,7 @@ Batch makeBatch() {
 
 /// Two models, fused and explicit, with the same parameters.
 std::pair<MaskedLanguageModel, MaskedLanguageModel> twinModels(const AttentionSetup& setup,
-                                                                double attentionDropout = 0.0) {
+                                                               double attentionDropout = 0.0) {
   AttentionConfig attention;
   setup(attention);
   auto fusedConfig = tinyModel(true);
@@ -110,9 +110,43 @@ void compareResults(const PassResult& fused, const PassResult& plain) {
   }
 }
 
-void addRow(const char* name, AttentionSetup setup, bool fusable) {
-  QTest::newRow(name) << QVariant::fromValue(static_cast<void*>(new AttentionSetup(setup)))
-                      << fusable;
+struct Combination {
+  const char* name;
+  AttentionSetup setup;
+  std::uint64_t fusedLayers;  ///< of the model's 2, those that take the fused kernel in training
+};
+
+/// Every mechanism that may fuse, one combination of several, and those that must not.
+const std::vector<Combination>& combinations() {
+  static const std::vector<Combination> all = {
+      {"baseline", [](AttentionConfig&) {}, 2},
+      {"temperature", [](AttentionConfig& a) { a.temperature = true; }, 2},
+      {"blur values", [](AttentionConfig& a) { a.blur.target = BlurTarget::Values; }, 2},
+      {"blur context", [](AttentionConfig& a) { a.blur.target = BlurTarget::Context; }, 2},
+      {"squeeze-excitation", [](AttentionConfig& a) { a.squeeze.enabled = true; }, 2},
+      {"asa (clean pass)", [](AttentionConfig& a) { a.asa.enabled = true; }, 2},
+      {"temperature + blur + squeeze",
+       [](AttentionConfig& a) {
+         a.temperature = true;
+         a.blur.target = BlurTarget::Context;
+         a.squeeze.enabled = true;
+       },
+       2},
+      // Trained biases and probabilities that are read or changed: explicit. Position
+      // interactions sit in layer 0 only (attention.position.layers = first): layer 1 fuses.
+      {"position interactions", [](AttentionConfig& a) { a.position.mode = PositionMode::Both; },
+       1},
+      {"position interactions, every layer",
+       [](AttentionConfig& a) {
+         a.position.mode = PositionMode::Both;
+         a.position.layers = PositionLayers::All;
+       },
+       0},
+      {"residual (RealFormer)", [](AttentionConfig& a) { a.residual = ResidualScores::Sum; }, 0},
+      {"conv 1d", [](AttentionConfig& a) { a.conv = ConvAttention::OneD; }, 0},
+      {"conv 2d", [](AttentionConfig& a) { a.conv = ConvAttention::TwoD; }, 0},
+  };
+  return all;
 }
 
 }  // namespace
@@ -121,48 +155,29 @@ class TestFusedAttention : public QObject {
   Q_OBJECT
  private slots:
   void trainingPassMatchesExplicit_data() {
-    QTest::addColumn<void*>("setup");
-    QTest::addColumn<bool>("fusable");
-    addRow("baseline", [](AttentionConfig&) {}, true);
-    addRow("temperature", [](AttentionConfig& a) { a.temperature = true; }, true);
-    addRow("blur values", [](AttentionConfig& a) { a.blur.target = BlurTarget::Values; }, true);
-    addRow("blur context", [](AttentionConfig& a) { a.blur.target = BlurTarget::Context; }, true);
-    addRow("squeeze-excitation", [](AttentionConfig& a) { a.squeeze.enabled = true; }, true);
-    addRow("asa (clean pass)", [](AttentionConfig& a) { a.asa.enabled = true; }, true);
-    addRow("temperature + blur + squeeze",
-           [](AttentionConfig& a) {
-             a.temperature = true;
-             a.blur.target = BlurTarget::Context;
-             a.squeeze.enabled = true;
-           },
-           true);
-    // Trained biases and probabilities that are read or changed: explicit.
-    addRow("position interactions",
-           [](AttentionConfig& a) { a.position.mode = PositionMode::Both; }, false);
-    addRow("residual (RealFormer)", [](AttentionConfig& a) { a.residual = ResidualScores::Sum; },
-           false);
-    addRow("conv 1d", [](AttentionConfig& a) { a.conv = ConvAttention::OneD; }, false);
-    addRow("conv 2d", [](AttentionConfig& a) { a.conv = ConvAttention::TwoD; }, false);
+    QTest::addColumn<int>("combination");
+    for (std::size_t i = 0; i < combinations().size(); ++i)
+      QTest::newRow(combinations()[i].name) << static_cast<int>(i);
   }
 
   void trainingPassMatchesExplicit() {
-    QFETCH(void*, setup);
-    QFETCH(bool, fusable);
-    const auto* attentionSetup = static_cast<AttentionSetup*>(setup);
-    auto [fused, plain] = twinModels(*attentionSetup);
-    delete attentionSetup;
+    QFETCH(int, combination);
+    const Combination& c = combinations()[static_cast<std::size_t>(combination)];
+    auto [fused, plain] = twinModels(c.setup);
     const auto batch = makeBatch();
     const auto a = trainPass(fused, batch, {});
     const auto b = trainPass(plain, batch, {});
     QCOMPARE(b.fusedCalls, std::uint64_t{0});
-    const bool expectFused = fusable && torch_compat::hasFusedAttention();
-    QCOMPARE(a.fusedCalls, expectFused ? std::uint64_t{2} : std::uint64_t{0});  // 2 layers
+    QCOMPARE(a.fusedCalls, torch_compat::hasFusedAttention() ? c.fusedLayers : std::uint64_t{0});
     compareResults(a, b);
   }
 
   void evaluationFusesPositionInteractions() {
     // Without gradients the position bias is a constant, so the fused kernel takes it.
-    auto [fused, plain] = twinModels([](AttentionConfig& a) { a.position.mode = PositionMode::Both; });
+    auto [fused, plain] = twinModels([](AttentionConfig& a) {
+      a.position.mode = PositionMode::Both;
+      a.position.layers = PositionLayers::All;
+    });
     fused->eval();
     plain->eval();
     const auto b = makeBatch();
@@ -207,10 +222,10 @@ class TestFusedAttention : public QObject {
     QVERIFY(torch_compat::torchVersion() >= 113);
     QCOMPARE(torch_compat::hasFusedAttention(), torch_compat::torchVersion() >= 200);
     if (!torch_compat::hasFusedAttention())
-      QVERIFY_THROWS_EXCEPTION(std::exception,
-                               torch_compat::fusedAttention(torch::zeros({1, 1, 2, 2}),
-                                                            torch::zeros({1, 1, 2, 2}),
-                                                            torch::zeros({1, 1, 2, 2}), {}, 0.0, 1.0));
+      QVERIFY_THROWS_EXCEPTION(
+          std::exception,
+          torch_compat::fusedAttention(torch::zeros({1, 1, 2, 2}), torch::zeros({1, 1, 2, 2}),
+                                       torch::zeros({1, 1, 2, 2}), {}, 0.0, 1.0));
     // Debian's 1.13 is CPU-only; the wheel's 2.x names the CUDA it was built with.
     if (torch_compat::builtWithCuda())
       QVERIFY(torch_compat::cudaRuntimeVersion() != "none");

@@ -36,7 +36,7 @@ void writeTrainingText(const std::string& path) {
 double torchCheck(int seed) {
   torch::manual_seed(seed);
   auto a = torch::randn({64, 64});
-  auto q = torch::linalg::qr(a);
+  auto q = at::linalg_qr(a);  // ATen's op: the C++ torch::linalg namespace is gone in 2.x
   auto orth = std::get<0>(q);
   // Q^T Q = I for an orthogonal factor: an independent fact to check LibTorch by.
   return (torch::mm(orth.t(), orth) - torch::eye(64)).abs().max().item<double>();

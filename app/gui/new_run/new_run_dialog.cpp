@@ -57,15 +57,17 @@ QString cliMessage(const std::exception& e) {
 QString devicesText() {
   QStringList found;
   for (const auto& gpu : core::listGpus()) {
-    found << QStringLiteral("GPU %1: %2").arg(gpu.index).arg(
-                 QString::fromStdString(core::describeGpu(gpu)).toHtmlEscaped());
+    found << QStringLiteral("GPU %1: %2")
+                 .arg(gpu.index)
+                 .arg(QString::fromStdString(core::describeGpu(gpu)).toHtmlEscaped());
   }
   if (found.isEmpty()) {
     found << QStringLiteral("CPU only (%1)")
                  .arg(QString::fromStdString(core::describeTorchVersions()).toHtmlEscaped());
   }
-  return QStringLiteral("Devices: %1 · <a href=\"train.device\">train.device</a>, "
-                        "<a href=\"train.precision\">train.precision</a> on the Train page")
+  return QStringLiteral(
+             "Devices: %1 · <a href=\"train.device\">train.device</a>, "
+             "<a href=\"train.precision\">train.precision</a> on the Train page")
       .arg(found.join(QStringLiteral(", ")));
 }
 
