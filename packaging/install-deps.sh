@@ -19,6 +19,8 @@ PACKAGES=(
   libhdf5-dev hdf5-tools libsentencepiece-dev sentencepiece
   # header libraries
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev
+  # tests: network namespaces for the two-machine rehearsal (ip netns, veth)
+  iproute2
   # tests, screenshots, cross-checks from Python
   xvfb xauth python3 python3-h5py python3-numpy python3-sentencepiece python3-torch python3-scipy
   # exported PDF figures rendered back to images (pdftoppm)

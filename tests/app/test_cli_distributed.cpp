@@ -19,6 +19,7 @@
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/config/config_loader.h"
 #include "tests/support/cli_process.h"
+#include "tests/support/distributed_workers.h"
 #include "tests/support/listening_socket.h"
 #include "tests/support/tiny_run_setup.h"
 
@@ -43,39 +44,8 @@ namespace {
 using tests::freePort;
 using tests::Listener;
 
-/// The pid of the worker with RANK=`rank` among the children of `launcher` (from /proc).
-qint64 workerPid(qint64 launcher, int rank) {
-  const QString wanted = QStringLiteral("RANK=%1").arg(rank);
-  for (const QString& entry : QDir("/proc").entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-    bool numeric = false;
-    const qint64 pid = entry.toLongLong(&numeric);
-    if (!numeric) continue;
-    QFile stat("/proc/" + entry + "/stat");
-    if (!stat.open(QIODevice::ReadOnly)) continue;
-    const QList<QByteArray> fields = stat.readAll().split(' ');
-    if (fields.size() < 4 || fields[3].toLongLong() != launcher) continue;
-    QFile environ("/proc/" + entry + "/environ");
-    if (!environ.open(QIODevice::ReadOnly)) continue;
-    for (const QByteArray& var : environ.readAll().split('\0'))
-      if (QString::fromUtf8(var) == wanted) return pid;
-  }
-  return -1;
-}
-
-double largestDifference(const fs::path& a, const fs::path& b, int* compared) {
-  const auto x = core::CheckpointStore::load(a);
-  const auto y = core::CheckpointStore::load(b);
-  double worst = 0;
-  *compared = 0;
-  for (const auto& [name, t] : x.tensors) {
-    if (!t.is_floating_point()) continue;
-    const auto& u = y.tensors.at(name);
-    worst = std::max(worst,
-                     (t.to(at::kDouble) - u.to(at::kDouble)).abs().max().template item<double>());
-    ++*compared;
-  }
-  return worst;
-}
+using tests::largestDifference;
+using tests::workerPid;
 
 }  // namespace
 

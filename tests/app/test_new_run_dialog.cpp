@@ -8,6 +8,7 @@
 #include "core/config/config_loader.h"
 #include "core/config/config_schema.h"
 #include "core/errors/error.h"
+#include "core/runtime/gpu_info.h"
 
 #include <QAbstractItemView>
 #include <QCheckBox>
@@ -84,6 +85,7 @@ class TestNewRunDialog : public QObject {
   void runFolderFollowsRunNameUntilEdited();
   void folderHoldingARunTurnsStartIntoResume();
   void choicesAreRemembered();
+  void devicesAreListedWithLinksToTheirKeys();
   void screenshots();
 
  private:
@@ -360,6 +362,28 @@ void TestNewRunDialog::choicesAreRemembered() {
   QCOMPARE(again.currentPreset(), QStringLiteral("variant-realformer"));
   QCOMPARE(again.findChild<QComboBox*>(QStringLiteral("ompWaitPolicy"))->currentData().toString(),
            QStringLiteral("active"));
+}
+
+void TestNewRunDialog::devicesAreListedWithLinksToTheirKeys() {
+  NewRunDialog dialog(m_work.path(), QStringLiteral("tiny"));
+  dialog.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+  auto* devices = dialog.findChild<QLabel*>(QStringLiteral("devicesLabel"));
+  QVERIFY(devices != nullptr);
+  QVERIFY(devices->isVisible());
+  // This machine's truth, from the engine's own listing: the GPUs, or "CPU only".
+  const auto gpus = core::listGpus();
+  if (gpus.empty())
+    QVERIFY2(devices->text().contains(QStringLiteral("CPU only (LibTorch ")),
+             qPrintable(devices->text()));
+  else
+    QVERIFY(devices->text().contains(QString::fromStdString(gpus.front().name)));
+  // The links take the person to the device and precision keys of the form.
+  emit devices->linkActivated(QStringLiteral("train.precision"));
+  QWidget* precision = dialog.form()->findChild<QWidget*>(QStringLiteral("train.precision"));
+  QVERIFY(precision != nullptr);
+  QTRY_VERIFY(precision->hasFocus());
+  QVERIFY(devices->text().contains(QStringLiteral("href=\"train.device\"")));
 }
 
 void TestNewRunDialog::screenshots() {
