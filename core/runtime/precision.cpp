@@ -2,8 +2,10 @@
 
 #include "core/errors/error.h"
 #include "core/runtime/gpu_info.h"
+#include "core/runtime/torch_compat.h"
 
 #include <ATen/Context.h>
+#include <torch/version.h>
 
 #include <cstdlib>
 
@@ -53,6 +55,11 @@ PrecisionPlan applyPrecision(Precision precision, c10::Device device) {
       break;
     case Precision::Bf16:
       if (gpu) requireAmpere(card, "bf16");
+      if (!gpu && !torch_compat::cpuBfloat16Autocast())
+        throw ConfigError("train.precision",
+                          "bf16 on the CPU needs LibTorch 2.x (this is " TORCH_VERSION
+                          ", whose CPU LayerNorm cannot take bfloat16 inputs with float32 "
+                          "weights): use float32, or the CUDA line (packaging/setup-cuda.sh)");
       plan.autocast = true;
       plan.autocastType = c10::kBFloat16;
       plan.note = "bfloat16 autocast, float32 weights";

@@ -20,6 +20,10 @@ namespace {
 std::atomic<std::uint64_t> g_fusedCalls{0};
 }  // namespace
 
+bool cpuBfloat16Autocast() {
+  return TORCH_VERSION_MAJOR >= 2;
+}
+
 std::uint64_t fusedAttentionCalls() {
   return g_fusedCalls.load(std::memory_order_relaxed);
 }

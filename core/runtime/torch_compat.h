@@ -28,6 +28,11 @@ bool hasFusedAttention();
 at::Tensor fusedAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                           const at::Tensor& additiveBias, double dropout, double scale);
 
+/// True when CPU autocast in bfloat16 can train the encoder: LibTorch 2.x. In 1.13 the CPU
+/// LayerNorm refuses bfloat16 inputs with float32 weights ("expected scalar type BFloat16
+/// but found Float"), which autocast leaves in float32.
+bool cpuBfloat16Autocast();
+
 /// How many times fusedAttention() has run in this process: tests and benchmarks read it
 /// to show which path a model took (a relaxed atomic counter, no synchronisation).
 std::uint64_t fusedAttentionCalls();
