@@ -5,8 +5,8 @@
 #include "app/gui/new_run/config_presets.h"
 #include "core/config/config_loader.h"
 #include "core/errors/error.h"
-#include "core/runtime/compute_environment.h"
 #include "core/runtime/gpu_info.h"
+#include "core/runtime/torch_compat.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -26,6 +26,8 @@
 #include <QSpinBox>
 #include <QThread>
 #include <QVBoxLayout>
+
+#include <torch/version.h>
 
 #include <algorithm>
 #include <exception>
@@ -62,8 +64,13 @@ QString devicesText() {
                  .arg(QString::fromStdString(core::describeGpu(gpu)).toHtmlEscaped());
   }
   if (found.isEmpty()) {
-    found << QStringLiteral("CPU only (%1)")
-                 .arg(QString::fromStdString(core::describeTorchVersions()).toHtmlEscaped());
+    // Why there is no GPU: a CPU-only LibTorch, or a CUDA one that sees none.
+    const QString why =
+        core::torch_compat::builtWithCuda()
+            ? QStringLiteral("with CUDA %1; no GPU present")
+                  .arg(QString::fromStdString(core::torch_compat::cudaRuntimeVersion()))
+            : QStringLiteral("built without CUDA");
+    found << QStringLiteral("CPU only (LibTorch %1, %2)").arg(QStringLiteral(TORCH_VERSION), why);
   }
   return QStringLiteral(
              "Devices: %1 · <a href=\"train.device\">train.device</a>, "
