@@ -122,13 +122,7 @@ class TestCliTwoMachines : public QObject {
                      "rehearsed: " +
                      why));
     QVERIFY(m_dir.isValid());
-    core::RunConfig config = tests::prepareTinyRun(m_dir.path().toStdString());
-    config.schedule.steps = 12;
-    config.train.checkpointEvery = 4;
-    config.train.evalEvery = 4;
-    config.train.threads = 1;
-    m_config = path("tiny.toml");
-    std::ofstream(m_config.toStdString()) << core::toToml(config);
+    m_config = tests::writeShortMultiProcessRun(m_dir.path());
   }
 
   void twoMachinesEqualOneProcessWithTwiceTheAccumulation() {

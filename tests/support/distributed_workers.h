@@ -3,6 +3,8 @@
 // What the multi-process CLI tests share: finding a launcher's worker by its rank, and the
 // largest difference between two checkpoints' floating-point tensors.
 #include "core/checkpoint/checkpoint_store.h"
+#include "core/config/config_loader.h"
+#include "tests/support/tiny_run_setup.h"
 
 #include <ATen/ATen.h>
 
@@ -14,8 +16,22 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 namespace attnlab::tests {
+
+/// The tiny run prepared in `dir` (corpus and tokenizer), cut to 12 steps with checkpoints
+/// and evaluations every 4 and one thread per process, written to dir/tiny.toml; its path.
+inline QString writeShortMultiProcessRun(const QString& dir) {
+  core::RunConfig config = prepareTinyRun(dir.toStdString());
+  config.schedule.steps = 12;
+  config.train.checkpointEvery = 4;
+  config.train.evalEvery = 4;
+  config.train.threads = 1;
+  const QString path = dir + QStringLiteral("/tiny.toml");
+  std::ofstream(path.toStdString()) << core::toToml(config);
+  return path;
+}
 
 /// The pid of the worker with RANK=`rank` among the children of `launcher` (from /proc).
 inline qint64 workerPid(qint64 launcher, int rank) {
