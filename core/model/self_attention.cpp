@@ -110,6 +110,13 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContex
 bool SelfAttentionImpl::fusedAllowedBy(const AttentionContext& ctx, const torch::Tensor& x) const {
   if (!m_fusable || ctx.keepProbabilitiesForGuidance) return false;
   if (ctx.capture != nullptr && ctx.capture->wantsAnything()) return false;
+  // LibTorch's fused CPU kernel gives no gradient for its mask (it counts as a constant):
+  // a bias that must be trained (position interactions, ASA's mask on its adversarial pass)
+  // goes through the explicit product, whose gradient reaches it. Decided before the bias
+  // is computed, so it is computed once.
+  if (torch::GradMode::is_enabled() &&
+      (m_position || (!ctx.adversarialBiases.empty() && maskBias(ctx).requires_grad())))
+    return false;
   // The fused kernel draws its dropout from LibTorch's global generator. On the CPU a run
   // draws from its own generator (core/runtime/engine_random.h) so that results do not
   // depend on other threads: a CPU step with attention dropout stays explicit.
@@ -121,11 +128,6 @@ torch::Tensor SelfAttentionImpl::fusedAttention(const torch::Tensor& q, const to
                                                 const torch::Tensor& v, AttentionContext& ctx) {
   const auto& mask = maskBias(ctx);
   const auto bias = m_position ? mask + m_position->forward(q.size(2)).unsqueeze(0) : mask;
-  // LibTorch's fused CPU kernel gives no gradient for its mask (it counts as a constant):
-  // a bias that must be trained (position interactions, ASA's mask on its adversarial pass)
-  // goes through the explicit product, whose gradient reaches it.
-  if (bias.defined() && bias.requires_grad() && torch::GradMode::is_enabled())
-    return explicitAttention(q, k, v, ctx);
   return torch_compat::fusedAttention(q, k, v, bias, is_training() ? m_attentionDropoutP : 0.0,
                                       1.0 / std::sqrt(double(m_headSize)));
 }

@@ -50,7 +50,8 @@ class SelfAttentionImpl : public torch::nn::Module {
   /// softmax(scores + bias) v, explicitly, with every capture and mechanism hook.
   torch::Tensor explicitAttention(const torch::Tensor& q, const torch::Tensor& k,
                                   const torch::Tensor& v, AttentionContext& ctx);
-  /// The same by LibTorch 2.x's fused kernel, where its bias needs no gradient.
+  /// The same by LibTorch 2.x's fused kernel (only where fusedAllowedBy: its bias needs no
+  /// gradient).
   torch::Tensor fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
                                const torch::Tensor& v, AttentionContext& ctx);
   /// The additive bias of this pass: padding, or ASA's adversarial mask for this layer.
