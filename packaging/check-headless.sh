@@ -7,12 +7,14 @@
 # namespace), configures the build from scratch, builds everything, checks that no build
 # command and no binary refers to them, and runs CTest.
 #
-#   bash packaging/check-headless.sh [BUILD_DIR] [-- CTEST_ARGS...]
+#   bash packaging/check-headless.sh [BUILD_DIR] [-DVAR=VALUE...] [-- CTEST_ARGS...]
 #
 # BUILD_DIR defaults to build/headless (the 'headless' preset's folder; configured afresh,
 # so an earlier build there is reused where its commands are unchanged: ninja still rebuilds
 # any object whose recorded headers are now hidden). CTEST_ARGS default to '-j2', the whole
-# headless suite; e.g. '-- -L layering' runs a part. Without root or unshare(1) it falls
+# headless suite; e.g. '-- -L layering' runs a part. -D definitions go to CMake's configure
+# step: packaging/setup-cuda.sh --headless-check passes the CUDA LibTorch's this way, so that
+# one build proves both the headless layering and the LibTorch 2.x line. Without root or unshare(1) it falls
 # back to telling CMake the packages are absent (CMAKE_DISABLE_FIND_PACKAGE_*) and relies
 # on the checks of the build commands and binaries (ATTNLAB_HEADLESS_NO_NAMESPACE=1 forces
 # that fallback).
@@ -21,10 +23,15 @@ cd "$(dirname "$0")/.."
 root=$PWD
 
 build_dir=build/headless
-if [ $# -gt 0 ] && [ "$1" != "--" ]; then
+if [ $# -gt 0 ] && [ "$1" != "--" ] && [ "${1#-D}" = "$1" ]; then
   build_dir=$1
   shift
 fi
+cmake_defs=()
+while [ $# -gt 0 ] && [ "${1#-D}" != "$1" ]; do
+  cmake_defs+=("$1")
+  shift
+done
 [ "${1:-}" = "--" ] && shift
 # The whole headless suite by default (under a minute on 2 cores; the build dominates).
 default_ctest=(-j2)
@@ -79,7 +86,8 @@ elif [ "${ATTNLAB_HEADLESS_NO_NAMESPACE:-}" != "1" ] && [ "$(id -u)" -eq 0 ] &&
      rmdir "$probe"; then
   # Re-run this script in a private mount namespace (mounts there never show outside).
   ATTNLAB_HEADLESS_INSIDE=1 exec unshare -m --propagation private \
-    bash "$root/packaging/check-headless.sh" "$build_dir" -- "${ctest_args[@]}"
+    bash "$root/packaging/check-headless.sh" "$build_dir" ${cmake_defs[@]+"${cmake_defs[@]}"} \
+    -- "${ctest_args[@]}"
 else
   [ -z "${probe:-}" ] || rmdir "$probe" 2>/dev/null || true
   mode=disable-find-package
@@ -96,7 +104,8 @@ fi
 
 echo "check-headless: mode $mode, build folder $build_dir"
 cmake --fresh -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DATTNLAB_BUILD_TESTS=ON -DATTNLAB_GUI=OFF "${disable_args[@]}"
+  -DATTNLAB_BUILD_TESTS=ON -DATTNLAB_GUI=OFF ${disable_args[@]+"${disable_args[@]}"} \
+  ${cmake_defs[@]+"${cmake_defs[@]}"}
 cmake --build "$build_dir"
 
 status=0

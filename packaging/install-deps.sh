@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
-# Installs every Debian package AttnLab needs to build, test and run.
+# Installs the Debian packages AttnLab needs, by what they are for, so that the demo does not
+# wait for the test and packaging tools:
+#
+#   bash packaging/install-deps.sh [GROUP...]      # default: all
+#
+#   demo     build the app, attnlab-cli and the tokenizer bridge, and train the demo
+#   test     demo + what the test suite uses (Python cross-checks, Xvfb, network
+#            namespaces, hdf5-tools, PDF rendering, clang-format, man pages)
+#   package  the Debian package and its checks (packaging/test-package.sh)
+#   fuzz     clang and libFuzzer's runtime (tests/fuzz/run_fuzzers.sh)
+#   all      every group
+#
 # Idempotent: packages already installed are skipped; safe to run repeatedly.
 # Works as root or through sudo. Fails with a clear message when apt is missing.
 set -euo pipefail
 
-PACKAGES=(
+DEMO=(
   # toolchain
-  build-essential cmake ninja-build ccache pkg-config git clang-format
+  build-essential cmake ninja-build ccache pkg-config git
   # Qt 6 and plotting
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev
   # engine
@@ -16,24 +27,49 @@ PACKAGES=(
   # an optimised BLAS: the reference BLAS runs matrix products ~33x slower
   libopenblas0-pthread libopenblas0-openmp
   # storage and tokenizer
-  libhdf5-dev hdf5-tools libsentencepiece-dev sentencepiece
+  libhdf5-dev libsentencepiece-dev
   # header libraries
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev
-  # tests: network namespaces for the two-machine rehearsal (ip netns, veth)
+  # offline English corpus for the demo
+  wordnet-base
+)
+TEST=(
+  clang-format hdf5-tools sentencepiece
+  # network namespaces for the two-machine rehearsal (ip netns, veth)
   iproute2
-  # tests, screenshots, cross-checks from Python
+  # screenshots, cross-checks from Python
   xvfb xauth python3 python3-h5py python3-numpy python3-sentencepiece python3-torch python3-scipy
   # exported PDF figures rendered back to images (pdftoppm)
   poppler-utils
-  # offline English corpus for the demo
-  wordnet-base
-  # the Debian package (cpack -G DEB, dpkg-shlibdeps, file), its man pages, icons and checks
-  # (packaging/test-package.sh: lintian, desktop-file-validate, appstreamcli)
+  # man pages from --help (built when help2man is present) and the PNG icons
+  help2man librsvg2-bin
+)
+PACKAGE=(
+  # cpack -G DEB, dpkg-shlibdeps, file; lintian, desktop-file-validate, appstreamcli
   dpkg-dev file help2man librsvg2-bin lintian desktop-file-utils appstream
-  # the fuzz step (tests/fuzz/run_fuzzers.sh): clang and libFuzzer's runtime, which
-  # --no-install-recommends would otherwise leave out
+)
+FUZZ=(
+  # --no-install-recommends would otherwise leave out libFuzzer's runtime
   clang libclang-rt-14-dev
 )
+
+groups=("$@")
+[ ${#groups[@]} -gt 0 ] || groups=(all)
+PACKAGES=()
+for g in "${groups[@]}"; do
+  case "$g" in
+    demo) PACKAGES+=("${DEMO[@]}") ;;
+    test) PACKAGES+=("${DEMO[@]}" "${TEST[@]}") ;;
+    package) PACKAGES+=("${PACKAGE[@]}") ;;
+    fuzz) PACKAGES+=("${FUZZ[@]}") ;;
+    all) PACKAGES+=("${DEMO[@]}" "${TEST[@]}" "${PACKAGE[@]}" "${FUZZ[@]}") ;;
+    *)
+      echo "install-deps: unknown group '$g' (demo, test, package, fuzz, all)" >&2
+      exit 2
+      ;;
+  esac
+done
+mapfile -t PACKAGES < <(printf '%s\n' "${PACKAGES[@]}" | awk '!seen[$0]++')
 
 if ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg-query >/dev/null 2>&1; then
   echo "install-deps: apt-get/dpkg-query not found. This installer supports Debian 12 (bookworm) or a derivative;" >&2

@@ -12,24 +12,32 @@
 # arguments are config overrides, e.g. --set schedule.steps=4000.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash packaging/install-deps.sh
-cmake --preset release
+source packaging/phase-timer.sh
+phase install bash packaging/install-deps.sh demo
+phase configure cmake --preset release
 
 if [[ -z "${ATTNLAB_HEADLESS:-}" && ( -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" ) ]]; then
-  cmake --build --preset release --target attnlab attnlab-cli attnlab_spbridge
+  ccache_zero
+  phase build cmake --build --preset release --target attnlab attnlab-cli attnlab_spbridge
+  ccache_report
+  phases_summary
   echo "Opening the AttnLab window: it trains the tiny demo in runs/tiny and shows it live."
   exec build/release/bin/attnlab --train resources/configs/tiny.toml --run-dir runs/tiny "$@"
 fi
 
 echo "No display (DISPLAY and WAYLAND_DISPLAY are unset): running the headless demo with attnlab-cli."
 echo "On a desktop the same command opens the app; 'attnlab runs/tiny' shows this run afterwards."
-cmake --build --preset release --target attnlab-cli attnlab attnlab_spbridge
-build/release/bin/attnlab-cli train --config resources/configs/tiny.toml --run-dir runs/tiny "$@"
+ccache_zero
+phase build cmake --build --preset release --target attnlab-cli attnlab attnlab_spbridge
+ccache_report
+phase train build/release/bin/attnlab-cli train --config resources/configs/tiny.toml --run-dir runs/tiny "$@"
 echo
-build/release/bin/attnlab-cli analyze runs/tiny
+phase analyze build/release/bin/attnlab-cli analyze runs/tiny
 echo
-build/release/bin/attnlab-cli probe coref runs/tiny --distractor
+phase probe build/release/bin/attnlab-cli probe coref runs/tiny --distractor
 echo
+phases_summary
 echo "Reports (JSON, CSV, Markdown; docs/analysis.md) are under runs/tiny/analysis/."
 echo "The run log is runs/tiny/run.h5 (schema: docs/run-log.md). Loss curve with h5py:"
 echo "  /usr/bin/python3 -c \"import h5py; f=h5py.File('runs/tiny/run.h5','r'); print(f['scalars/train/loss/value'][::20])\""
+echo "Look at it in the app: build/release/bin/attnlab runs/tiny (docs/app.md)."

@@ -1,25 +1,19 @@
 #!/usr/bin/env bash
-# The README's test command: installs what is missing, builds the headless configuration
-# (no GUI: packaging/check-headless.sh proves it needs no Qt Widgets/Gui/QCustomPlot and runs
-# its tests), then builds the release preset and runs the whole suite with CTest, last.
-# Exits non-zero on any failure.
+# The README's test command: installs what is missing, builds the release preset (every
+# target: the app, attnlab-cli, the tests and the benchmarks) and runs the whole suite with
+# CTest. Arguments go to CTest (e.g. -R trainer). Prints each phase's duration and the
+# build's ccache hits. Exits non-zero on any failure.
+# The headless check (packaging/check-headless.sh: the build without Qt's GUI packages) and
+# the LibTorch 2.x line run in CI (.ci/run), one build for both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash packaging/install-deps.sh
-
-# The headless build shares the libraries' objects with the release build through ccache.
-# A failure here is reported at the end; the main suite runs regardless.
-headless_status=0
-headless_start=$(date +%s)
-bash packaging/check-headless.sh build/headless || headless_status=$?
-echo "setup-and-test: headless build and tests: $(( $(date +%s) - headless_start )) s, status ${headless_status}"
-
-cmake --preset release
-cmake --build --preset release
+source packaging/phase-timer.sh
+phase install bash packaging/install-deps.sh test
+phase configure cmake --preset release
+ccache_zero
+phase build cmake --build --preset release
+ccache_report
 status=0
-ctest --preset release "$@" || status=$?
-if [ "$headless_status" -ne 0 ]; then
-  echo "setup-and-test: the headless build or its tests FAILED (status ${headless_status}; see above)" >&2
-  [ "$status" -ne 0 ] || status=$headless_status
-fi
+phase tests ctest --preset release "$@" || status=$?
+phases_summary
 exit "$status"

@@ -5,6 +5,12 @@
 # against the CUDA LibTorch inside that wheel with the machine's nvcc, and builds it.
 #
 #   bash packaging/setup-cuda.sh [BUILD_DIR]          # default build/cuda
+#   bash packaging/setup-cuda.sh --headless-check [BUILD_DIR]
+#
+# --headless-check (CI's CUDA step): first packaging/check-headless.sh on this line (the
+# headless targets built with Qt's GUI packages hidden, their tests run on the CPU), then the
+# same folder reconfigured with the GUI and every remaining target built: one build proves
+# the headless layering and compiles and links every target against LibTorch 2.x.
 #
 # Environment:
 #   ATTNLAB_TORCH_VERSION  the wheel's version (default 2.11.0: the GPU machine's torch,
@@ -20,12 +26,17 @@
 # gets this environment too (same path) or builds there with the same script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+headless_check=0
+if [ "${1:-}" = "--headless-check" ]; then
+  headless_check=1
+  shift
+fi
 build_dir=${1:-build/cuda}
 torch_version=${ATTNLAB_TORCH_VERSION:-2.11.0}
 venv=${ATTNLAB_TORCH_VENV:-build/torch-venv}
 gui=${ATTNLAB_CUDA_GUI:-ON}
 
-bash packaging/install-deps.sh
+bash packaging/install-deps.sh test
 
 if ! command -v nvcc > /dev/null 2>&1; then
   if [ -x /usr/local/cuda/bin/nvcc ]; then
@@ -52,10 +63,14 @@ export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-8.0;9.0}
 # The wheel's TorchConfig searches its own folder only after the system's, where Debian's
 # libtorch-dev also installs a TorchConfig: the prefix path puts the wheel's first.
 torch_root=$(dirname "$(dirname "$torch_prefix")")
-cmake --preset cuda -B "$build_dir" \
-  -DCMAKE_PREFIX_PATH="${torch_root};${torch_prefix}" \
-  -DTorch_DIR="${torch_prefix}/Torch" -DCaffe2_DIR="${torch_prefix}/Caffe2" \
-  -DATTNLAB_PYTHON="$(cd "$venv" && pwd)/bin/python" \
-  -DATTNLAB_GUI="$gui"
+torch_defs=(-DATTNLAB_CUDA=ON -DCMAKE_PREFIX_PATH="${torch_root};${torch_prefix}"
+  -DTorch_DIR="${torch_prefix}/Torch" -DCaffe2_DIR="${torch_prefix}/Caffe2"
+  -DATTNLAB_PYTHON="$(cd "$venv" && pwd)/bin/python")
+if [ "$headless_check" = 1 ]; then
+  bash packaging/check-headless.sh "$build_dir" "${torch_defs[@]}" -- \
+    -LE gui --output-on-failure -j2 --timeout 900
+  gui=ON
+fi
+cmake --preset cuda -B "$build_dir" "${torch_defs[@]}" -DATTNLAB_GUI="$gui"
 cmake --build "$build_dir"
 echo "setup-cuda: built ${build_dir}; run its tests with: ctest --test-dir ${build_dir}"

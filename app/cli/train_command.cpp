@@ -89,7 +89,10 @@ int runTrain(const TrainOptions& options) {
     const auto summary = trainer.run(control);
     if (root) printer.message("run log: " + summary.runLog.string());
     const bool interrupted = g_stopRequested.load();
-    if (summary.stopped && interrupted) return 130;
+    if (summary.stopped && interrupted) {
+      if (root) printer.message("run the same command to resume");
+      return 130;
+    }
     if (!root) return 0;
     if (summary.stopped) {  // --stop-after-step: a planned end of this session
       printer.message("stopped after step " + std::to_string(summary.finalStep) +

@@ -1,4 +1,5 @@
 #include "app/gui/app_settings.h"
+#include "app/gui/command_line.h"
 #include "app/gui/distributed_run_launcher.h"
 #include "app/gui/main_window.h"
 #include "app/gui/opened_runs.h"
@@ -8,7 +9,6 @@
 #include "core/config/config_presets.h"
 
 #include <QApplication>
-#include <QCommandLineParser>
 #include <QListWidget>
 #include <QSettings>
 #include <QTabWidget>
@@ -40,11 +40,82 @@ void applyOmpWaitPolicy(char** argv) {
   // execv only returns on failure: go on with the inherited policy.
 }
 
+// --view "Analysis/Head summaries": a tab, then a tab inside it.
+void showView(attnlab::app::MainWindow& window, const QString& spec) {
+  const QStringList parts = spec.split(QLatin1Char('/'));
+  for (int i = 0; i < window.views()->count(); ++i)
+    if (window.views()->tabText(i).compare(parts.front(), Qt::CaseInsensitive) == 0)
+      window.views()->setCurrentIndex(i);
+  if (parts.size() < 2) return;
+  for (QTabWidget* inner : window.views()->currentWidget()->findChildren<QTabWidget*>())
+    for (int i = 0; i < inner->count(); ++i)
+      if (inner->tabText(i).compare(parts[1], Qt::CaseInsensitive) == 0) inner->setCurrentIndex(i);
+}
+
+// --train: false when the config cannot be read or training cannot start (said on stderr or
+// in the window).
+bool startTraining(attnlab::app::MainWindow& window, const attnlab::app::GuiCommandLine& c) {
+  std::vector<std::string> overrides;
+  for (const QString& s : c.overrides) overrides.push_back(s.toStdString());
+  try {
+    const auto config = attnlab::core::loadRunConfig(
+        attnlab::core::resolveConfigArgument(c.trainConfig.toStdString()), overrides);
+    const QString dir = !c.runDir.isEmpty()
+                            ? c.runDir
+                            : attnlab::app::AppSettings().runsFolder() + QLatin1Char('/') +
+                                  QString::fromStdString(config.run.name);
+    return window.startTraining(config, dir, c.processes);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnlab: %s\n", e.what());
+    return false;
+  }
+}
+
+// Saves the window and exits once it is worth looking at, stopping any training first.
+void saveAndQuit(attnlab::app::MainWindow& window, const QString& path) {
+  const bool ok = window.grab().save(path, "PNG");
+  if (!ok) std::fprintf(stderr, "attnlab: cannot write the screenshot %s\n", qPrintable(path));
+  if (window.training()->isRunning()) {
+    QObject::connect(window.training(), &attnlab::app::TrainingController::finished, qApp,
+                     [ok] { QApplication::exit(ok ? 0 : 1); });
+    window.training()->stop();
+  } else if (window.launcher()->isRunning()) {
+    QObject::connect(window.launcher(), &attnlab::app::DistributedRunLauncher::finished, qApp,
+                     [ok] { QApplication::exit(ok ? 0 : 1); });
+    window.launcher()->stop();
+  } else {
+    QApplication::exit(ok ? 0 : 1);
+  }
+}
+
+// --screenshot: polls until the opened runs are loaded (and training reached wantStep).
+void scheduleScreenshot(attnlab::app::MainWindow& window, const QString& path, qint64 wantStep) {
+  auto* poll = new QTimer(&window);
+  auto waited = std::make_shared<int>(0);
+  QObject::connect(poll, &QTimer::timeout, &window, [&window, path, wantStep, poll, waited] {
+    *waited += 100;
+    bool ready = true;
+    for (auto* run : window.openedRuns()->runs()) {
+      ready = ready && run->status() != attnlab::app::RunStatus::Opening;
+      if (wantStep > 0 && attnlab::app::isActiveHere(run->status()))
+        ready = ready && run->step() >= wantStep;
+    }
+    // Give up waiting after 10 minutes; a screenshot of what is there beats none.
+    if (!ready && *waited < 600000) return;
+    poll->stop();
+    // One more event-loop round so the last batch is painted.
+    QTimer::singleShot(1500, &window, [&window, path] { saveAndQuit(window, path); });
+  });
+  poll->start(100);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   QCoreApplication::setApplicationName(QStringLiteral("AttnLab"));
   QCoreApplication::setOrganizationName(QStringLiteral("AttnLab"));
+  if (const auto status = attnlab::app::printHelpOrVersion(argc, argv, ATTNLAB_VERSION))
+    return *status;
   applyOmpWaitPolicy(argv);
 
   QApplication app(argc, argv);
@@ -52,140 +123,17 @@ int main(int argc, char** argv) {
   QApplication::setApplicationDisplayName(QStringLiteral("AttnLab"));
   // Ties the window to the installed desktop entry (its icon and name on Wayland).
   QGuiApplication::setDesktopFileName(QStringLiteral(ATTNLAB_APP_ID));
-
-  QCommandLineParser parser;
-  parser.setApplicationDescription(
-      QStringLiteral("AttnLab: pretrain BERT-style encoders and study their attention. Opens "
-                     "the run folders given as arguments (finished, stopped, or still being "
-                     "written by attnlab-cli train, which is then followed live)."));
-  parser.addHelpOption();
-  // Not addVersionOption(): that prints the application name "AttnLab" (also the settings'
-  // folder); the program is called attnlab, as its man page and attnlab-cli --version say.
-  const QCommandLineOption version({QStringLiteral("v"), QStringLiteral("version")},
-                                   QStringLiteral("Displays version information."));
-  parser.addOption(version);
-  parser.addPositionalArgument(QStringLiteral("runs"), QStringLiteral("Run folders to open."),
-                               QStringLiteral("[RUN_DIR...]"));
-  const QCommandLineOption train(QStringLiteral("train"),
-                                 QStringLiteral("Start training this config (a TOML or JSON "
-                                                "file, or a preset name such as tiny) in the "
-                                                "window, as File > New run does."),
-                                 QStringLiteral("config"));
-  const QCommandLineOption runDir(QStringLiteral("run-dir"),
-                                  QStringLiteral("Run folder for --train (default: "
-                                                 "<runs folder>/<run.name>)."),
-                                  QStringLiteral("dir"));
-  const QCommandLineOption set(QStringLiteral("set"),
-                               QStringLiteral("Override a config key for --train, key=value "
-                                              "(repeatable)."),
-                               QStringLiteral("key=value"));
-  const QCommandLineOption processes(
-      QStringLiteral("nproc-per-node"),
-      QStringLiteral("With --train: train in this many processes on this machine "
-                     "(attnlab-cli train --nproc-per-node, data-parallel), as the New run "
-                     "dialog's Processes box does (default 1: inside the app)."),
-      QStringLiteral("n"), QStringLiteral("1"));
-  const QCommandLineOption screenshot(
-      QStringLiteral("screenshot"),
-      QStringLiteral("Save the window as a PNG once the opened runs are loaded (or once "
-                     "training reaches --screenshot-step), then exit."),
-      QStringLiteral("file"));
-  const QCommandLineOption screenshotStep(QStringLiteral("screenshot-step"),
-                                          QStringLiteral("With --train and --screenshot: take "
-                                                         "the screenshot at this step."),
-                                          QStringLiteral("step"));
-  const QCommandLineOption view(
-      QStringLiteral("view"),
-      QStringLiteral("The tab to show first: Curves, Attention, Inspect, "
-                     "Variants, Analysis, Probe or Compare; a view inside a tab after a "
-                     "slash, e.g. \"Analysis/Head summaries\"."),
-      QStringLiteral("tab"));
-  const QCommandLineOption figure(
-      QStringLiteral("figure"),
-      QStringLiteral("Open this figure of the Figures menu (a name of attnlab-cli export "
-                     "--list) from the opened runs."),
-      QStringLiteral("name"));
-  parser.addOptions({train, runDir, set, processes, screenshot, screenshotStep, view, figure});
-  parser.process(app);
-  if (parser.isSet(version)) {
-    std::printf("attnlab %s\n", ATTNLAB_VERSION);
-    return 0;
-  }
+  const attnlab::app::GuiCommandLine command = attnlab::app::parseGuiCommandLine();
 
   attnlab::app::MainWindow window;
   window.show();
-  for (const QString& path : parser.positionalArguments()) window.openRun(path);
+  for (const QString& path : command.runs) window.openRun(path);
   // Runs named together are looked at together: all selected (curves overlaid, Compare).
-  if (parser.positionalArguments().size() > 1) window.runsPanel()->list()->selectAll();
-  if (parser.isSet(view)) {
-    // "Analysis/Head summaries": a tab, then a tab inside it.
-    const QStringList parts = parser.value(view).split(QLatin1Char('/'));
-    for (int i = 0; i < window.views()->count(); ++i)
-      if (window.views()->tabText(i).compare(parts.front(), Qt::CaseInsensitive) == 0)
-        window.views()->setCurrentIndex(i);
-    if (parts.size() > 1) {
-      for (QTabWidget* inner : window.views()->currentWidget()->findChildren<QTabWidget*>())
-        for (int i = 0; i < inner->count(); ++i)
-          if (inner->tabText(i).compare(parts[1], Qt::CaseInsensitive) == 0)
-            inner->setCurrentIndex(i);
-    }
-  }
-
-  if (parser.isSet(figure)) window.openFigure(parser.value(figure));
-
-  if (parser.isSet(train)) {
-    std::vector<std::string> overrides;
-    for (const QString& s : parser.values(set)) overrides.push_back(s.toStdString());
-    try {
-      const auto config = attnlab::core::loadRunConfig(
-          attnlab::core::resolveConfigArgument(parser.value(train).toStdString()), overrides);
-      const QString dir = parser.isSet(runDir)
-                              ? parser.value(runDir)
-                              : attnlab::app::AppSettings().runsFolder() + QLatin1Char('/') +
-                                    QString::fromStdString(config.run.name);
-      if (!window.startTraining(config, dir, std::max(1, parser.value(processes).toInt())))
-        return 1;
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "attnlab: %s\n", e.what());
-      return 1;
-    }
-  }
-
-  if (parser.isSet(screenshot)) {
-    const QString path = parser.value(screenshot);
-    const qint64 wantStep = parser.value(screenshotStep).toLongLong();
-    auto* poll = new QTimer(&window);
-    auto waited = std::make_shared<int>(0);
-    QObject::connect(poll, &QTimer::timeout, &window, [&window, path, wantStep, poll, waited] {
-      *waited += 100;
-      bool ready = true;
-      for (auto* run : window.openedRuns()->runs()) {
-        ready = ready && run->status() != attnlab::app::RunStatus::Opening;
-        if (wantStep > 0 && attnlab::app::isActiveHere(run->status()))
-          ready = ready && run->step() >= wantStep;
-      }
-      // Give up waiting after 10 minutes; a screenshot of what is there beats none.
-      if (!ready && *waited < 600000) return;
-      poll->stop();
-      // One more event-loop round so the last batch is painted.
-      QTimer::singleShot(1500, &window, [&window, path] {
-        const bool ok = window.grab().save(path, "PNG");
-        if (!ok)
-          std::fprintf(stderr, "attnlab: cannot write the screenshot %s\n", qPrintable(path));
-        if (window.training()->isRunning()) {
-          QObject::connect(window.training(), &attnlab::app::TrainingController::finished, qApp,
-                           [ok] { QApplication::exit(ok ? 0 : 1); });
-          window.training()->stop();
-        } else if (window.launcher()->isRunning()) {
-          QObject::connect(window.launcher(), &attnlab::app::DistributedRunLauncher::finished, qApp,
-                           [ok] { QApplication::exit(ok ? 0 : 1); });
-          window.launcher()->stop();
-        } else {
-          QApplication::exit(ok ? 0 : 1);
-        }
-      });
-    });
-    poll->start(100);
-  }
+  if (command.runs.size() > 1) window.runsPanel()->list()->selectAll();
+  if (!command.view.isEmpty()) showView(window, command.view);
+  if (!command.figure.isEmpty()) window.openFigure(command.figure);
+  if (!command.trainConfig.isEmpty() && !startTraining(window, command)) return 1;
+  if (!command.screenshot.isEmpty())
+    scheduleScreenshot(window, command.screenshot, command.screenshotStep);
   return QApplication::exec();
 }

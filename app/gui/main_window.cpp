@@ -19,6 +19,7 @@
 #include "app/gui/panels/run_status_bar.h"
 #include "app/gui/panels/runs_panel.h"
 #include "app/gui/panels/variants_panel.h"
+#include "app/gui/panels/welcome_panel.h"
 #include "app/gui/plot_context_menu.h"
 #include "app/gui/report_export_controller.h"
 #include "app/gui/training_controller.h"
@@ -44,10 +45,12 @@
 #include <QMimeData>
 #include <QPalette>
 #include <QRegularExpression>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolBar>
 
 namespace attnlab::app {
@@ -157,7 +160,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       view->deleteLater();
     }
   });
-  setCentralWidget(m_tabs);
+  // While no run is open the window offers ways to begin instead of empty tabs.
+  m_welcome = new WelcomePanel(this);
+  connect(m_welcome, &WelcomePanel::newRunRequested, this, &MainWindow::newRun);
+  connect(m_welcome, &WelcomePanel::openRunRequested, this, &MainWindow::openRunDialog);
+  connect(m_welcome, &WelcomePanel::runRequested, this,
+          [this](const QString& dir) { openRun(dir); });
+  m_centre = new QStackedWidget(this);
+  m_centre->addWidget(m_welcome);
+  m_centre->addWidget(m_tabs);
+  setCentralWidget(m_centre);
 
   // Every plot's context menu: Export figure... (file, size, DPI) and Copy image.
   m_plotMenu = new PlotContextMenu(this);
@@ -185,16 +197,26 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       // The engine of this process reports its run directly (wireTraining), and a launch's
       // processes print theirs (wireLauncher); the log's copy of the same events would print
       // twice.
+      // After it ends, the log's copies can still arrive: those written while it trained here.
       if (run == m_trainingRun || run == m_launchedRun) return;
       const auto& lines = run->messages();
-      for (int i = first; i < static_cast<int>(lines.size()); ++i)
-        m_console->append(run->name(), run->colour(), lines[static_cast<std::size_t>(i)]);
+      for (int i = first; i < static_cast<int>(lines.size()); ++i) {
+        const RunMessage& line = lines[static_cast<std::size_t>(i)];
+        if (line.wallTime > run->messagesShownUntil())
+          m_console->append(run->name(), run->colour(), line);
+      }
     });
     connect(run, &RunSession::statusChanged, this, &MainWindow::updateActions);
     m_runsPanel->selectOnly(run);
+    updateWelcome();
   });
-  connect(m_runs, &OpenedRuns::runClosing, this,
-          [this](RunSession* run) { m_runsPanel->removeRun(run); });
+  connect(m_runs, &OpenedRuns::runClosing, this, [this](RunSession* run) {
+    m_runsPanel->removeRun(run);
+    // The closing run is still in the list until this signal returns.
+    QTimer::singleShot(0, this, &MainWindow::updateWelcome);
+  });
+  connect(m_settings, &AppSettings::recentRunsChanged, this, &MainWindow::updateWelcome);
+  updateWelcome();
   connect(m_runs, &OpenedRuns::openFailed, this,
           [this](const QString&, const QString& message) { showError(message); });
   connect(m_runsPanel, &RunsPanel::selectionChanged, this, &MainWindow::showSelection);
@@ -348,6 +370,9 @@ void MainWindow::buildMenus() {
 void MainWindow::wireTraining() {
   connect(m_training, &TrainingController::statusChanged, this, [this](RunStatus status) {
     if (m_trainingRun) m_trainingRun->setStatus(status);
+    // A paused run reports no steps, so the bar would go on saying "training".
+    if (m_trainingRun && isActiveHere(status))
+      m_statusBar->showProgress(m_trainingRun->name(), m_training->progress(), status);
     updateActions();
   });
   connect(m_training, &TrainingController::progressChanged, this, [this] {
@@ -370,6 +395,7 @@ void MainWindow::wireTraining() {
   connect(m_training, &TrainingController::finished, this, [this](bool ok, const QString& error) {
     RunSession* run = m_trainingRun;
     if (run) {
+      run->setMessagesShownUntil(static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0);
       m_runs->setTrainingHere(run, false);
       m_runs->pollNow(run);
     }
@@ -378,8 +404,12 @@ void MainWindow::wireTraining() {
       showError(QStringLiteral("%1 failed: %2")
                     .arg(run ? run->name() : QStringLiteral("The run"), error));
     } else if (run) {
+      // In the app a stopped run goes on with Resume, not with a command.
+      const QString next = run->status() == RunStatus::Stopped
+                               ? QStringLiteral(" (Run > Resume continues it)")
+                               : QString();
       statusBar()->showMessage(
-          QStringLiteral("%1: %2").arg(run->name(), runStatusText(run->status())), 10000);
+          QStringLiteral("%1: %2%3").arg(run->name(), runStatusText(run->status()), next), 10000);
     }
     m_trainingRun = nullptr;
     updateActions();
@@ -390,6 +420,8 @@ void MainWindow::wireTraining() {
 void MainWindow::wireLauncher() {
   connect(m_launcher, &DistributedRunLauncher::statusChanged, this, [this](RunStatus status) {
     if (m_launchedRun) m_launchedRun->setStatus(status);
+    if (m_launchedRun && isActiveHere(status))
+      m_statusBar->showProgress(m_launchedRun->name(), m_launcher->progress(), status);
     updateActions();
   });
   connect(m_launcher, &DistributedRunLauncher::progressChanged, this, [this] {
@@ -425,6 +457,8 @@ void MainWindow::wireLauncher() {
             // The run keeps its number of processes: Resume uses it before the watcher has
             // read the log's last events.
             if (run) {
+              run->setMessagesShownUntil(static_cast<double>(QDateTime::currentMSecsSinceEpoch()) /
+                                         1000.0);
               m_runs->setTrainingHere(run, false);
               m_runs->pollNow(run);
             }
@@ -548,6 +582,14 @@ void MainWindow::openRunDialog() {
   const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Open run folder"),
                                                         m_settings->runsFolder());
   if (!dir.isEmpty()) openRun(dir);
+}
+
+void MainWindow::updateWelcome() {
+  const bool empty = m_runs->runs().empty();
+  if (empty)
+    m_welcome->setRuns(WelcomePanel::findDemoRun(m_settings->runsFolder()),
+                       m_settings->recentRuns());
+  m_centre->setCurrentWidget(empty ? static_cast<QWidget*>(m_welcome) : m_tabs);
 }
 
 void MainWindow::rebuildRecentMenu() {

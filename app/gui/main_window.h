@@ -9,6 +9,7 @@
 
 class QLabel;
 class QMenu;
+class QStackedWidget;
 class QTabWidget;
 
 namespace attnlab::core {
@@ -27,6 +28,7 @@ class RunStatusBar;
 class RunsPanel;
 class TrainingController;
 class VariantsPanel;
+class WelcomePanel;
 class AnalysisPanel;
 class AnalysisController;
 class InspectorPanel;
@@ -93,6 +95,7 @@ class MainWindow : public QMainWindow {
   ConsoleDock* console() const { return m_console; }
   RunStatusBar* runStatusBar() const { return m_statusBar; }
   QTabWidget* views() const { return m_tabs; }
+  WelcomePanel* welcome() const { return m_welcome; }
   /// The last error shown to the person (tests assert its text).
   QString lastError() const { return m_lastError; }
 
@@ -123,6 +126,7 @@ class MainWindow : public QMainWindow {
   void showError(const QString& text);
   void updateActions();
   void rebuildRecentMenu();
+  void updateWelcome();
   void buildFiguresMenu();
 
   AppSettings* m_settings = nullptr;
@@ -147,6 +151,8 @@ class MainWindow : public QMainWindow {
   ConsoleDock* m_console = nullptr;
   RunStatusBar* m_statusBar = nullptr;
   QTabWidget* m_tabs = nullptr;
+  WelcomePanel* m_welcome = nullptr;
+  QStackedWidget* m_centre = nullptr;  // the welcome while no run is open, else the tabs
   QMenu* m_recentMenu = nullptr;
   QAction* m_pauseAction = nullptr;
   QAction* m_resumeAction = nullptr;

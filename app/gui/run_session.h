@@ -145,6 +145,11 @@ class RunSession : public QObject {
   const std::vector<std::int64_t>& snapshotSteps() const { return m_snapshotSteps; }
   const std::vector<CheckpointInfo>& checkpoints() const { return m_checkpoints; }
   const std::vector<RunMessage>& messages() const { return m_messages; }
+  /// Messages written up to this Unix time were already shown as they happened (the run
+  /// trained in this window, whose engine reports directly): the log's copies of them are not
+  /// shown again.
+  double messagesShownUntil() const { return m_messagesShownUntil; }
+  void setMessagesShownUntil(double unixSeconds) { m_messagesShownUntil = unixSeconds; }
 
   /// The guidance target of (layer, head) for probe sequence `sequence`, cut to its real
   /// tokens; an invalid Matrix when that head is not guided.
@@ -191,6 +196,7 @@ class RunSession : public QObject {
   std::vector<std::int64_t> m_snapshotSteps;
   std::vector<CheckpointInfo> m_checkpoints;
   std::vector<RunMessage> m_messages;
+  double m_messagesShownUntil = 0;
   std::vector<std::vector<int>> m_guidancePatternOfHead;
   std::vector<std::vector<widgets::Matrix>> m_guidanceTargets;
   QStringList m_guidancePatternNames;

@@ -6,7 +6,6 @@
 
 #include <array>
 #include <regex>
-#include <thread>
 #include <utility>
 
 namespace attnlab::core {
@@ -77,9 +76,7 @@ void SentencePieceTokenizer::train(const TokenizerTrainOptions& o) {
     }
     inputs += (inputs.empty() ? "" : ",") + s;
   }
-  const int threads = o.numThreads > 0
-                          ? o.numThreads
-                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = o.numThreads > 0 ? o.numThreads : kTokenizerTrainingThreads;
   const std::vector<std::pair<std::string, std::string>> kwargs = {
       {"input", inputs},
       {"model_prefix", o.modelPrefix.string()},

@@ -439,9 +439,8 @@ class TrainingRun {
     if (!m_checkpointed && m_step > m_startStep) saveCheckpoint();
     if (m_summary.stopped) {
       m_log->addEvent(m_step, "stopped", "stopped on request after step " + std::to_string(m_step));
-      m_events.run(
-          m_step, "stopped",
-          "stopped after step " + std::to_string(m_step) + "; run the same command to resume");
+      m_events.run(m_step, "stopped",
+                   "stopped after step " + std::to_string(m_step) + ", checkpoint saved");
     } else {
       milestone("finished", "training finished at step " + std::to_string(m_step));
     }

@@ -11,7 +11,9 @@
 #include "app/gui/panels/attention_panel.h"
 #include "app/gui/panels/console_dock.h"
 #include "app/gui/panels/curves_panel.h"
+#include "app/gui/panels/run_status_bar.h"
 #include "app/gui/panels/runs_panel.h"
+#include "app/gui/panels/welcome_panel.h"
 #include "app/gui/training_controller.h"
 #include "core/config/config_loader.h"
 #include "core/runlog/run_log_reader.h"
@@ -36,6 +38,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <algorithm>
 
 #include <fstream>
 
@@ -121,7 +125,9 @@ class TestMainWindow : public QObject {
              qPrintable(window.environmentSummary()));
     QVERIFY(window.findChild<QDockWidget*>("runsDock")->isVisible());
     QVERIFY(window.findChild<QDockWidget*>("consoleDock")->isVisible());
-    QVERIFY(window.curvesPanel()->isVisible());
+    // No run is open: the window offers ways to begin instead of empty tabs.
+    QVERIFY(window.welcome()->isVisible());
+    QVERIFY(!window.curvesPanel()->isVisible());
     // Help > About shows the LibTorch / BLAS / device line.
     window.findChild<QAction*>("aboutAction")->trigger();
     QMessageBox* about = nullptr;
@@ -180,6 +186,9 @@ class TestMainWindow : public QObject {
     QTest::keyClick(&window, Qt::Key_P, Qt::ControlModifier | Qt::ShiftModifier);
     QCOMPARE(run->status(), app::RunStatus::Paused);
     QTRY_VERIFY_WITH_TIMEOUT(window.console()->text().contains("paused after step"), 30000);
+    // The status bar says so too (no step arrives while paused to refresh it).
+    QTRY_VERIFY2(window.runStatusBar()->text().contains("tiny: paused"),
+                 qPrintable(window.runStatusBar()->text()));
     const std::int64_t heldAt = run->step();
     QSignalSpy stepped(run, &app::RunSession::stepChanged);
     QVERIFY(!stepped.wait(800));
@@ -196,6 +205,14 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(plainH5pyOpens(runDir + "/run.h5"), 20000);
     const std::int64_t stoppedAt = run->step();
     QVERIFY(stoppedAt < 400);
+    // The stop is reported once, in the app's words: the engine's line, not also the log's
+    // copy of it (which the watcher has read by now), and no command to run.
+    QTRY_VERIFY(std::any_of(run->messages().begin(), run->messages().end(),
+                            [](const app::RunMessage& m) { return m.kind == "stopped"; }));
+    const QString console = window.console()->text();
+    QCOMPARE(console.count(QStringLiteral("stopped after step")), 1);
+    QVERIFY2(!console.contains(QStringLiteral("stopped on request")), qPrintable(console));
+    QVERIFY2(!console.contains(QStringLiteral("same command")), qPrintable(console));
 
     // Close the run and reopen it: the same points.
     // Closed at once: a handle held in this process would keep the engine from reopening the

@@ -13,3 +13,15 @@ attnlab_add_qtest(app test_training_faults LIBS attnlab_gui attnlab_core GUI LAB
 if(TARGET app_test_training_faults)
   add_dependencies(app_test_training_faults attnlab attnlab-cli)
 endif()
+# attnlab --help / --version without a display (parsed before QApplication exists).
+attnlab_add_qtest(app test_gui_command_line LIBS Qt6::Core GUI)
+if(TARGET app_test_gui_command_line)
+  add_dependencies(app_test_gui_command_line attnlab)
+  target_compile_definitions(app_test_gui_command_line PRIVATE
+    ATTNLAB_PROJECT_VERSION="${PROJECT_VERSION}")
+endif()
+# A newcomer's first minutes: the empty window's offer, same-named runs, a fresh run name.
+attnlab_add_qtest(app test_first_minutes LIBS attnlab_gui attnlab_core GUI LABELS deepbind TIMEOUT 300)
+if(TARGET app_test_first_minutes)
+  add_dependencies(app_test_first_minutes attnlab-cli)
+endif()

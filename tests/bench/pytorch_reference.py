@@ -26,7 +26,8 @@ MODE = sys.argv[11] if len(sys.argv) > 11 else "eager"
 DEVICE = sys.argv[12] if len(sys.argv) > 12 else "cpu"
 DTYPE = sys.argv[13] if len(sys.argv) > 13 else "float32"
 SDPA = hasattr(F, "scaled_dot_product_attention")
-torch.set_num_threads(THREADS)
+if THREADS > 0:  # 0: PyTorch's own default (the GPU benchmark passes 0)
+    torch.set_num_threads(THREADS)
 torch.manual_seed(0)
 
 

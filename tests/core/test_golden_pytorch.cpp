@@ -64,7 +64,11 @@ constexpr int kRealLength[kBatch] = {kLength, 9, 12};
 // steps of size lr * noise / eps; ASA's adversary gradients cancel to a small remainder).
 constexpr double kTolFloat64 = 1e-10;
 constexpr double kTolFloat32 = 1e-4;
-constexpr double kTorchFloat32Factor = 10.0;
+// Two float32 programs that order their sums differently differ by more than one of them
+// differs from float64: on an H200 machine's CPU (AVX-512, one thread each) the engine's
+// float32 gradient norms in position_absolute were 12.8x PyTorch's own float32 error, above
+// 1e-4. The float64 comparison (1e-10) is the check of the formulas; this bounds the noise.
+constexpr double kTorchFloat32Factor = 25.0;
 
 // Small model, no dropout, a schedule that warms up and decays within the 10 steps, weight
 // decay and a clipping norm the gradients exceed in the first steps.

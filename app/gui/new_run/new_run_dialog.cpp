@@ -78,6 +78,23 @@ QString devicesText() {
       .arg(found.join(QStringLiteral(", ")));
 }
 
+/// A folder that a new run must not go into by default: it holds a run, or anything at all.
+bool folderIsTaken(const QString& dir) {
+  const QFileInfo info(dir);
+  return info.exists() && (!info.isDir() || !QDir(dir).isEmpty());
+}
+
+/// The preset's run name when <runsFolder>/<name> is free, else the first free "<name>-N": a
+/// second demo run gets its own folder (and a name the runs list tells apart) instead of
+/// resuming the first. A folder typed by hand is left as typed.
+QString freshRunName(const QString& runsFolder, const QString& name) {
+  if (name.isEmpty() || !folderIsTaken(runsFolder + QLatin1Char('/') + name)) return name;
+  for (int n = 2;; ++n) {
+    const QString candidate = QStringLiteral("%1-%2").arg(name).arg(n);
+    if (!folderIsTaken(runsFolder + QLatin1Char('/') + candidate)) return candidate;
+  }
+}
+
 }  // namespace
 
 NewRunDialog::NewRunDialog(QWidget* parent) : NewRunDialog(QString(), QString(), parent) {}
@@ -308,7 +325,12 @@ bool NewRunDialog::selectPreset(const QString& name) {
   m_preset->setCurrentIndex(index);
   const QString path = m_preset->itemData(index).toString();
   try {
-    m_form->setConfig(core::loadRunConfig(toPath(path)));
+    core::RunConfig config = core::loadRunConfig(toPath(path));
+    if (m_directoryFollowsName) {
+      config.run.name =
+          freshRunName(m_runsFolder, QString::fromStdString(config.run.name)).toStdString();
+    }
+    m_form->setConfig(config);
   } catch (const std::exception& e) {
     setLoadError(QStringLiteral("The preset \"%1\" does not load:\n%2").arg(name, cliMessage(e)));
     m_loadFailed = true;

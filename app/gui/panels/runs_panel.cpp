@@ -1,5 +1,6 @@
 #include "app/gui/panels/runs_panel.h"
 
+#include <QDir>
 #include <QHBoxLayout>
 #include <QListWidget>
 #include <QPainter>
@@ -83,14 +84,19 @@ void RunsPanel::addRun(RunSession* run) {
   };
   connect(run, &RunSession::statusChanged, this, update);
   connect(run, &RunSession::stepChanged, this, update);
-  connect(run, &RunSession::metadataChanged, this, update);
+  // The name arrives with the metadata and may now collide with another run's.
+  connect(run, &RunSession::metadataChanged, this, [this] {
+    refreshAll();
+    updateButtons();
+  });
   connect(run, &RunSession::colourChanged, this, update);
-  refresh(run);
+  refreshAll();
 }
 
 void RunsPanel::removeRun(RunSession* run) {
   disconnect(run, nullptr, this, nullptr);
   delete itemOf(run);
+  refreshAll();
   updateButtons();
   emit selectionChanged(selectedRuns());
 }
@@ -121,7 +127,21 @@ QString RunsPanel::rowText(RunSession* run) const {
                       ? QStringLiteral("%1 / %2").arg(run->step()).arg(run->totalSteps())
                       : QStringLiteral("step %1").arg(run->step());
   return QStringLiteral("%1\n%2 · %3")
-      .arg(run->name(), runStatusText(run->status(), run->processes()), steps);
+      .arg(displayName(run), runStatusText(run->status(), run->processes()), steps);
+}
+
+QString RunsPanel::displayName(RunSession* run) const {
+  // Two runs of one name (the demo's "tiny" and a new one) are told apart by their folder.
+  for (int i = 0; i < m_list->count(); ++i) {
+    const RunSession* other = runOf(m_list->item(i));
+    if (other != run && other->name() == run->name())
+      return QStringLiteral("%1 (%2)").arg(run->name(), QDir(run->directory()).dirName());
+  }
+  return run->name();
+}
+
+void RunsPanel::refreshAll() {
+  for (int i = 0; i < m_list->count(); ++i) refresh(runOf(m_list->item(i)));
 }
 
 void RunsPanel::refresh(RunSession* run) {

@@ -28,6 +28,8 @@ class RunsPanel : public QWidget {
   RunSession* currentRun() const;
   /// The text shown for a run ("tiny · training · 120 / 2000"), for tests.
   QString rowText(RunSession* run) const;
+  /// The run's name, with its folder's name where another opened run has the same name.
+  QString displayName(RunSession* run) const;
   QListWidget* list() const { return m_list; }
 
  signals:
@@ -37,6 +39,7 @@ class RunsPanel : public QWidget {
   void closeRequested(attnlab::app::RunSession* run);
 
  private:
+  void refreshAll();
   QListWidgetItem* itemOf(RunSession* run) const;
   void refresh(RunSession* run);
   void updateButtons();

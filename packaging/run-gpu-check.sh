@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Runs the CUDA line on a machine with an NVIDIA GPU, from the archive that
+# packaging/pack-gpu-check.sh made here: the engine's tests (CTest, on the GPU wherever a test
+# trains with train.device = auto), the tiny demo trained in each precision through
+# attnlab-cli, and the GPU benchmark against PyTorch 2.x eager and torch.compile on the same
+# card. Everything it prints also goes to OUT_DIR (default $OUT, else gpu-check-out/).
+#
+#   bash packaging/run-gpu-check.sh [ARCHIVE]        # run as root, from the checkout's root
+#
+# That machine's python3 must hold torch 2.11 built for CUDA 13.0 (with h5py, numpy, scipy and
+# sentencepiece for the cross-check tests). The build recorded two absolute paths, this
+# checkout's (/work/main) and its torch environment's (build/torch-venv): the script makes
+# both exist there, pointing at that checkout and that python's torch.
+# Parts: ATTNLAB_GPU_CHECK_PARTS (default "tests agree demo bench"); ATTNLAB_GPU_CHECK_TESTS
+# (a CTest regex; default every packed test); time limits ATTNLAB_GPU_CHECK_TESTS_S (170) and
+# ATTNLAB_GPU_CHECK_BENCH_S (230); each training run at most 120 s.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd -P)
+archive=${1:-.gpucheck/gpu-check.tar.xz}
+out=${OUT:-$root/gpu-check-out}
+mkdir -p "$out"
+build=build/cuda-headless
+log() { echo "== $(date +%T) $*" | tee -a "$out/summary.txt"; }
+
+log "unpacking $archive"
+mkdir -p "$build"
+tar -C "$build" -xJf "$archive" 2> /dev/null ||
+  python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+    "$archive" "$build" || exit 1
+echo "machine: $(. /etc/os-release && echo "$PRETTY_NAME"), $(ldd --version | head -1), $(nproc) cores" |
+  tee -a "$out/summary.txt"
+if [ "$root" != /work/main ] && [ ! -e /work/main ]; then
+  mkdir -p /work && ln -s "$root" /work/main
+fi
+python=$(command -v python3)
+site=$("$python" -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))')
+mkdir -p build/torch-venv/bin build/torch-venv/lib/python3.11
+ln -sfn "$site" build/torch-venv/lib/python3.11/site-packages
+printf '#!/bin/sh\nexec %s "$@"\n' "$python" > build/torch-venv/bin/python
+chmod +x build/torch-venv/bin/python
+[ -e /usr/share/wordnet/data.noun ] || { mkdir -p /usr/share/wordnet && cp "$build"/.wordnet/* /usr/share/wordnet/; }
+
+# Only the libraries that machine lacks, so that none of its own is shadowed.
+libs=/tmp/attnlab-libs
+mkdir -p "$libs"
+for _ in 1 2 3 4 5 6; do
+  missing=$(LD_LIBRARY_PATH=$libs ldd "$build"/bin/* $(find "$build/lib" -type f 2> /dev/null) 2> /dev/null | awk '/not found/ {print $1}' | sort -u)
+  [ -z "$missing" ] && break
+  for m in $missing; do [ -e "$build/.lib/$m" ] && ln -sf "$root/$build/.lib/$m" "$libs/$m"; done
+done
+export LD_LIBRARY_PATH=$libs
+log "carried libraries used: $(ls "$libs" | wc -l); still missing: ${missing:-none}"
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$out/summary.txt"
+"$build/bin/attnlab-cli" --version 2>&1 | tee -a "$out/summary.txt"
+
+run_tests() {
+  log "tests (CTest, -j8)"
+  # The tests whose executables were packed (a partial build packs some), or those asked for.
+  local built
+  built=${ATTNLAB_GPU_CHECK_TESTS:-$(ls "$build/bin" | grep '_test_' | paste -sd'|')}
+  timeout "${ATTNLAB_GPU_CHECK_TESTS_S:-170}" ctest --test-dir "$build" -j8 --timeout 160 \
+    -R "^(${built})\$" --output-on-failure > "$out/ctest.log" 2>&1
+  echo "ctest exit $?" | tee -a "$out/summary.txt"
+  grep -E "tests passed|\*\*\*|Failed|Timeout|Not Run" "$out/ctest.log" | tee -a "$out/summary.txt"
+}
+
+# train NAME DEVICE PRECISION STEPS [--set ...]: the tiny preset, output appended to demo.log.
+train() {
+  local name=$1 device=$2 precision=$3 steps=$4
+  shift 4
+  echo "==== $name" >> "$out/demo.log"
+  timeout 120 "$build/bin/attnlab-cli" train --config resources/configs/tiny.toml \
+    --run-dir "/tmp/runs/$name" --set train.device="$device" --set train.precision="$precision" \
+    --set schedule.steps="$steps" "$@" --plain > "/tmp/$name.log" 2>&1
+  local status=$?
+  cat "/tmp/$name.log" >> "$out/demo.log"
+  echo "$name: exit $status; $(grep -E 'tok/s|validation' "/tmp/$name.log" | tail -2 | tr '\n' ' ')" |
+    tee -a "$out/summary.txt"
+}
+
+run_demo() {
+  log "tiny demo on the GPU in each precision and on the CPU (600 steps)"
+  for p in float32 tf32 bf16 fp16; do train "tiny-$p" cuda "$p" 600; done
+  train tiny-cpu cpu float32 600
+  "$build/bin/attnlab-cli" analyze /tmp/runs/tiny-bf16 >> "$out/demo.log" 2>&1
+  echo "analyze the bf16 run: exit $?" | tee -a "$out/summary.txt"
+  cp /tmp/runs/tiny-bf16/run.h5 "$out/tiny-bf16-run.h5" 2> /dev/null
+}
+
+# The same 60 steps without dropout (the masking is drawn on the host either way) on the GPU
+# and on the CPU, float32: the loss must agree at every step to float32 rounding.
+run_agree() {
+  log "GPU and CPU agree (60 steps, no dropout, float32)"
+  local same=(--set model.dropout=0 --set model.attention_dropout=0 --set train.log_every=1
+    --set schedule.warmup_steps=10)
+  train agree-cuda cuda float32 60 "${same[@]}"
+  train agree-cpu cpu float32 60 "${same[@]}"
+  python3 - /tmp/runs/agree-cuda/run.h5 /tmp/runs/agree-cpu/run.h5 << 'PY' | tee -a "$out/summary.txt"
+import hashlib, sys
+import h5py, numpy as np
+runs = [h5py.File(p, "r") for p in sys.argv[1:]]
+gpu, cpu = (f["scalars/train/loss/value"][:] for f in runs)
+rel = np.abs(gpu - cpu) / np.abs(cpu)
+print(f"agree: {len(gpu)} steps; step 1 loss {gpu[0]:.6f} (GPU) {cpu[0]:.6f} (CPU); "
+      f"largest relative difference {rel.max():.2e} at step {rel.argmax() + 1}; "
+      f"at step 10 {rel[9]:.2e}; at the last {rel[-1]:.2e}")
+for f in runs:
+    pieces = "\n".join(x.decode() if isinstance(x, bytes) else str(x) for x in f["tokenizer/pieces"][()])
+    print("tokenizer pieces md5", hashlib.md5(pieces.encode()).hexdigest())
+PY
+  md5sum /tmp/runs/agree-cpu/cache/corpus.txt /tmp/runs/agree-cpu/tokenizer.vocab \
+    /usr/share/wordnet/data.noun | tee -a "$out/summary.txt"
+  cp /tmp/runs/agree-cpu/tokenizer.vocab "$out/" 2> /dev/null
+}
+
+for part in ${ATTNLAB_GPU_CHECK_PARTS:-tests agree demo bench}; do
+  case $part in
+    tests) run_tests ;;
+    agree) run_agree ;;
+    demo) run_demo ;;
+    bench)
+      log "GPU benchmark"
+      PYTHONUNBUFFERED=1 timeout "${ATTNLAB_GPU_CHECK_BENCH_S:-230}" "$build/bin/bench_gpu" \
+        --python "$python" 2>&1 | tee "$out/bench_gpu.txt"
+      ;;
+  esac
+done
+log "done"
