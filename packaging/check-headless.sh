@@ -106,6 +106,9 @@ echo "check-headless: mode $mode, build folder $build_dir"
 cmake --fresh -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DATTNLAB_BUILD_TESTS=ON -DATTNLAB_GUI=OFF ${disable_args[@]+"${disable_args[@]}"} \
   ${cmake_defs[@]+"${cmake_defs[@]}"}
+# A folder that held a GUI build keeps that build's binaries, which no rule of this one
+# produces: remove them, so that the checks below see only what this build made.
+ninja -C "$build_dir" -t cleandead > /dev/null
 cmake --build "$build_dir"
 
 status=0

@@ -11,7 +11,8 @@
 # sentencepiece for the cross-check tests). The build recorded two absolute paths, this
 # checkout's (/work/main) and its torch environment's (build/torch-venv): the script makes
 # both exist there, pointing at that checkout and that python's torch.
-# Parts: ATTNLAB_GPU_CHECK_PARTS (default "tests agree demo bench"); ATTNLAB_GPU_CHECK_TESTS
+# Parts: ATTNLAB_GPU_CHECK_PARTS (default "tests agree demo bench"; also nccl: 2 processes);
+# ATTNLAB_GPU_CHECK_TESTS
 # (a CTest regex; default every packed test); time limits ATTNLAB_GPU_CHECK_TESTS_S (170) and
 # ATTNLAB_GPU_CHECK_BENCH_S (230); each training run at most 120 s.
 set -uo pipefail
@@ -115,8 +116,16 @@ PY
   cp /tmp/runs/agree-cpu/tokenizer.vocab "$out/" 2> /dev/null
 }
 
+# Two processes on this machine (c10d: NCCL for CUDA tensors), whatever the number of GPUs.
+run_nccl() {
+  log "2 processes, train.device = cuda (NCCL)"
+  train nccl-2 cuda float32 60 --nproc-per-node 2 --set schedule.warmup_steps=10
+  grep -iE "error|nccl|rank" /tmp/nccl-2.log | head -5 | tee -a "$out/summary.txt"
+}
+
 for part in ${ATTNLAB_GPU_CHECK_PARTS:-tests agree demo bench}; do
   case $part in
+    nccl) run_nccl ;;
     tests) run_tests ;;
     agree) run_agree ;;
     demo) run_demo ;;

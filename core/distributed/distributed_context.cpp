@@ -177,6 +177,7 @@ std::unique_ptr<DistributedContext> DistributedContext::connect(const LaunchEnvi
       new DistributedContext(env.rank, env.worldSize, std::move(state)));
   context->m_transport = transport;
   context->m_localRank = env.localRank;
+  context->m_localWorldSize = env.localWorldSize;
   return context;
 }
 

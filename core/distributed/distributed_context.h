@@ -73,6 +73,8 @@ class DistributedContext {
 
   /// This rank's index among the ranks of its machine (its GPU, when the run uses CUDA).
   int localRank() const { return m_localRank; }
+  /// The ranks on this machine (attnlab-cli train --nproc-per-node).
+  int localWorldSize() const { return m_localWorldSize; }
   /// The run's tensors live on CUDA devices: gradients and measurements are then reduced by
   /// an NCCL process group where this build has one (ATTNLAB_HAVE_NCCL: a CUDA LibTorch
   /// whose c10d was built with NCCL), else copied to the host and reduced by Gloo. Every
@@ -85,6 +87,7 @@ class DistributedContext {
   int m_rank;
   int m_worldSize;
   int m_localRank = 0;
+  int m_localWorldSize = 1;
   std::string m_transport;
   std::unique_ptr<State> m_state;
 };

@@ -17,14 +17,25 @@ bool cudaAvailable() {
   return torch::cuda::is_available();
 }
 
+void requireGpuPerProcess(int processes, int gpus) {
+  if (gpus <= 0 || processes <= gpus) return;
+  throw ConfigError("train.device",
+                    "training on the GPU in " + std::to_string(processes) +
+                        " processes on this machine needs a GPU for each (NCCL refuses two "
+                        "processes on one GPU), and this machine has " +
+                        std::to_string(gpus) + ": use --nproc-per-node " + std::to_string(gpus) +
+                        " (or CUDA_VISIBLE_DEVICES), or train.device = cpu");
+}
+
 namespace {
-c10::Device gpuFor(int localRank) {
+c10::Device gpuFor(int localRank, int processesHere) {
   const auto count = static_cast<int>(torch::cuda::device_count());
+  requireGpuPerProcess(processesHere, count);
   return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(count > 0 ? localRank % count : 0));
 }
 }  // namespace
 
-c10::Device resolveDevice(DeviceChoice choice, int localRank) {
+c10::Device resolveDevice(DeviceChoice choice, int localRank, int processesHere) {
   switch (choice) {
     case DeviceChoice::Cpu:
       return c10::Device(c10::kCPU);
@@ -40,9 +51,9 @@ c10::Device resolveDevice(DeviceChoice choice, int localRank) {
                   "packaging/setup-cuda.sh, docs/building.md)";
         throw ConfigError("train.device", "'cuda' requested but " + found);
       }
-      return gpuFor(localRank);
+      return gpuFor(localRank, processesHere);
     case DeviceChoice::Auto:
-      return cudaAvailable() ? gpuFor(localRank) : c10::Device(c10::kCPU);
+      return cudaAvailable() ? gpuFor(localRank, processesHere) : c10::Device(c10::kCPU);
   }
   return c10::Device(c10::kCPU);
 }

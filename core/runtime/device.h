@@ -18,7 +18,12 @@ DeviceChoice parseDeviceChoice(std::string_view text, std::string_view keyPath =
 /// saying whether this LibTorch lacks CUDA or no GPU was found. `localRank`: this process'
 /// index among the data-parallel ranks of its machine; each takes GPU localRank modulo the
 /// GPUs it sees (GPU 0 for one process).
-c10::Device resolveDevice(DeviceChoice choice, int localRank = 0);
+/// `processesHere`: the data-parallel ranks on this machine; on a GPU each needs its own
+/// (requireGpuPerProcess).
+c10::Device resolveDevice(DeviceChoice choice, int localRank = 0, int processesHere = 1);
+/// Throws ConfigError (train.device) when `processes` ranks of one machine would share its
+/// `gpus` GPUs: NCCL refuses two ranks on one GPU ("Duplicate GPU detected").
+void requireGpuPerProcess(int processes, int gpus);
 
 /// True when the linked LibTorch was built with CUDA and sees at least one GPU.
 bool cudaAvailable();

@@ -176,7 +176,8 @@ class TrainingRun {
                                        configFingerprint(toml));
     }
     m_threads = configureIntraOpThreads(m_config.train.threads);
-    m_device = resolveDevice(m_config.train.device, m_distributed ? m_distributed->localRank() : 0);
+    m_device = resolveDevice(m_config.train.device, m_distributed ? m_distributed->localRank() : 0,
+                             m_distributed ? m_distributed->localWorldSize() : 1);
     // Before any data work: a precision the device cannot run is refused now.
     const std::string precision = applyPrecision(m_config.train.precision, m_device).note;
     if (m_distributed) {

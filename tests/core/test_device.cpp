@@ -36,6 +36,25 @@ class TestDevice : public QObject {
       QVERIFY_THROWS_EXCEPTION(attnlab::ConfigError, resolveDevice(DeviceChoice::Cuda));
     }
   }
+  // Seen on an H200 machine: --nproc-per-node 2 with train.device = cuda put both ranks on
+  // GPU 0 and NCCL ended the run with "Duplicate GPU detected" after the data preparation.
+  void eachProcessNeedsItsOwnGpu() {
+    requireGpuPerProcess(1, 1);
+    requireGpuPerProcess(2, 2);
+    requireGpuPerProcess(4, 8);
+    requireGpuPerProcess(2, 0);  // no GPU: the run uses the CPU (or refuses 'cuda' itself)
+    try {
+      requireGpuPerProcess(2, 1);
+      QFAIL("2 processes on 1 GPU were accepted");
+    } catch (const attnlab::ConfigError& e) {
+      const QString what = QString::fromUtf8(e.what());
+      QVERIFY2(what.startsWith(QStringLiteral("train.device: ")), qPrintable(what));
+      QVERIFY2(what.contains(QStringLiteral("in 2 processes")), qPrintable(what));
+      QVERIFY2(what.contains(QStringLiteral("this machine has 1")), qPrintable(what));
+      QVERIFY2(what.contains(QStringLiteral("--nproc-per-node 1")), qPrintable(what));
+    }
+    QVERIFY_THROWS_EXCEPTION(attnlab::ConfigError, requireGpuPerProcess(3, 2));
+  }
   void threadsDefaultToCores() {
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     QCOMPARE(configureIntraOpThreads(0), cores);

@@ -60,7 +60,12 @@ void WelcomePanel::addRunButton(const QString& directory, const QString& label) 
 
 void WelcomePanel::setRuns(const QString& demoRun, const QStringList& recentRuns) {
   while (QLayoutItem* item = m_runsLayout->takeAt(0)) {
-    delete item->widget();
+    // Later, not now: a button can be asking for this from inside its own clicked().
+    if (QWidget* old = item->widget()) {
+      old->setObjectName(QString());
+      old->hide();
+      old->deleteLater();
+    }
     delete item;
   }
   m_offered.clear();
