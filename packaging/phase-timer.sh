@@ -31,6 +31,7 @@ ccache_report() {
   command -v ccache > /dev/null 2>&1 || return 0
   local hits
   hits=$(ccache -s 2> /dev/null | grep -m1 -E '^ *Hits:' | sed 's/^ *//') || true
-  [ -n "$hits" ] && echo "${_phase_script}: ccache ${hits}"
+  # ccache prints no Hits line when nothing was compiled (an up-to-date build).
+  echo "${_phase_script}: ccache ${hits:-(nothing compiled)}"
   return 0
 }
