@@ -32,13 +32,13 @@ TrainStep::TrainStep(MaskedLanguageModelImpl& model, const ObjectiveComposer& ob
     : m_model(model),
       m_objective(objective),
       m_optimizer(optimizer),
+      m_precision(applyPrecision(config.train.precision, device)),
       m_optimizerConfig(config.optimizer),
       m_schedule(config.schedule),
       m_accumulation(config.train.gradientAccumulation),
       m_seed(static_cast<std::uint64_t>(config.run.seed)),
       m_device(device),
-      m_distributed(distributed && distributed->worldSize() > 1 ? distributed : nullptr),
-      m_precision(applyPrecision(config.train.precision, device)) {
+      m_distributed(distributed && distributed->worldSize() > 1 ? distributed : nullptr) {
   for (const auto& p : model.parameters()) m_params.push_back(p);
 }
 
