@@ -8,7 +8,7 @@
 #   bash packaging/test-package.sh [BUILD_DIR]        (as root; BUILD_DIR: build/release)
 #
 # It installs and removes a system package, so it is not part of the CTest suite: CI runs it
-# after the suite (.ci/run). Needs the packages of packaging/install-deps.sh and a configured
+# after the suite (.ci/run). Needs the packages of packaging/install-deps.sh test and package, and a configured
 # BUILD_DIR (it runs the incremental build and cpack itself). Keeps the .deb, the logs and
 # the app's screenshot in BUILD_DIR/package-test/. The last line says PASS or FAIL; the exit
 # status is non-zero on any failure.
@@ -59,7 +59,7 @@ stop() {
 [ "$(id -u)" -eq 0 ] || stop "run as root: the test installs and purges a system package"
 for tool in cmake cpack dpkg-deb dpkg-architecture apt-get lintian desktop-file-validate \
             appstreamcli xvfb-run; do
-  command -v "$tool" >/dev/null || stop "$tool not found (bash packaging/install-deps.sh)"
+  command -v "$tool" >/dev/null || stop "$tool not found (bash packaging/install-deps.sh package)"
 done
 [ -f "$build_dir/CMakeCache.txt" ] ||
   stop "$build_dir is not a configured build folder (cmake --preset release)"
