@@ -196,8 +196,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(run, &RunSession::messagesAppended, this, [this, run](int first) {
       // The engine of this process reports its run directly (wireTraining), and a launch's
       // processes print theirs (wireLauncher); the log's copy of the same events would print
-      // twice.
-      // After it ends, the log's copies can still arrive: those written while it trained here.
+      // twice, also when it arrives after the training ended (messagesShownUntil).
       if (run == m_trainingRun || run == m_launchedRun) return;
       const auto& lines = run->messages();
       for (int i = first; i < static_cast<int>(lines.size()); ++i) {
@@ -395,7 +394,7 @@ void MainWindow::wireTraining() {
   connect(m_training, &TrainingController::finished, this, [this](bool ok, const QString& error) {
     RunSession* run = m_trainingRun;
     if (run) {
-      run->setMessagesShownUntil(static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0);
+      run->markMessagesShownUntilNow();
       m_runs->setTrainingHere(run, false);
       m_runs->pollNow(run);
     }
@@ -457,8 +456,7 @@ void MainWindow::wireLauncher() {
             // The run keeps its number of processes: Resume uses it before the watcher has
             // read the log's last events.
             if (run) {
-              run->setMessagesShownUntil(static_cast<double>(QDateTime::currentMSecsSinceEpoch()) /
-                                         1000.0);
+              run->markMessagesShownUntilNow();
               m_runs->setTrainingHere(run, false);
               m_runs->pollNow(run);
             }

@@ -1,5 +1,6 @@
 #include "app/gui/run_session.h"
 
+#include <QDateTime>
 #include <QFileInfo>
 #include <QRegularExpression>
 
@@ -259,6 +260,10 @@ void RunSession::applyUpdate(RunUpdate u) {
       setStatus(RunStatus::Incomplete);
     }
   }
+}
+
+void RunSession::markMessagesShownUntilNow() {
+  m_messagesShownUntil = static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
 }
 
 }  // namespace attnlab::app

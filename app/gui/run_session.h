@@ -149,7 +149,8 @@ class RunSession : public QObject {
   /// trained in this window, whose engine reports directly): the log's copies of them are not
   /// shown again.
   double messagesShownUntil() const { return m_messagesShownUntil; }
-  void setMessagesShownUntil(double unixSeconds) { m_messagesShownUntil = unixSeconds; }
+  /// Called when training here ends: everything written so far was shown.
+  void markMessagesShownUntilNow();
 
   /// The guidance target of (layer, head) for probe sequence `sequence`, cut to its real
   /// tokens; an invalid Matrix when that head is not guided.

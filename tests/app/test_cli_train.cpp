@@ -21,6 +21,11 @@ Run run(const QStringList& args, int timeoutMs = 300000) {
   return attnlab::tests::runCli(args, timeoutMs);
 }
 
+/// python -c CODE ARGS... with the Python the cross-checks use (h5py reads the run logs).
+Run python(const QStringList& codeAndArgs) {
+  return attnlab::tests::runProcess(kPython, QStringList{"-c"} + codeAndArgs, 60000);
+}
+
 void writeFile(const QString& path, const QByteArray& bytes) {
   QFile f(path);
   QVERIFY(f.open(QIODevice::WriteOnly));
@@ -53,16 +58,14 @@ class TestCliTrain : public QObject {
     QVERIFY(QFile::exists(dir + "/config.toml"));
     QVERIFY(QFile::exists(dir + "/checkpoints/step-0000006.h5"));
     // h5py reads the closed log: the loss of every step it logged, the last at step 6.
-    QProcess py;
-    py.start(ATTNLAB_PYTHON, {"-c",
-                              "import h5py, sys; f = h5py.File(sys.argv[1], 'r'); "
-                              "s = f['scalars/train/loss']; "
-                              "print(len(s['value']), int(s['step'][-1]))",
-                              dir + "/run.h5"});
-    QVERIFY(py.waitForFinished(60000));
-    const QString read = QString::fromUtf8(py.readAllStandardOutput()).trimmed();
+    const Run py =
+        python({"import h5py, sys; f = h5py.File(sys.argv[1], 'r'); "
+                "s = f['scalars/train/loss']; "
+                "print(len(s['value']), int(s['step'][-1]))",
+                dir + "/run.h5"});
+    const QString read = py.out.trimmed();
     QVERIFY2(read.endsWith(QStringLiteral(" 6")) && !read.startsWith(QStringLiteral("0 ")),
-             qPrintable(read + QString::fromUtf8(py.readAllStandardError())));
+             qPrintable(read + py.err));
   }
 
   void badInput_data() {
@@ -161,30 +164,25 @@ class TestCliTrain : public QObject {
     QVERIFY2(out.contains("step 20/"), qPrintable(out + p.readAllStandardError()));
     QTest::qWait(1000);  // at least one flush period after those steps
 
-    QProcess reader;
-    reader.start(kPython, {"-c",
-                           "import h5py,sys\n"
-                           "f=h5py.File(sys.argv[1],'r',libver='latest',swmr=True)\n"
-                           "d=f['scalars/train/loss/value']; d.refresh(); print(d.shape[0])",
-                           dir + "/run.h5"});
-    QVERIFY(reader.waitForFinished(60000));
-    const QString rows = QString::fromUtf8(reader.readAllStandardOutput()).trimmed();
-    QVERIFY2(reader.exitCode() == 0 && rows.toInt() >= 10,
-             qPrintable(rows + reader.readAllStandardError()));
+    const Run reader =
+        python({"import h5py,sys\n"
+                "f=h5py.File(sys.argv[1],'r',libver='latest',swmr=True)\n"
+                "d=f['scalars/train/loss/value']; d.refresh(); print(d.shape[0])",
+                dir + "/run.h5"});
+    const QString rows = reader.out.trimmed();
+    QVERIFY2(reader.exitCode == 0 && rows.toInt() >= 10, qPrintable(rows + reader.err));
 
     ::kill(static_cast<pid_t>(p.processId()), SIGINT);
     QVERIFY(p.waitForFinished(120000));
     QCOMPARE(p.exitCode(), 130);
     QDir checkpoints(dir + "/checkpoints");
     QVERIFY2(!checkpoints.entryList({"step-*.h5"}).isEmpty(), "a checkpoint was written on stop");
-    QProcess after;
-    after.start(kPython, {"-c",
-                          "import h5py,sys\n"
-                          "f=h5py.File(sys.argv[1],'r')\n"
-                          "print(b'stopped' in [k.rstrip(b'\\0') for k in f['events/kind'][:]])",
-                          dir + "/run.h5"});
-    QVERIFY(after.waitForFinished(60000));
-    QCOMPARE(QString::fromUtf8(after.readAllStandardOutput()).trimmed(), QStringLiteral("True"));
+    const Run after =
+        python({"import h5py,sys\n"
+                "f=h5py.File(sys.argv[1],'r')\n"
+                "print(b'stopped' in [k.rstrip(b'\\0') for k in f['events/kind'][:]])",
+                dir + "/run.h5"});
+    QCOMPARE(after.out.trimmed(), QStringLiteral("True"));
   }
 
  private:
