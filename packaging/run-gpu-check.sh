@@ -13,7 +13,8 @@
 # both exist there, pointing at that checkout and that python's torch.
 # Parts: ATTNLAB_GPU_CHECK_PARTS (default "tests agree demo bench"; also nccl: 2 processes);
 # ATTNLAB_GPU_CHECK_TESTS
-# (a CTest regex; default every packed test); time limits ATTNLAB_GPU_CHECK_TESTS_S (170) and
+# (a CTest regex; default every packed test); ATTNLAB_GPU_CHECK_BENCH_ARGS (more bench_gpu
+# arguments, e.g. "--profile /tmp/profile"); time limits ATTNLAB_GPU_CHECK_TESTS_S (170) and
 # ATTNLAB_GPU_CHECK_BENCH_S (230); each training run at most 120 s.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -132,7 +133,7 @@ for part in ${ATTNLAB_GPU_CHECK_PARTS:-tests agree demo bench}; do
     bench)
       log "GPU benchmark"
       PYTHONUNBUFFERED=1 timeout "${ATTNLAB_GPU_CHECK_BENCH_S:-230}" "$build/bin/bench_gpu" \
-        --python "$python" 2>&1 | tee "$out/bench_gpu.txt"
+        --python "$python" ${ATTNLAB_GPU_CHECK_BENCH_ARGS:-} 2>&1 | tee "$out/bench_gpu.txt"
       ;;
   esac
 done

@@ -12,7 +12,8 @@ namespace attnlab::core {
 /// layers: the masks they add, what the variants carry from layer to layer, and what the
 /// objectives and logging collect. One per forward pass; never stored between passes.
 struct AttentionContext {
-  /// [B, 1, 1, T]: 0 for real keys, -10000 for padding.
+  /// [B, 1, 1, T]: 0 for real keys, -10000 for padding; undefined for a batch without
+  /// padding (ForwardOptions::padding), where it would add zeros.
   at::Tensor paddingBias;
   /// ASA's adversarial pass: per layer [B, 1, T, T] biases that *replace* the padding bias
   /// (they mask padding keys themselves). Empty in a clean pass.

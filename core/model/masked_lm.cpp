@@ -92,7 +92,10 @@ torch::Tensor MaskedLanguageModelImpl::encodeWith(const torch::Tensor& inputIds,
   x = m_embeddingDropout(m_embeddingNorm(x));
 
   AttentionContext ctx;
-  ctx.paddingBias = additiveAttentionMask(attentionMask, x.scalar_type());
+  // Without padding the bias would be all zeros: leaving it out lets a GPU run the flash
+  // kernel, which takes no mask, instead of the memory-efficient one.
+  if (options.padding == BatchPadding::Some)
+    ctx.paddingBias = additiveAttentionMask(attentionMask, x.scalar_type());
   ctx.capture = options.capture;
   ctx.keepProbabilitiesForGuidance = options.keepGuidanceProbabilities;
   const bool adversarial = options.adversarial && m_adversaries;
@@ -143,11 +146,14 @@ MlmOutput MaskedLanguageModelImpl::forward(const torch::Tensor& inputIds,
                                            const torch::Tensor& labels,
                                            const ForwardOptions& options) {
   MlmOutput out;
-  out.hidden = encodeWith(inputIds, attentionMask, options, out);
-  const auto hiddenSize = out.hidden.size(-1);
+  // The selected positions first: nonzero() waits for the device to reach it, and here only
+  // the batch's copy is queued before it; after the encoder it would stall the host until
+  // the whole forward pass had run, leaving the GPU idle while the rest is launched.
   const auto flatLabels = labels.reshape({-1});
   const auto selected = flatLabels.ne(-100).nonzero().squeeze(1);
   const auto targets = flatLabels.index_select(0, selected);
+  out.hidden = encodeWith(inputIds, attentionMask, options, out);
+  const auto hiddenSize = out.hidden.size(-1);
   torch::Tensor scores;
   if (options.wantLogits) {
     // Two head passes (selected rows, first positions) rather than one over their

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/model/batch_padding.h"
 #include "core/model/encoder_layer.h"
 #include "core/model/variants/attention_adversary.h"
 #include "core/model/variants/squeeze_excitation.h"
@@ -15,6 +16,8 @@ struct AttentionConfig;
 
 /// What a forward pass should produce besides the MLM loss.
 struct ForwardOptions {
+  /// None: every position is real, and attention needs no padding bias.
+  BatchPadding padding = BatchPadding::Some;
   AttentionCapture* capture = nullptr;     ///< detached probabilities/scores for logging
   bool keepGuidanceProbabilities = false;  ///< probabilities with their graph (guidance loss)
   bool adversarial = false;                ///< ASA: mask attention with the adversaries

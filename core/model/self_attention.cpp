@@ -1,6 +1,7 @@
 #include "core/model/self_attention.h"
 
 #include "core/config/run_config.h"
+#include "core/model/qkv_split.h"
 #include "core/model/variants/gaussian_blur.h"
 #include "core/runtime/torch_compat.h"
 
@@ -86,13 +87,9 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContex
     projected = torch::cat({qkv3.slice(2, 0, 2 * hidden), blurred}, 2)
                     .reshape({batch * length, 3 * hidden});
   }
-  // [B*T, 3H] -> [3, B, heads, T, d]; unbind (not three selects) so the backward pass is
-  // one stack instead of three zero-filled full-size copies.
-  auto parts =
-      projected.view({batch, length, 3, m_heads, m_headSize}).permute({2, 0, 3, 1, 4}).unbind(0);
-  auto q = parts[0];
-  auto k = parts[1];
-  auto v = parts[2];
+  // [B*T, 3H] -> three [B, heads, T, d] views, whose gradients go straight back into the
+  // projection's layout (core/model/qkv_split.h).
+  auto [q, k, v] = splitQkv(projected, batch, length, m_heads);
   if (m_tauQ.defined()) {
     // Dufter et al.'s learnable temperature: tau_q tau_k scales the logits, tau_v the values.
     q = q * m_tauQ.view({1, m_heads, 1, 1});
@@ -127,7 +124,11 @@ bool SelfAttentionImpl::fusedAllowedBy(const AttentionContext& ctx, const torch:
 torch::Tensor SelfAttentionImpl::fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
                                                 const torch::Tensor& v, AttentionContext& ctx) {
   const auto& mask = maskBias(ctx);
-  const auto bias = m_position ? mask + m_position->forward(q.size(2)).unsqueeze(0) : mask;
+  auto bias = mask;
+  if (m_position) {
+    const auto position = m_position->forward(q.size(2)).unsqueeze(0);
+    bias = mask.defined() ? mask + position : position;
+  }
   return torch_compat::fusedAttention(q, k, v, bias, is_training() ? m_attentionDropoutP : 0.0,
                                       1.0 / std::sqrt(double(m_headSize)));
 }
@@ -152,7 +153,8 @@ torch::Tensor SelfAttentionImpl::explicitAttention(const torch::Tensor& q, const
     ctx.capture->scores.push_back(scores.detach());
   }
 
-  auto probs = torch::softmax(scores + maskBias(ctx), -1);
+  const auto& mask = maskBias(ctx);  // undefined for a batch without padding
+  auto probs = torch::softmax(mask.defined() ? scores + mask : scores, -1);
   if (ctx.capture != nullptr && ctx.capture->wantProbabilities) {
     ctx.capture->probabilities.push_back(probs.detach());
   }

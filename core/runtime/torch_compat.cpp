@@ -11,8 +11,11 @@
 #include <exception>
 
 #if TORCH_VERSION_MAJOR >= 2
+#include <ATen/ops/_foreach_mul.h>
+#include <ATen/ops/_fused_adamw.h>
 #include <ATen/ops/scaled_dot_product_attention.h>
 #define ATTNLAB_TORCH_HAS_SDPA 1
+#define ATTNLAB_TORCH_HAS_FUSED_ADAMW 1
 #endif
 
 namespace attnlab::core::torch_compat {
@@ -52,6 +55,42 @@ at::Tensor fusedAttention(const at::Tensor& q, const at::Tensor& k, const at::Te
   throw Error("attention", "this LibTorch (" TORCH_VERSION
                            ") has no fused attention; it needs LibTorch 2.0 or later");
 #endif
+}
+
+bool hasFusedAdamW(c10::DeviceType device) {
+#ifdef ATTNLAB_TORCH_HAS_FUSED_ADAMW
+  if (device == c10::DeviceType::CUDA) return true;
+  return device == c10::DeviceType::CPU && torchVersion() >= 204;
+#else
+  (void)device;
+  return false;
+#endif
+}
+
+void fusedAdamW(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& grads,
+                const std::vector<at::Tensor>& expAvgs, const std::vector<at::Tensor>& expAvgSqs,
+                const std::vector<at::Tensor>& steps, const AdamWStepArguments& a) {
+#ifdef ATTNLAB_TORCH_HAS_FUSED_ADAMW
+  at::_fused_adamw_(params, grads, expAvgs, expAvgSqs, /*max_exp_avg_sqs=*/{}, steps,
+                    a.learningRate, a.beta1, a.beta2, a.weightDecay, a.eps, /*amsgrad=*/false,
+                    /*maximize=*/false);
+#else
+  (void)params, (void)grads, (void)expAvgs, (void)expAvgSqs, (void)steps, (void)a;
+  throw Error("optimizer", "this LibTorch (" TORCH_VERSION
+                           ") has no fused AdamW; it needs LibTorch 2.0 or later");
+#endif
+}
+
+void multiplyEach(const std::vector<at::Tensor>& tensors, const at::Tensor& factor) {
+  bool oneType = true;
+  for (const auto& t : tensors) oneType = oneType && t.scalar_type() == factor.scalar_type();
+#ifdef ATTNLAB_TORCH_HAS_FUSED_ADAMW
+  if (oneType && !tensors.empty()) {
+    at::_foreach_mul_(tensors, factor);
+    return;
+  }
+#endif
+  for (const auto& t : tensors) t.mul_(oneType ? factor : factor.to(t.scalar_type()));
 }
 
 // 1.13 has one switch per device kind (set_enabled for CUDA, set_cpu_enabled); 2.x one

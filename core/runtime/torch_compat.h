@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace attnlab::core::torch_compat {
 
@@ -52,6 +53,34 @@ class AutocastScope {
   bool m_wasEnabled;
   c10::ScalarType m_previousType;
 };
+
+/// True when this LibTorch has the fused AdamW kernel (`at::_fused_adamw_`, one kernel for
+/// a whole list of tensors) for tensors on `device`: 2.x on CUDA, 2.4 and later on the CPU;
+/// never on 1.13.
+bool hasFusedAdamW(c10::DeviceType device);
+
+/// AdamW's hyper-parameters for one fused update.
+struct AdamWStepArguments {
+  double learningRate = 0;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-6;
+  double weightDecay = 0;
+};
+
+/// One AdamW update of every tensor in `params` by LibTorch's fused kernel: decoupled weight
+/// decay, then the moments, then the bias-corrected step, as torch.optim.AdamW(fused=True).
+/// `steps` holds one float32 step count per parameter, already counting this update. All
+/// lists have the same length and the tensors one device and dtype. Only where
+/// hasFusedAdamW(); throws otherwise.
+void fusedAdamW(const std::vector<at::Tensor>& params, const std::vector<at::Tensor>& grads,
+                const std::vector<at::Tensor>& expAvgs, const std::vector<at::Tensor>& expAvgSqs,
+                const std::vector<at::Tensor>& steps, const AdamWStepArguments& arguments);
+
+/// Multiplies every tensor in `tensors` in place by the 0-d tensor `factor`, without reading
+/// it on the host: one multi-tensor kernel on 2.x, a loop on 1.13 (which has no tensor
+/// overload of `_foreach_mul_`).
+void multiplyEach(const std::vector<at::Tensor>& tensors, const at::Tensor& factor);
 
 /// The CUDA runtime LibTorch was built against ("13.0"), or "none" for a CPU-only LibTorch.
 std::string cudaRuntimeVersion();

@@ -9,11 +9,19 @@
 
 namespace attnlab::core {
 
+/// How AdamW updates its tensors. Both compute the same update; they differ in kernels.
+enum class AdamWKernel {
+  Auto,       ///< Fused on a GPU where LibTorch has it, per-tensor elsewhere
+  PerTensor,  ///< a few element-wise operations per parameter (what the CPU runs)
+  Fused,      ///< LibTorch's fused AdamW: one kernel for all parameters (LibTorch 2.x)
+};
+
 struct AdamWOptions {
   double beta1 = 0.9;
   double beta2 = 0.999;
   double eps = 1e-6;
   double weightDecay = 0.01;
+  AdamWKernel kernel = AdamWKernel::Auto;
 };
 
 /// AdamW (Loshchilov & Hutter) with decoupled weight decay, the same update as
@@ -42,14 +50,23 @@ class AdamW {
 
   std::int64_t stepCount() const { return m_step; }
   const std::vector<std::pair<std::string, at::Tensor>>& parameters() const { return m_params; }
+  /// True when step() runs LibTorch's fused kernel (the options and the parameters' device).
+  bool fused() const { return m_fused; }
 
  private:
+  void stepPerTensor(double lr);
+  void stepFused(double lr);
+
   std::vector<std::pair<std::string, at::Tensor>> m_params;
   std::vector<bool> m_decay;
   std::vector<at::Tensor> m_expAvg;
   std::vector<at::Tensor> m_expAvgSq;
   AdamWOptions m_options;
   std::int64_t m_step = 0;
+  bool m_fused = false;
+  /// The fused kernel's step counts: one float32 scalar per parameter on its device, as
+  /// torch.optim.AdamW(fused=True) keeps them (advanced on the device, never read back).
+  std::vector<at::Tensor> m_stepCounts;
 };
 
 /// Learning rate at optimiser step `step` (0-based): linear warm-up from 0 to `peak` over

@@ -1,5 +1,7 @@
 #include "core/train/grad_clip.h"
 
+#include "core/runtime/torch_compat.h"
+
 #include <torch/torch.h>
 
 namespace attnlab::core {
@@ -12,18 +14,20 @@ at::Tensor clipGradNorm(const std::vector<at::Tensor>& params, double maxNorm) {
   for (const auto& p : params) {
     if (p.grad().defined() && p.grad().scalar_type() == torch::kDouble) accumulate = torch::kDouble;
   }
-  std::vector<at::Tensor> norms;
-  norms.reserve(params.size());
+  std::vector<at::Tensor> grads;
+  grads.reserve(params.size());
   for (const auto& p : params) {
-    if (p.grad().defined()) norms.push_back(p.grad().norm().to(accumulate));
+    if (p.grad().defined()) grads.push_back(p.grad());
   }
-  if (norms.empty()) return torch::zeros({});
+  if (grads.empty()) return torch::zeros({});
+  // Multi-tensor kernels: on a GPU a norm and a multiply per parameter would be ~400
+  // launches for BERT-base, each too small to keep the card busy.
+  std::vector<at::Tensor> norms = at::_foreach_norm(grads);
+  for (auto& n : norms) n = n.to(accumulate);
   auto total = torch::stack(norms).norm();
   if (maxNorm > 0.0) {
     auto coef = torch::clamp_max(maxNorm / (total + 1e-6), 1.0);
-    for (const auto& p : params) {
-      if (p.grad().defined()) p.grad().mul_(coef.to(p.grad().dtype()));
-    }
+    torch_compat::multiplyEach(grads, coef.to(grads.front().scalar_type()));
   }
   return total;
 }

@@ -28,9 +28,10 @@ ObjectiveComposer::~ObjectiveComposer() = default;
 
 StepOutcome ObjectiveComposer::compute(MaskedLanguageModelImpl& model, const at::Tensor& inputIds,
                                        const at::Tensor& attentionMask, const at::Tensor& labels,
-                                       std::int64_t step) const {
+                                       std::int64_t step, BatchPadding padding) const {
   StepOutcome outcome;
   ForwardOptions clean;
+  clean.padding = padding;
   for (const auto& term : m_terms) term->requestFromCleanPass(clean);
   const MlmOutput out = model.forward(inputIds, attentionMask, labels, clean);
   outcome.mlm = out.loss;  // attached: a step of several micro-batches reweights it

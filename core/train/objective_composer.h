@@ -2,6 +2,7 @@
 
 #include "core/config/run_config.h"
 #include "core/mechanisms/attention_mechanism.h"
+#include "core/model/batch_padding.h"
 #include "core/objectives/attention_guidance.h"
 
 #include <ATen/core/Tensor.h>
@@ -38,9 +39,11 @@ class ObjectiveComposer {
   ObjectiveComposer(const RunConfig& config, GuidanceTokens tokens);
   ~ObjectiveComposer();
 
+  /// `padding`: BatchPadding::None when every position of the batch is real (the clean
+  /// pass then attends without a padding bias).
   StepOutcome compute(MaskedLanguageModelImpl& model, const at::Tensor& inputIds,
-                      const at::Tensor& attentionMask, const at::Tensor& labels,
-                      std::int64_t step) const;
+                      const at::Tensor& attentionMask, const at::Tensor& labels, std::int64_t step,
+                      BatchPadding padding = BatchPadding::Some) const;
 
   /// True when some mechanism adds to the loss (then "train/total_loss" is logged).
   bool addsTerms() const { return !m_terms.empty(); }

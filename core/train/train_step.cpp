@@ -71,9 +71,11 @@ void TrainStep::microStep(const MlmBatch& batch, std::int64_t step, double weigh
                           StepMeasurements& m) {
   std::optional<torch_compat::AutocastScope> autocast;
   if (m_precision.autocast) autocast.emplace(m_device.type(), m_precision.autocastType);
+  const BatchPadding padding =
+      batch.realTokens == batch.inputIds.numel() ? BatchPadding::None : BatchPadding::Some;
   const StepOutcome out = m_objective.compute(m_model, onDevice(batch.inputIds, m_device),
                                               onDevice(batch.attentionMask, m_device),
-                                              onDevice(batch.labels, m_device), step);
+                                              onDevice(batch.labels, m_device), step, padding);
   autocast.reset();  // backward runs outside autocast, in the types the forward chose
   at::Tensor objective =
       otherDivisor == 1 ? out.total : out.mlm * weight + (out.total - out.mlm) / otherDivisor;
@@ -96,8 +98,10 @@ void TrainStep::finishStep(StepMeasurements& m) {
   m.lossScale = m_precision.lossScaling ? m_scaler.scale() : 1.0;
   if (m_precision.lossScaling) {
     torch::NoGradGuard noGrad;
+    std::vector<at::Tensor> grads;
     for (auto& p : m_params)
-      if (p.grad().defined()) p.mutable_grad().mul_(1.0 / m.lossScale);
+      if (p.grad().defined()) grads.push_back(p.grad());
+    if (!grads.empty()) at::_foreach_mul_(grads, 1.0 / m.lossScale);
   }
   m.gradNorm = clipGradNorm(m_params, m_optimizerConfig.clipNorm);
 

@@ -5,9 +5,12 @@
 // utilisation against the card's dense bfloat16 peak (read from its name). A benchmark, not
 // a test. Without a GPU it prints "gpu: none" and exits 0. Last line:
 //   gpu_tokens_per_s=<n> gpu_mfu=<r> gpu_vs_torch_compile=<r>   (sequence 128)
+// --profile DIR: also profiles 3 more steps of each (engine and both references) and prints
+// where the device time goes; Chrome traces land in DIR.
 #include "core/runtime/compute_environment.h"
 #include "core/runtime/gpu_info.h"
 #include "tests/bench/engine_bench.h"
+#include "tests/bench/kernel_profile.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -43,13 +46,22 @@ struct SeqResult {
   double tokensPerS = 0, mfu = 0, vsEager = 0, vsCompile = 0;
 };
 
-SeqResult benchSequence(int seq, int batch, const GpuInfo& gpu, const std::string& python) {
+constexpr int kProfiledSteps = 3;
+
+SeqResult benchSequence(int seq, int batch, const GpuInfo& gpu, const std::string& python,
+                        const std::string& profileDir) {
   ModelShape s;
   s.layers = 12, s.hidden = 768, s.heads = 12, s.ffn = 3072, s.vocab = 30522;
   s.seq = seq, s.batch = batch, s.steps = 20, s.warmup = 5;
   const double flops = countedFlopsPerStep(s);
+  KernelProfile profile;
+  const auto profileSteps = [&](const MoreSteps& more) {
+    profile = profileKernels([&] { more(kProfiledSteps); },
+                             profileDir + "/engine_seq" + std::to_string(seq) + ".json", 20);
+  };
   const EngineResult engine = timeEngineSteps(
-      s, c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(gpu.index)), Precision::Bf16);
+      s, c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(gpu.index)), Precision::Bf16,
+      profileDir.empty() ? std::function<void(const MoreSteps&)>() : profileSteps);
   SeqResult r;
   r.tokensPerS = double(s.batch) * s.seq / engine.seconds;
   const double peak = bf16PeakTflops(gpu.name);
@@ -59,9 +71,15 @@ SeqResult benchSequence(int seq, int batch, const GpuInfo& gpu, const std::strin
       "loss=%.4f\n",
       seq, batch, engine.seconds * 1000, r.tokensPerS, flops / engine.seconds / 1e12, r.mfu,
       engine.loss);
-  ReferenceRun run{python, std::string(ATTNLAB_SOURCE_DIR) + "/tests/bench/pytorch_reference.py"};
+  if (!profileDir.empty())
+    printKernelProfile("engine seq " + std::to_string(seq) + " profile", profile, kProfiledSteps);
+  ReferenceRun run;
+  run.python = python;
+  run.script = std::string(ATTNLAB_SOURCE_DIR) + "/tests/bench/pytorch_reference.py";
   run.device = "cuda";
   run.dtype = "bf16";
+  if (!profileDir.empty())
+    run.env = "ATTNLAB_BENCH_PROFILE=" + profileDir + "/pytorch_seq" + std::to_string(seq);
   const double eager = runReference(s, run, flops);
   run.mode = "compile";
   const double compiled = runReference(s, run, flops);
@@ -76,12 +94,16 @@ SeqResult benchSequence(int seq, int batch, const GpuInfo& gpu, const std::strin
 
 int main(int argc, char** argv) {
   std::string python = defaultPython();
+  std::string profileDir;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--python" && i + 1 < argc) {
       python = argv[++i];
+    } else if (arg == "--profile" && i + 1 < argc) {
+      profileDir = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [--python PYTHON-WITH-CUDA-TORCH]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--python PYTHON-WITH-CUDA-TORCH] [--profile DIR]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -96,8 +118,8 @@ int main(int argc, char** argv) {
   std::printf("gpu: %s (dense bf16 peak %s)\n", describeGpu(gpu).c_str(),
               peak > 0 ? (std::to_string(static_cast<int>(peak)) + " TFLOP/s").c_str()
                        : "unknown: MFU not reported");
-  const SeqResult s128 = benchSequence(128, 256, gpu, python);
-  benchSequence(512, 64, gpu, python);
+  const SeqResult s128 = benchSequence(128, 256, gpu, python, profileDir);
+  benchSequence(512, 64, gpu, python, profileDir);
   std::printf("gpu_tokens_per_s=%.0f gpu_mfu=%.3f gpu_vs_torch_compile=%.2f\n", s128.tokensPerS,
               s128.mfu, s128.vsCompile);
   return 0;

@@ -92,7 +92,9 @@ int main(int argc, char** argv) {
   if (a.python) {
     // The same BLAS library for Debian's PyTorch: point the loader at the engine's folder
     // (the wheel's PyTorch carries its own MKL and ignores it).
-    ReferenceRun run{a.pythonExe, a.script};
+    ReferenceRun run;
+    run.python = a.pythonExe;
+    run.script = a.script;
     run.env = "LD_LIBRARY_PATH=" + blas.substr(0, blas.find_last_of('/'));
     t113 = runReference(a, run, flops);
     if (!a.torch2Python.empty()) {

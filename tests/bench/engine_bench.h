@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -55,8 +56,12 @@ inline double countedFlopsPerStep(const ModelShape& a) {
 /// The trainer's own step (core/train/train_step.h) on `device` in `precision`: forward
 /// through the objective composer, backward, clipping without a host sync, its one
 /// finiteness read, AdamW. Dropout 0.1 on hidden states and attention, as BERT.
+/// `afterTiming`, when given, is handed a function that runs n more steps and then waits
+/// for the device (bench_gpu profiles those).
+using MoreSteps = std::function<void(int)>;
 inline EngineResult timeEngineSteps(const ModelShape& a, c10::Device device,
-                                    core::Precision precision) {
+                                    core::Precision precision,
+                                    const std::function<void(const MoreSteps&)>& afterTiming = {}) {
   using namespace attnlab::core;
   RunConfig rc;
   rc.model.layers = a.layers;
@@ -101,6 +106,12 @@ inline EngineResult timeEngineSteps(const ModelShape& a, c10::Device device,
   }
   std::sort(times.begin(), times.end());
   r.seconds = times[times.size() / 2];
+  if (afterTiming) {
+    afterTiming([&](int n) {
+      for (int i = 0; i < n; ++i) trainStep.run(a.warmup + a.steps + i, sameBatch);
+      if (device.is_cuda()) torch::cuda::synchronize();
+    });
+  }
   return r;
 }
 
@@ -127,7 +138,9 @@ inline double runReference(const ModelShape& a, const ReferenceRun& run, double 
   bool parsed = false;
   std::string version;
   while (pipe != nullptr && std::fgets(line, sizeof line, pipe) != nullptr) {
-    if (std::strncmp(line, "pytorch BLAS:", 13) == 0) std::printf("%s", line);
+    if (std::strncmp(line, "pytorch BLAS:", 13) == 0 || std::strncmp(line, "profile ", 8) == 0 ||
+        std::strncmp(line, "  ", 2) == 0)
+      std::printf("%s", line);  // the BLAS it loaded; bench_gpu --profile's summary
     if (std::sscanf(line, "pytorch ms_per_step=%lf tokens_per_s=%lf peak_rss_mb=%lf loss=%lf", &ms,
                     &tps, &rss, &loss) == 4)
       parsed = true;

@@ -14,6 +14,7 @@ float32 (default) or bf16 (torch.autocast with bfloat16; weights and AdamW state
 """
 import contextlib
 import math
+import os
 import resource
 import sys
 import time
@@ -108,19 +109,75 @@ def sync():
         torch.cuda.synchronize()
 
 
-times = []
-for step in range(WARMUP + STEPS):
-    t0 = time.perf_counter()
+def train_step():
     opt.zero_grad(set_to_none=True)
     with autocast():
         loss = step_model(ids, attn, labels)
     loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     opt.step()
+    return loss
+
+
+def category(name):
+    """The kernel families bench_gpu's engine profile uses (tests/bench/kernel_profile.cpp)."""
+    has = lambda *s: any(x in name for x in s)
+    if has("gemm", "nvjet", "xmma", "cutlass", "cublas"):
+        return "gemm"
+    if has("fmha", "flash", "attention", "Attention"):
+        return "attention"
+    if has("adam", "Adam", "multi_tensor", "foreach"):
+        return "optimizer"
+    if has("layer_norm", "LayerNorm", "softmax", "Softmax"):
+        return "norm/softmax"
+    if has("Memcpy", "Memset", "memcpy", "memset"):
+        return "memcpy/memset"
+    if has("triton"):
+        return "triton (fused)"
+    return "other element-wise"
+
+
+def profile_steps(trace, n):
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(n):
+            train_step()
+        sync()
+    prof.export_chrome_trace(trace)
+    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA
+               and e.time_range.end > e.time_range.start]
+    spans = sorted((e.time_range.start, e.time_range.end) for e in kernels)
+    busy, end = 0.0, 0.0
+    for s, e in spans:
+        busy += max(0.0, e - max(s, end))
+        end = max(end, e)
+    wall = (spans[-1][1] - spans[0][0]) if spans else 0.0
+    print(f"profile pytorch {MODE}: {n} steps, GPU busy {busy / 1000:.1f} of {wall / 1000:.1f} ms"
+          f" ({100 * busy / wall if wall else 0:.0f}%)")
+    totals, names = {}, {}
+    for e in kernels:
+        c = category(e.name)
+        ms, calls = totals.get(c, (0.0, 0))
+        totals[c] = (ms + e.time_range.elapsed_us() / 1000, calls + 1)
+        ms, calls = names.get(e.name, (0.0, 0))
+        names[e.name] = (ms + e.time_range.elapsed_us() / 1000, calls + 1)
+    for c, (ms, calls) in sorted(totals.items(), key=lambda kv: -kv[1][0]):
+        print(f"  category {c:<20} {ms / n:8.2f} ms/step {calls // n:6d} kernels/step")
+    for name, (ms, calls) in sorted(names.items(), key=lambda kv: -kv[1][0])[:20]:
+        print(f"  kernel {ms / n:8.2f} ms/step x{calls // n:<5d} {name[:96]}")
+
+
+times = []
+for step in range(WARMUP + STEPS):
+    t0 = time.perf_counter()
+    loss = train_step()
     sync()
     if step >= WARMUP:
         times.append(time.perf_counter() - t0)
 sec = sorted(times)[len(times) // 2]
+PROFILE = os.environ.get("ATTNLAB_BENCH_PROFILE")  # bench_gpu --profile: where the time goes
+if PROFILE and DEVICE == "cuda":
+    profile_steps(PROFILE + f"_{MODE}.json", 3)
 with open("/proc/self/maps") as maps:
     libs = [l.split()[-1] for l in maps if "libopenblas" in l or "libblas.so" in l]
 print("pytorch BLAS: " + (next((l for l in libs if "libopenblas" in l), libs[0] if libs else "unknown")))

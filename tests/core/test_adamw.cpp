@@ -1,6 +1,7 @@
 // Our AdamW against LibTorch's own torch::optim::AdamW (an independent implementation),
 // and the learning-rate schedule against values worked out by hand.
 #include "core/errors/error.h"
+#include "core/runtime/torch_compat.h"
 #include "core/train/adamw.h"
 
 #include <torch/torch.h>
@@ -43,6 +44,51 @@ class TestAdamW : public QObject {
     QVERIFY((w1 - w2).abs().max().item<double>() < 1e-6);
     QVERIFY((b1 - b2).abs().max().item<double>() < 1e-6);
     QCOMPARE(ours.stepCount(), int64_t(20));
+  }
+
+  void fusedKernelMatchesPerTensor() {
+    // LibTorch 2.x's fused AdamW kernel (what a GPU run uses) against the per-tensor loop
+    // and LibTorch's own torch::optim::AdamW, here on the CPU (fused there from 2.4 on):
+    // twenty steps, one parameter without a gradient on odd steps (its bias correction
+    // must still count every step, as the per-tensor loop and the checkpoint do).
+    if (!torch_compat::hasFusedAdamW(c10::DeviceType::CPU))
+      QSKIP("this LibTorch has no fused AdamW on the CPU (1.13; the kernel needs 2.4)");
+    torch::manual_seed(4);
+    const auto w0 = torch::randn({6, 4});
+    const auto b0 = torch::randn({6});
+    const auto x = torch::randn({5, 4});
+    auto run = [&](AdamWKernel kernel) {
+      auto w = w0.clone().requires_grad_(true);
+      auto b = b0.clone().requires_grad_(true);
+      AdamW opt({{"layer.weight", w}, {"layer.bias", b}}, {0.9, 0.98, 1e-6, 0.1, kernel});
+      for (int step = 0; step < 20; ++step) {
+        opt.zeroGrad();
+        const auto out = step % 2 == 0 ? torch::matmul(x, w.t()) + b : torch::matmul(x, w.t());
+        out.pow(2).sum().backward();
+        opt.step(1e-2);
+      }
+      return std::make_tuple(w.detach(), b.detach(), opt.fused(), opt.state());
+    };
+    const auto [wf, bf, fused, stateFused] = run(AdamWKernel::Fused);
+    const auto [wp, bp, perTensorFused, statePerTensor] = run(AdamWKernel::PerTensor);
+    QVERIFY(fused);
+    QVERIFY(!perTensorFused);
+    QVERIFY2((wf - wp).abs().max().item<double>() < 1e-6, "weights differ");
+    QVERIFY2((bf - bp).abs().max().item<double>() < 1e-6, "biases differ");
+    for (const auto& [key, value] : statePerTensor)
+      QVERIFY2(torch::allclose(stateFused.at(key), value, 1e-5, 1e-7), key.c_str());
+  }
+
+  void fusedKernelRefusedWhereMissing() {
+    auto w = torch::randn({2, 2}).requires_grad_(true);
+    if (torch_compat::hasFusedAdamW(c10::DeviceType::CPU)) {
+      QVERIFY(AdamW({{"w", w}}, {0.9, 0.98, 1e-6, 0.0, AdamWKernel::Fused}).fused());
+    } else {
+      QVERIFY_THROWS_EXCEPTION(attnlab::Error,
+                               AdamW({{"w", w}}, {0.9, 0.98, 1e-6, 0.0, AdamWKernel::Fused}));
+    }
+    // Auto keeps the CPU on the per-tensor loop, whatever the LibTorch.
+    QVERIFY(!AdamW({{"w", w}}, {}).fused());
   }
 
   void decayRule() {

@@ -172,6 +172,27 @@ class TestFusedAttention : public QObject {
     compareResults(a, b);
   }
 
+  void unpaddedBatchWithoutBias_data() { trainingPassMatchesExplicit_data(); }
+
+  void unpaddedBatchWithoutBias() {
+    // A batch with no padding may leave the all-zero padding bias out (BatchPadding::None,
+    // what the trainer passes for full batches): same loss and gradients as with it, on
+    // both paths, and the fused model still takes the fused kernel where it did.
+    QFETCH(int, combination);
+    const Combination& c = combinations()[static_cast<std::size_t>(combination)];
+    auto [fused, plain] = twinModels(c.setup);
+    auto batch = makeBatch();
+    batch.keep.fill_(true);
+    ForwardOptions unpadded;
+    unpadded.padding = BatchPadding::None;
+    for (auto* model : {&fused, &plain}) {
+      const auto withBias = trainPass(*model, batch, {});
+      const auto without = trainPass(*model, batch, unpadded);
+      QCOMPARE(without.fusedCalls, withBias.fusedCalls);
+      compareResults(without, withBias);
+    }
+  }
+
   void evaluationFusesPositionInteractions() {
     // Without gradients the position bias is a constant, so the fused kernel takes it.
     auto [fused, plain] = twinModels([](AttentionConfig& a) {
