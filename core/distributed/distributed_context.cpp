@@ -264,6 +264,32 @@ void DistributedContext::sumGradients(const std::vector<at::Tensor>& parameters,
   }
 }
 
+struct PendingSum::Work {
+  c10::intrusive_ptr<c10d::Work> work;
+  at::Tensor values;
+  at::Tensor wire;  // what the collective reduces: values, or its host copy
+};
+
+PendingSum::PendingSum() = default;
+PendingSum::~PendingSum() = default;
+PendingSum::PendingSum(PendingSum&&) noexcept = default;
+PendingSum& PendingSum::operator=(PendingSum&&) noexcept = default;
+
+PendingSum DistributedContext::startSum(const at::Tensor& values) {
+  PendingSum pending;
+  pending.m_work = std::make_unique<PendingSum::Work>();
+  pending.m_work->values = values;
+  pending.m_work->work = m_state->allreduce(values, &pending.m_work->wire);
+  return pending;
+}
+
+void DistributedContext::finishSum(PendingSum& pending, const char* what) {
+  if (!pending.m_work) return;
+  const auto work = std::move(pending.m_work);
+  m_state->wait(work->work, what);
+  if (!work->wire.is_same(work->values)) work->values.copy_(work->wire);
+}
+
 void DistributedContext::sum(at::Tensor& values) {
   at::Tensor wire;
   m_state->wait(m_state->allreduce(values, &wire), "allreduce (metrics)");

@@ -30,6 +30,22 @@ struct DistributedOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
 };
 
+/// A sum over the ranks in flight (DistributedContext::startSum). Move-only; finishSum()
+/// waits for it.
+class PendingSum {
+ public:
+  PendingSum();
+  ~PendingSum();
+  PendingSum(PendingSum&&) noexcept;
+  PendingSum& operator=(PendingSum&&) noexcept;
+  bool started() const { return m_work != nullptr; }
+
+ private:
+  friend class DistributedContext;
+  struct Work;
+  std::unique_ptr<Work> m_work;
+};
+
 class DistributedContext {
  public:
   /// Joins the group the environment describes: rank 0 serves the TCPStore on MASTER_PORT
@@ -60,6 +76,12 @@ class DistributedContext {
                     std::int64_t bucketBytes = std::int64_t{1} << 20);
   /// Sums `values` (one contiguous tensor) over the ranks in place.
   void sum(at::Tensor& values);
+  /// Starts summing `values` (one contiguous tensor) over the ranks without waiting: the
+  /// sum is in `values` once finishSum() returns, and nothing may touch `values` before.
+  /// Collectives are matched by the order they are started, the same on every rank.
+  PendingSum startSum(const at::Tensor& values);
+  /// Waits for a sum startSum() began; `what` names it in the error when a peer failed.
+  void finishSum(PendingSum& pending, const char* what);
   /// The largest of `value` over the ranks (stop requests: any rank's counts).
   std::int64_t max(std::int64_t value);
   /// Copies rank `root`'s tensors into every rank's (no autograd).

@@ -2,6 +2,7 @@
 
 #include "core/data/mlm_batcher.h"
 #include "core/distributed/distributed_context.h"
+#include "core/distributed/gradient_reducer.h"
 #include "core/model/masked_lm.h"
 #include "core/runtime/engine_random.h"
 #include "core/runtime/torch_compat.h"
@@ -40,6 +41,22 @@ TrainStep::TrainStep(MaskedLanguageModelImpl& model, const ObjectiveComposer& ob
       m_device(device),
       m_distributed(distributed && distributed->worldSize() > 1 ? distributed : nullptr) {
   for (const auto& p : model.parameters()) m_params.push_back(p);
+  setOverlappedReduction(true);
+}
+
+TrainStep::~TrainStep() = default;
+
+void TrainStep::setOverlappedReduction(bool overlapped, std::int64_t bucketBytes) {
+  m_reducer.reset();
+  if (overlapped && m_distributed) {
+    std::vector<at::Tensor> trained;
+    for (const auto& p : m_params)
+      if (p.requires_grad()) trained.push_back(p);
+    if (trained.size() == m_params.size())
+      m_reducer = std::make_unique<GradientReducer>(
+          *m_distributed, trained,
+          bucketBytes > 0 ? bucketBytes : GradientReducer::kDefaultBucketBytes);
+  }
 }
 
 namespace {
@@ -129,7 +146,10 @@ void TrainStep::finishStep(StepMeasurements& m) {
 }
 
 void TrainStep::reduceOverRanks(StepMeasurements& m) {
-  m_distributed->sumGradients(m_params);
+  if (m_reducer)
+    m_reducer->finish();
+  else
+    m_distributed->sumGradients(m_params);
   // One collective for every measurement: [loss, MLM loss sum, correct, predicted, tokens,
   // micro-batches, quantities...] in double (counts are exact well past any run's size).
   std::vector<at::Tensor> parts = {m.loss.reshape({1}), m.mlmLossSum.reshape({1}),
@@ -200,6 +220,7 @@ StepMeasurements TrainStep::run(std::int64_t step, const MicroBatchSource& batch
   }
   for (int i = 0; i < m_accumulation; ++i) {
     seedDropout(globalIndex(i));
+    if (m_reducer && i + 1 == m_accumulation) m_reducer->arm();  // its backward overlaps the sum
     const MlmBatch& batch = micro[static_cast<std::size_t>(i)];
     if (microBatches == 1)
       microStep(batch, step, 1.0, 1, m);

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ namespace attnlab::core {
 
 class AdamW;
 class DistributedContext;
+class GradientReducer;
 class MaskedLanguageModelImpl;
 class ObjectiveComposer;
 struct MlmBatch;
@@ -70,11 +72,20 @@ class TrainStep {
   /// loss and finiteness verdict and stops (or steps) together.
   TrainStep(MaskedLanguageModelImpl& model, const ObjectiveComposer& objective, AdamW& optimizer,
             const RunConfig& config, c10::Device device, DistributedContext* distributed = nullptr);
+  ~TrainStep();
+  TrainStep(const TrainStep&) = delete;
+  TrainStep& operator=(const TrainStep&) = delete;
 
   /// Optimiser step `step` (0-based): this rank's micro-batches of the step (see
   /// MicroBatchSource). Each micro-batch's dropout is drawn from the thread's generator
   /// seeded with microBatchSeed(run.seed, index).
   StepMeasurements run(std::int64_t step, const MicroBatchSource& batches);
+
+  /// With several ranks, the gradient sum overlaps the last micro-batch's backward pass
+  /// (core/distributed/gradient_reducer.h; the default, with its default bucket size when
+  /// `bucketBytes` is 0). Off: it starts after backward (DistributedContext::sumGradients),
+  /// the bench's comparison.
+  void setOverlappedReduction(bool overlapped, std::int64_t bucketBytes = 0);
 
  private:
   /// Sums the gradients and the measurements over the ranks (one collective each).
@@ -101,6 +112,7 @@ class TrainStep {
   std::uint64_t m_seed;
   c10::Device m_device;
   DistributedContext* m_distributed;
+  std::unique_ptr<GradientReducer> m_reducer;  ///< with several ranks, unless turned off
 };
 
 }  // namespace attnlab::core

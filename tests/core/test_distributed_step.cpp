@@ -15,6 +15,7 @@
 // - the launch environment: torchrun's variables, defaults, and malformed values refused by name.
 #include "core/data/mlm_batcher.h"
 #include "core/distributed/distributed_context.h"
+#include "core/distributed/gradient_reducer.h"
 #include "core/distributed/launch_environment.h"
 #include "core/errors/error.h"
 #include "core/model/masked_lm.h"
@@ -210,6 +211,90 @@ class TestDistributedStep : public QObject {
     qInfo("largest parameter difference to the doubled batch: %g", difference);
     QVERIFY2(difference <= 1e-9, qPrintable(QString::number(difference)));
     QVERIFY(largestDifference(train(withoutDropout(3), 0, nullptr), reference) > 1e-3);
+  }
+
+  void overlappedReductionEqualsSumAfterBackward() {
+    // GradientReducer (the sum started during backward) against sumGradients (started
+    // after it) on the same two backward passes per rank: the second pass armed, the
+    // first accumulated before it; parameter 3 has a gradient on rank 1 only and parameter 4
+    // on neither. Bitwise equal gradients; buckets of 64 bytes: parameters 4 and 3 share the
+    // first, the others have one each.
+    QTemporaryDir dir;
+    std::vector<at::Tensor> overlapped[2], afterwards[2];
+    int startedInBackward[2] = {}, buckets[2] = {};
+    onTwoRanks(dir.path(), [&](int rank, DistributedContext& context) {
+      const auto makeParams = [] {
+        const auto opts = torch::TensorOptions().dtype(torch::kDouble);
+        return std::vector<at::Tensor>{
+            torch::linspace(-1, 1, 12, opts).view({4, 3}).requires_grad_(true),
+            torch::linspace(0, 0.3, 4, opts).requires_grad_(true),
+            torch::linspace(1, -0.5, 8, opts).view({2, 4}).requires_grad_(true),
+            torch::full({3}, 0.5, opts).requires_grad_(true),
+            torch::zeros({2}, opts).requires_grad_(true)};
+      };
+      const auto loss = [rank](const std::vector<at::Tensor>& p, int micro) {
+        const auto x = torch::linspace(0.1 * (rank + 1), 0.7 + micro, 3, torch::kDouble);
+        auto out = torch::matmul(p[2], torch::tanh(torch::matmul(p[0], x) + p[1])).pow(2).sum();
+        return rank == 1 ? out + (p[3] * x).pow(2).sum() : out;
+      };
+      auto a = makeParams();
+      GradientReducer reducer(context, a, /*bucketBytes=*/64);
+      loss(a, 0).backward();
+      reducer.arm();
+      loss(a, 1).backward();
+      reducer.finish();
+      auto b = makeParams();
+      loss(b, 0).backward();
+      loss(b, 1).backward();
+      context.sumGradients(b);
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        overlapped[rank].push_back(a[i].grad());
+        afterwards[rank].push_back(b[i].grad());
+      }
+      startedInBackward[rank] = reducer.bucketsStartedInBackward();
+      buckets[rank] = reducer.bucketCount();
+    });
+    for (int rank = 0; rank < 2; ++rank) {
+      QCOMPARE(buckets[rank], 4);
+      for (std::size_t i = 0; i < 5; ++i) {
+        const auto& o = overlapped[rank][i];
+        const auto& r = afterwards[rank][i];
+        QCOMPARE(o.defined(), r.defined());
+        if (o.defined())
+          QVERIFY2(torch::equal(o, r),
+                   qPrintable(QString("parameter %1 rank %2").arg(i).arg(rank)));
+      }
+      QVERIFY(!overlapped[rank][4].defined());  // no gradient anywhere: none after the sum
+      QVERIFY(torch::equal(overlapped[rank][0], overlapped[1 - rank][0]));
+    }
+    // Buckets start in order, the last parameters first: bucket 0 (parameter 4 is unused
+    // everywhere) completes only in finish(), so nothing could start during backward. The
+    // order is what keeps the ranks' collectives matched; the overlap in a real model comes
+    // from parameters that all get gradients (the next test).
+    QCOMPARE(startedInBackward[0], 0);
+    QCOMPARE(startedInBackward[1], 0);
+  }
+
+  void overlappedReductionStartsDuringBackward() {
+    QTemporaryDir dir;
+    int started[2] = {}, buckets[2] = {};
+    onTwoRanks(dir.path(), [&](int rank, DistributedContext& context) {
+      std::vector<at::Tensor> p;
+      for (int i = 0; i < 4; ++i)
+        p.push_back(torch::full({8}, 0.1 * (i + 1), torch::kDouble).requires_grad_(true));
+      GradientReducer reducer(context, p, /*bucketBytes=*/64);
+      reducer.arm();
+      auto x = torch::full({8}, 1.0 + rank, torch::kDouble);
+      for (const auto& w : p) x = torch::tanh(x * w);  // backward reaches p[3] first
+      x.sum().backward();
+      started[rank] = reducer.bucketsStartedInBackward();
+      buckets[rank] = reducer.bucketCount();
+      reducer.finish();
+    });
+    for (int rank = 0; rank < 2; ++rank) {
+      QCOMPARE(buckets[rank], 4);
+      QCOMPARE(started[rank], 4);  // every bucket's sum began inside backward
+    }
   }
 
   void summingByHand() {
