@@ -20,4 +20,9 @@ void LossScaler::update(bool gradientsFinite) {
   }
 }
 
+void LossScaler::restore(double scale, int goodSteps) {
+  m_scale = scale;
+  m_goodSteps = goodSteps;
+}
+
 }  // namespace attnlab::core

@@ -18,6 +18,12 @@ class LossScaler {
   /// After a step's finiteness read: false means the step was skipped.
   void update(bool gradientsFinite);
 
+  /// Finite steps since the scale last changed (what a checkpoint keeps with the scale).
+  int goodSteps() const { return m_goodSteps; }
+  /// Continues from a checkpoint's scale and count, so a resumed float16 run scales as the
+  /// uninterrupted one would.
+  void restore(double scale, int goodSteps);
+
  private:
   double m_scale;
   int m_growthInterval;

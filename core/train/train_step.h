@@ -87,6 +87,9 @@ class TrainStep {
   /// the bench's comparison.
   void setOverlappedReduction(bool overlapped, std::int64_t bucketBytes = 0);
 
+  /// float16's dynamic loss scale (its state goes into checkpoints: TrainingState).
+  LossScaler& lossScaler() { return m_scaler; }
+
  private:
   /// Sums the gradients and the measurements over the ranks (one collective each).
   void reduceOverRanks(StepMeasurements& m);

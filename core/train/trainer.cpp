@@ -145,6 +145,7 @@ class TrainingRun {
     buildModel();  // model, objective, optimiser; the checkpoint restored into them
     if (isRoot()) openRunLog();
     TrainStep trainStep(*m_model, *m_objective, *m_optimizer, m_config, m_device, m_distributed);
+    if (m_state) m_state->attachLossScaler(trainStep.lossScaler());  // the checkpoint's scale
     const MicroBatchSource batches = [this](std::int64_t i) { return m_data->train.batch(i); };
     m_trainStart = std::chrono::steady_clock::now();
     while (m_step < m_config.schedule.steps) {

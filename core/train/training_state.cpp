@@ -6,6 +6,7 @@
 #include "core/errors/error.h"
 #include "core/runtime/engine_random.h"
 #include "core/train/adamw.h"
+#include "core/train/loss_scaler.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
@@ -20,6 +21,7 @@ namespace {
 
 constexpr const char* kModelPrefix = "model/";
 constexpr const char* kCpuRngBlob = "rng/torch_cpu";
+constexpr const char* kLossScaleKey = "train/loss_scale";
 
 std::vector<std::uint8_t> cpuRngState() {
   auto gen = threadGenerator();
@@ -91,8 +93,26 @@ std::int64_t TrainingState::restore(const CheckpointData& checkpoint, std::strin
     throw CheckpointError(checkpoint.path.string(), "has no CPU random-number state");
   }
   restoreCpuRngState(rng->second);
+  const auto scale = checkpoint.tensors.find(kLossScaleKey);
+  if (scale != checkpoint.tensors.end()) {
+    if (scale->second.numel() != 2) {
+      throw CheckpointError(checkpoint.path.string(), std::string(kLossScaleKey) + " has " +
+                                                          std::to_string(scale->second.numel()) +
+                                                          " values, expected 2");
+    }
+    m_restoredLossScale = scale->second.to(torch::kCPU, torch::kDouble);
+    if (m_lossScaler != nullptr) attachLossScaler(*m_lossScaler);
+  }
   note = differing.empty() ? "" : "settings changed since the checkpoint: " + differing;
   return checkpoint.step;
+}
+
+void TrainingState::attachLossScaler(LossScaler& scaler) {
+  m_lossScaler = &scaler;
+  if (!m_restoredLossScale.defined()) return;
+  const auto values = m_restoredLossScale.accessor<double, 1>();
+  scaler.restore(values[0], static_cast<int>(values[1]));
+  m_restoredLossScale = at::Tensor();
 }
 
 std::filesystem::path TrainingState::save(
@@ -102,6 +122,10 @@ std::filesystem::path TrainingState::save(
   std::map<std::string, at::Tensor> tensors;
   for (const auto& [name, p] : m_parameters) tensors[kModelPrefix + name] = p.detach();
   for (const auto& [key, t] : m_optimizer.state()) tensors[key] = t;
+  if (m_lossScaler != nullptr) {
+    tensors[kLossScaleKey] = torch::tensor(
+        {m_lossScaler->scale(), static_cast<double>(m_lossScaler->goodSteps())}, torch::kDouble);
+  }
   CheckpointMetadata meta;
   meta.configToml = m_configToml;
   meta.attributes["run_name"] = m_config.run.name;

@@ -1,9 +1,9 @@
 #pragma once
 
 // What a checkpoint holds of a run and how it goes back in: the model's parameters under
-// "model/<name>", the optimiser's state under "optimizer/...", the CPU generator's state,
-// the resolved config. Restoring it reproduces an uninterrupted run bitwise on the CPU
-// (data order and masking are functions of (seed, step)).
+// "model/<name>", the optimiser's state under "optimizer/...", the loss scale under
+// "train/loss_scale", the CPU generator's state, the resolved config. Restoring it reproduces an
+// uninterrupted run bitwise on the CPU (data order and masking are functions of (seed, step)).
 
 #include "core/config/run_config.h"
 
@@ -21,6 +21,7 @@ namespace attnlab::core {
 
 class AdamW;
 class CheckpointStore;
+class LossScaler;
 struct CheckpointData;
 
 class TrainingState {
@@ -35,6 +36,12 @@ class TrainingState {
   /// changed since the checkpoint: ..." when compatible settings differ.
   std::int64_t restore(const CheckpointData& checkpoint, std::string& note);
 
+  /// The step's loss scaler (TrainStep::lossScaler): saved with every checkpoint as
+  /// "train/loss_scale" ([scale, finite steps since it changed], float64, whatever the
+  /// precision, so checkpoints have one format), and given the restored checkpoint's values
+  /// now if restore() found them (checkpoints written before it was saved have none).
+  void attachLossScaler(LossScaler& scaler);
+
   /// Writes the checkpoint of `step` through `store` (temporary name, fsync, rename) and
   /// returns its final path; `beforePublish` runs just before the rename
   /// (CheckpointStore::save). `tokenizerFingerprint`: ProvidedTokenizer::fingerprint of
@@ -47,6 +54,8 @@ class TrainingState {
  private:
   std::vector<std::pair<std::string, at::Tensor>> m_parameters;
   AdamW& m_optimizer;
+  LossScaler* m_lossScaler = nullptr;
+  at::Tensor m_restoredLossScale;  ///< from restore(), until attachLossScaler()
   RunConfig m_config;
   std::string m_configToml;
 };

@@ -4,7 +4,10 @@
 #include "core/errors/error.h"
 #include "core/runlog/run_log_reader.h"
 #include "core/tokenizer/sentencepiece_tokenizer.h"
+#include "core/train/adamw.h"
+#include "core/train/loss_scaler.h"
 #include "core/train/trainer.h"
+#include "core/train/training_state.h"
 #include "tests/support/tiny_corpus.h"
 #include "tests/support/tiny_run_config.h"
 
@@ -86,12 +89,42 @@ class TestTrainer : public QObject {
       ++compared;
     }
     QVERIFY(compared > 20);
+    // The loss scale is in every checkpoint, whatever the precision: float32 never uses
+    // it, so it stays the initial 65536 with no steps counted.
+    QVERIFY(torch::equal(cb.tensors.at("train/loss_scale"),
+                         torch::tensor({65536.0, 0.0}, torch::kDouble)));
 
     // The log of the resumed run has every step once, and its events.
     RunLogReader log(runLogPath(b).string());
     const auto loss = log.scalar("train/loss");
     QCOMPARE(loss.steps, std::vector<std::int64_t>({1, 2, 3, 4, 5, 6, 7, 8}));
     QVERIFY(log.scalar("eval/loss").steps.size() >= 2);
+  }
+
+  // float16's loss scale goes out with a checkpoint and back into the step's scaler, so a
+  // resumed fp16 run scales (and skips) as the uninterrupted one would.
+  void lossScaleTravelsWithTheCheckpoint() {
+    auto w = torch::ones({2, 2}).requires_grad_(true);
+    const std::vector<std::pair<std::string, at::Tensor>> named{{"w", w}};
+    AdamW optimizer(named, {});
+    TrainingState state(named, optimizer, tinyConfig());
+    LossScaler scaler;
+    scaler.restore(1024.0, 7);
+    state.attachLossScaler(scaler);
+    CheckpointStore store(runDir("loss-scale"), 2, false);
+    fs::create_directories(runDir("loss-scale"));
+    const auto path = state.save(store, 5, std::nullopt, m_corpus, 0);
+    const CheckpointData saved = CheckpointStore::load(path);
+    QVERIFY(torch::equal(saved.tensors.at("train/loss_scale"),
+                         torch::tensor({1024.0, 7.0}, torch::kDouble)));
+    TrainingState resumed(named, optimizer, tinyConfig());
+    std::string note;
+    QCOMPARE(resumed.restore(saved, note), std::int64_t(5));
+    LossScaler fresh;
+    QCOMPARE(fresh.scale(), 65536.0);
+    resumed.attachLossScaler(fresh);
+    QCOMPARE(fresh.scale(), 1024.0);
+    QCOMPARE(fresh.goodSteps(), 7);
   }
 
   // The control seam the app drives: a checkpoint on request, a pause that holds the run
