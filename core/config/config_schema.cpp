@@ -100,6 +100,27 @@ std::string joinChoices(const std::vector<std::string>& choices, const std::stri
   return out;
 }
 
+/// train.device: a string (`cuda:N` is not a fixed choice) read into a DeviceSetting.
+ConfigKey deviceKey() {
+  ConfigKey key;
+  key.path = "train.device";
+  key.type = ConfigType::String;
+  key.meaning =
+      "`cpu`, `cuda` (each process its own GPU, LOCAL_RANK), `cuda:N` (GPU N; one process per "
+      "machine), or `auto` (CUDA when available)";
+  key.constraint.text = "`cpu`, `cuda`, `cuda:N` or `auto`";
+  key.constraint.check = [](const ConfigValue& v) -> std::string {
+    const auto* s = std::get_if<std::string>(&v);
+    if (!s || parseDeviceSetting(*s)) return {};
+    return "must be one of cpu, cuda, cuda:N (N a GPU index), auto; got " + quoteToml(*s);
+  };
+  key.get = [](const RunConfig& c) -> ConfigValue { return deviceSettingName(c.train.device); };
+  key.set = [](RunConfig& c, const ConfigValue& v) {
+    c.train.device = *parseDeviceSetting(std::get<std::string>(v));  // checked above
+  };
+  return detail::finishConfigKey(std::move(key), {});
+}
+
 std::vector<ConfigKey> buildSchema() {
   // One entry per key. The accessor binds the RunConfig member; the default comes from it.
   // Keep the order of run_config.h: it is the order of the reference and of toToml().
@@ -277,9 +298,7 @@ std::vector<ConfigKey> buildSchema() {
       configKey(
           "train.log_every", [](auto& c) -> auto& { return c.train.logEvery; },
           "steps between logged scalars (one host synchronisation each)", atLeast(1)),
-      configKey(
-          "train.device", [](auto& c) -> auto& { return c.train.device; },
-          "`cpu`, `cuda`, or `auto` (CUDA when available)"),
+      deviceKey(),
       configKey(
           "train.threads", [](auto& c) -> auto& { return c.train.threads; },
           "intra-op CPU threads (0 = one per core)", atLeast(0)),

@@ -6,6 +6,7 @@
 // Key paths are the TOML paths, e.g. model.hidden_size -> ModelConfig::hiddenSize.
 
 #include "core/config/config_choices.h"
+#include "core/config/device_setting.h"
 
 #include <cstdint>
 #include <string>
@@ -97,8 +98,8 @@ struct TrainConfig {
   int keepLast = 2;                    ///< train.keep_last: checkpoints kept besides the best
   bool keepBest = true;                ///< train.keep_best: keep the best by validation loss
   std::int64_t logEvery = 10;          ///< train.log_every: steps between logged scalars
-  DeviceChoice device = DeviceChoice::Auto;  ///< train.device: cpu, cuda or auto
-  int threads = 0;                           ///< train.threads: intra-op threads (0 = cores)
+  DeviceSetting device;                ///< train.device: cpu, cuda, cuda:N or auto
+  int threads = 0;                     ///< train.threads: intra-op threads (0 = cores)
   Precision precision = Precision::Float32;  ///< train.precision: float32 | tf32 | bf16 | fp16
 };
 

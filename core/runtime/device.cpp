@@ -7,10 +7,10 @@
 
 namespace attnlab::core {
 
-DeviceChoice parseDeviceChoice(std::string_view text, std::string_view keyPath) {
-  if (const auto choice = parseChoice<DeviceChoice>(text)) return *choice;
+DeviceSetting parseDevice(std::string_view text, std::string_view keyPath) {
+  if (const auto setting = parseDeviceSetting(text)) return *setting;
   throw ConfigError(std::string(keyPath),
-                    "expected one of cpu, cuda, auto; got '" + std::string(text) + "'");
+                    "expected one of cpu, cuda, cuda:N, auto; got '" + std::string(text) + "'");
 }
 
 bool cudaAvailable() {
@@ -33,10 +33,32 @@ c10::Device gpuFor(int localRank, int processesHere) {
   requireGpuPerProcess(processesHere, count);
   return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(count > 0 ? localRank % count : 0));
 }
+
+/// `cuda:N`: that GPU, for the one process of this machine.
+c10::Device namedGpu(int index, int processesHere) {
+  const auto count = static_cast<int>(torch::cuda::device_count());
+  if (index >= count) {
+    throw ConfigError("train.device", "'cuda:" + std::to_string(index) +
+                                          "' requested but this "
+                                          "process sees " +
+                                          std::to_string(count) + " GPU" + (count == 1 ? "" : "s") +
+                                          " (cuda:0 to cuda:" + std::to_string(count - 1) +
+                                          "; CUDA_VISIBLE_DEVICES "
+                                          "renumbers them)");
+  }
+  if (processesHere > 1) {
+    throw ConfigError("train.device",
+                      "'cuda:" + std::to_string(index) + "' names one GPU, but " +
+                          std::to_string(processesHere) +
+                          " processes train on this "
+                          "machine: use 'cuda' (each process takes GPU LOCAL_RANK)");
+  }
+  return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(index));
+}
 }  // namespace
 
-c10::Device resolveDevice(DeviceChoice choice, int localRank, int processesHere) {
-  switch (choice) {
+c10::Device resolveDevice(const DeviceSetting& setting, int localRank, int processesHere) {
+  switch (setting.kind) {
     case DeviceChoice::Cpu:
       return c10::Device(c10::kCPU);
     case DeviceChoice::Cuda:
@@ -49,8 +71,10 @@ c10::Device resolveDevice(DeviceChoice choice, int localRank, int processesHere)
                       "CUDA_VISIBLE_DEVICES)"
                 : "this LibTorch is CPU-only (Debian's libtorch; the CUDA line is built by "
                   "packaging/setup-cuda.sh, docs/building.md)";
-        throw ConfigError("train.device", "'cuda' requested but " + found);
+        throw ConfigError("train.device",
+                          "'" + deviceSettingName(setting) + "' requested but " + found);
       }
+      if (setting.index >= 0) return namedGpu(setting.index, processesHere);
       return gpuFor(localRank, processesHere);
     case DeviceChoice::Auto:
       return cudaAvailable() ? gpuFor(localRank, processesHere) : c10::Device(c10::kCPU);

@@ -366,7 +366,8 @@ class TestConfig : public QObject {
     expectParseError("[schedule]\ndecay = \"cosine\"\n", "schedule.decay",
                      "must be one of linear, constant");
     expectParseError("[train]\ndevice = \"gpu\"\n", "train.device",
-                     "must be one of cpu, cuda, auto");
+                     "must be one of cpu, cuda, cuda:N (N a GPU index), auto; got \"gpu\"");
+    expectParseError("[train]\ndevice = \"cuda:x\"\n", "train.device", "cuda:N");
     expectParseError("[tokenizer]\nalgorithm = \"wordpiece\"\n", "tokenizer.algorithm",
                      "must be one of unigram, bpe");
     expectParseError("[corpus]\ninvalid_utf8 = \"ignore\"\n", "corpus.invalid_utf8",

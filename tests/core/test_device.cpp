@@ -11,29 +11,52 @@ using namespace attnlab::core;
 class TestDevice : public QObject {
   Q_OBJECT
  private slots:
-  void parsesChoices() {
-    QCOMPARE(parseDeviceChoice("cpu"), DeviceChoice::Cpu);
-    QCOMPARE(parseDeviceChoice("cuda"), DeviceChoice::Cuda);
-    QCOMPARE(parseDeviceChoice("auto"), DeviceChoice::Auto);
+  void parsesSettings() {
+    QVERIFY(parseDevice("cpu") == DeviceSetting{DeviceChoice::Cpu});
+    QVERIFY(parseDevice("cuda") == DeviceSetting{DeviceChoice::Cuda});
+    QVERIFY(parseDevice("auto") == DeviceSetting{DeviceChoice::Auto});
+    QVERIFY((parseDevice("cuda:0") == DeviceSetting{DeviceChoice::Cuda, 0}));
+    QVERIFY((parseDevice("cuda:12") == DeviceSetting{DeviceChoice::Cuda, 12}));
+    for (const char* text : {"cuda:12", "cuda", "cpu", "auto", "cuda:0"})
+      QCOMPARE(QString::fromStdString(deviceSettingName(parseDevice(text))), QString(text));
   }
   void rejectsUnknownWithKeyPath() {
-    try {
-      parseDeviceChoice("gpu", "train.device");
-      QFAIL("'gpu' is not a device choice");
-    } catch (const attnlab::ConfigError& e) {
-      QCOMPARE(QString::fromStdString(e.where()), QStringLiteral("train.device"));
-      QVERIFY(QString(e.what()).contains("cpu, cuda, auto"));
+    for (const char* bad : {"gpu", "cuda:", "cuda:-1", "cuda:1x", "cuda:99999", "CUDA", "cpu:0"}) {
+      try {
+        parseDevice(bad, "train.device");
+        QFAIL(qPrintable(QString("'%1' is not a device").arg(bad)));
+      } catch (const attnlab::ConfigError& e) {
+        QCOMPARE(QString::fromStdString(e.where()), QStringLiteral("train.device"));
+        QVERIFY(QString(e.what()).contains("cpu, cuda, cuda:N, auto"));
+      }
     }
   }
   void resolvesCpuAndAuto() {
-    QVERIFY(resolveDevice(DeviceChoice::Cpu).is_cpu());
-    QCOMPARE(resolveDevice(DeviceChoice::Auto).is_cuda(), cudaAvailable());
+    QVERIFY(resolveDevice({DeviceChoice::Cpu}).is_cpu());
+    QCOMPARE(resolveDevice({DeviceChoice::Auto}).is_cuda(), cudaAvailable());
   }
   void cudaRequestMatchesAvailability() {
     if (cudaAvailable()) {
-      QVERIFY(resolveDevice(DeviceChoice::Cuda).is_cuda());
+      QVERIFY(resolveDevice({DeviceChoice::Cuda}).is_cuda());
+      QCOMPARE(int(resolveDevice({DeviceChoice::Cuda, 0}).index()), 0);
     } else {
-      QVERIFY_THROWS_EXCEPTION(attnlab::ConfigError, resolveDevice(DeviceChoice::Cuda));
+      QVERIFY_THROWS_EXCEPTION(attnlab::ConfigError, resolveDevice({DeviceChoice::Cuda}));
+      QVERIFY_THROWS_EXCEPTION(attnlab::ConfigError, resolveDevice({DeviceChoice::Cuda, 0}));
+    }
+  }
+  void namedGpuMustExistAndBeAlone() {
+    if (!cudaAvailable()) QSKIP("no GPU: 'cuda:N' is refused before its index is looked at");
+    try {
+      resolveDevice({DeviceChoice::Cuda, 4096});
+      QFAIL("cuda:4096 was accepted");
+    } catch (const attnlab::ConfigError& e) {
+      QVERIFY2(QString(e.what()).contains("this process sees"), e.what());
+    }
+    try {
+      resolveDevice({DeviceChoice::Cuda, 0}, 0, 2);
+      QFAIL("cuda:0 for 2 processes was accepted");
+    } catch (const attnlab::ConfigError& e) {
+      QVERIFY2(QString(e.what()).contains("use 'cuda'"), e.what());
     }
   }
   // Seen on an H200 machine: --nproc-per-node 2 with train.device = cuda put both ranks on

@@ -33,7 +33,7 @@ inline core::RunConfig tinyRunConfig(const std::filesystem::path& corpus,
   c.train.checkpointEvery = 4;
   c.train.logEvery = 1;
   c.train.threads = 1;
-  c.train.device = core::DeviceChoice::Cpu;
+  c.train.device = {core::DeviceChoice::Cpu};
   c.log.flushSeconds = 0.2;
   return c;
 }
