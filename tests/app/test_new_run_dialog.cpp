@@ -410,6 +410,16 @@ void TestNewRunDialog::screenshots() {
   QCoreApplication::sendPostedEvents();
   QVERIFY(dialog.grab().save(dir + QStringLiteral("/new_run_dialog_errors.png")));
 
+  // train.device takes cuda:N as text; a value that is none of the forms says so in place.
+  dialog.form()->showSection(QStringLiteral("train"));
+  typeInto(field(dialog, QStringLiteral("train.device")), QStringLiteral("gpu1"));
+  QCoreApplication::sendPostedEvents();
+  QVERIFY(dialog.grab().save(dir + QStringLiteral("/new_run_dialog_device.png")));
+  const QString deviceError = dialog.form()->errorFor(QStringLiteral("train.device"));
+  QVERIFY2(deviceError.contains(QStringLiteral("cuda:N")), qPrintable(deviceError));
+  typeInto(field(dialog, QStringLiteral("train.device")), QStringLiteral("cuda:1"));
+  QVERIFY(dialog.form()->errorFor(QStringLiteral("train.device")).isEmpty());
+
   const QString path = m_work.filePath(QStringLiteral("typo.toml"));
   writeFile(path, "[model]\nlayrs = 3\n");
   QVERIFY(!dialog.loadFile(path));
