@@ -11,7 +11,8 @@
 # sentencepiece for the cross-check tests). The build recorded two absolute paths, this
 # checkout's (/work/main) and its torch environment's (build/torch-venv): the script makes
 # both exist there, pointing at that checkout and that python's torch.
-# Parts: ATTNLAB_GPU_CHECK_PARTS (default "tests agree demo bench"; also nccl: 2 processes);
+# Parts: ATTNLAB_GPU_CHECK_PARTS (default "tests agree demo bench"; also resume: exact resume
+# per precision, and nccl: 2 processes);
 # ATTNLAB_GPU_CHECK_TESTS
 # (a CTest regex; default every packed test); ATTNLAB_GPU_CHECK_BENCH_ARGS (more bench_gpu
 # arguments, e.g. "--profile /tmp/profile"); time limits ATTNLAB_GPU_CHECK_TESTS_S (170) and
@@ -117,6 +118,29 @@ PY
   cp /tmp/runs/agree-cpu/tokenizer.vocab "$out/" 2> /dev/null
 }
 
+# Exact resume on the GPU, per precision: 40 steps uninterrupted against 20, stopped with a
+# checkpoint, then resumed by the same command; every checkpoint tensor compared.
+run_resume() {
+  log "resume on the GPU: 40 steps against 20 + 20 (float32, fp16)"
+  local p
+  for p in float32 fp16; do
+    train "resume-$p-a" cuda "$p" 40 --set schedule.warmup_steps=10 --set train.checkpoint_every=20
+    train "resume-$p-b" cuda "$p" 40 --set schedule.warmup_steps=10 --set train.checkpoint_every=20 \
+      --stop-after-step 20
+    train "resume-$p-b" cuda "$p" 40 --set schedule.warmup_steps=10 --set train.checkpoint_every=20
+    python3 - "/tmp/runs/resume-$p-a/checkpoints/step-0000040.h5" \
+      "/tmp/runs/resume-$p-b/checkpoints/step-0000040.h5" "$p" << 'PY' | tee -a "$out/summary.txt"
+import sys, h5py, numpy as np
+a, b = (h5py.File(p, "r") for p in sys.argv[1:3])
+keys = []
+a["tensors"].visit(lambda k: keys.append(k) if isinstance(a["tensors"][k], h5py.Dataset) else None)
+same = sum(np.array_equal(a["tensors"][k][()], b["tensors"][k][()]) for k in keys)
+print(f"resume {sys.argv[3]}: {len(keys)} checkpoint tensors, {same} bitwise equal; "
+      f"train/loss_scale {a['tensors/train/loss_scale'][()].tolist()}")
+PY
+  done
+}
+
 # Two processes on this machine (c10d: NCCL for CUDA tensors), whatever the number of GPUs.
 run_nccl() {
   log "2 processes, train.device = cuda (NCCL)"
@@ -127,6 +151,7 @@ run_nccl() {
 for part in ${ATTNLAB_GPU_CHECK_PARTS:-tests agree demo bench}; do
   case $part in
     nccl) run_nccl ;;
+    resume) run_resume ;;
     tests) run_tests ;;
     agree) run_agree ;;
     demo) run_demo ;;
