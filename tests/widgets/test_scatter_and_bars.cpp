@@ -21,8 +21,14 @@ class TestScatterAndBars : public QObject {
     XyPanel panel;
     panel.xLabel = "layer";
     panel.yLabel = "attention";
-    for (int l = 0; l < 12; ++l)  // more than the 8 a legend row holds
-      panel.series.push_back({QStringLiteral("L%1").arg(l), {double(l)}, {0.1 * l}});
+    // More series than the 8 a legend row holds.
+    for (int l = 0; l < 12; ++l) {
+      XySeries series;
+      series.name = QStringLiteral("L%1").arg(l);
+      series.x = {double(l)};
+      series.y = {0.1 * l};
+      panel.series.push_back(series);
+    }
     plot.setPanels({panel});
     plot.setTheme(Theme::dark());
     plot.setTheme(Theme::light());
