@@ -37,21 +37,18 @@ c10::Device gpuFor(int localRank, int processesHere) {
 /// `cuda:N`: that GPU, for the one process of this machine.
 c10::Device namedGpu(int index, int processesHere) {
   const auto count = static_cast<int>(torch::cuda::device_count());
+  const std::string named = "'cuda:" + std::to_string(index) + "'";
   if (index >= count) {
-    throw ConfigError("train.device", "'cuda:" + std::to_string(index) +
-                                          "' requested but this "
-                                          "process sees " +
-                                          std::to_string(count) + " GPU" + (count == 1 ? "" : "s") +
-                                          " (cuda:0 to cuda:" + std::to_string(count - 1) +
-                                          "; CUDA_VISIBLE_DEVICES "
-                                          "renumbers them)");
+    const std::string seen = std::to_string(count) + (count == 1 ? " GPU" : " GPUs");
+    const std::string range = "cuda:0 to cuda:" + std::to_string(count - 1);
+    throw ConfigError("train.device", named + " requested but this process sees " + seen + " (" +
+                                          range + "; CUDA_VISIBLE_DEVICES renumbers them)");
   }
   if (processesHere > 1) {
-    throw ConfigError("train.device",
-                      "'cuda:" + std::to_string(index) + "' names one GPU, but " +
-                          std::to_string(processesHere) +
-                          " processes train on this "
-                          "machine: use 'cuda' (each process takes GPU LOCAL_RANK)");
+    const std::string processes = std::to_string(processesHere) + " processes";
+    throw ConfigError("train.device", named + " names one GPU, but " + processes +
+                                          " train on this machine: use 'cuda' (each process "
+                                          "takes GPU LOCAL_RANK)");
   }
   return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(index));
 }

@@ -14,6 +14,7 @@
 
 #include <ATen/Context.h>
 
+#include <algorithm>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -48,14 +49,14 @@ TrainStep::~TrainStep() = default;
 
 void TrainStep::setOverlappedReduction(bool overlapped, std::int64_t bucketBytes) {
   m_reducer.reset();
-  if (overlapped && m_distributed) {
-    std::vector<at::Tensor> trained;
-    for (const auto& p : m_params)
-      if (p.requires_grad()) trained.push_back(p);
-    if (trained.size() == m_params.size())
-      m_reducer = std::make_unique<GradientReducer>(
-          *m_distributed, trained,
-          bucketBytes > 0 ? bucketBytes : GradientReducer::kDefaultBucketBytes);
+  // Hooks go on parameters that require a gradient; with a frozen one the sum stays after
+  // backward (sumGradients), which handles any parameter.
+  const bool allTrained = std::all_of(m_params.begin(), m_params.end(),
+                                      [](const at::Tensor& p) { return p.requires_grad(); });
+  if (overlapped && m_distributed && allTrained) {
+    m_reducer = std::make_unique<GradientReducer>(
+        *m_distributed, m_params,
+        bucketBytes > 0 ? bucketBytes : GradientReducer::kDefaultBucketBytes);
   }
 }
 

@@ -190,6 +190,12 @@ class TestFusedAttention : public QObject {
       const auto without = trainPass(*model, batch, unpadded);
       QCOMPARE(without.fusedCalls, withBias.fusedCalls);
       compareResults(without, withBias);
+      // The setting is honoured: on a batch that has padding, leaving the bias out lets the
+      // padding keys be attended and changes the loss.
+      const auto padded = makeBatch();
+      const double change =
+          maxAbsDiff(trainPass(*model, padded, unpadded).loss, trainPass(*model, padded, {}).loss);
+      QVERIFY2(change > 1e-6, qPrintable(QString("loss changed by %1").arg(change)));
     }
   }
 
