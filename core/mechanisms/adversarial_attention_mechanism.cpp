@@ -12,7 +12,7 @@ namespace attnlab::core {
 
 namespace {
 
-constexpr MechanismName kName = *findMechanismName("asa");
+constexpr MechanismName kAsaName = *findMechanismName("asa");
 
 class AsaTerm : public ObjectiveTerm {
  public:
@@ -51,7 +51,7 @@ class AsaTerm : public ObjectiveTerm {
 
 class AdversarialAttention : public AttentionMechanism {
  public:
-  AdversarialAttention() : AttentionMechanism(identityOf(kName, MechanismStage::Mask)) {}
+  AdversarialAttention() : AttentionMechanism(identityOf(kAsaName, MechanismStage::Mask)) {}
   bool enabled(const RunConfig& c) const override { return c.attention.asa.enabled; }
 
   std::string summary(const RunConfig& c) const override {

@@ -14,7 +14,7 @@ namespace attnlab::core {
 
 namespace {
 
-constexpr MechanismName kName = *findMechanismName("guidance");
+constexpr MechanismName kGuidanceName = *findMechanismName("guidance");
 
 /// The patterns any guided head uses, in first-use order (the log declares one scalar each).
 std::vector<GuidancePattern> patternsInUse(const RunConfig& c) {
@@ -67,7 +67,8 @@ class GuidanceTerm : public ObjectiveTerm {
 
 class AttentionGuidance : public AttentionMechanism {
  public:
-  AttentionGuidance() : AttentionMechanism(identityOf(kName, MechanismStage::ObjectiveOnly)) {}
+  AttentionGuidance()
+      : AttentionMechanism(identityOf(kGuidanceName, MechanismStage::ObjectiveOnly)) {}
   bool enabled(const RunConfig& c) const override { return c.attention.guidance.enabled; }
 
   std::string summary(const RunConfig& c) const override {

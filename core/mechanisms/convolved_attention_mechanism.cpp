@@ -8,11 +8,11 @@ namespace attnlab::core {
 
 namespace {
 
-constexpr MechanismName kName = *findMechanismName("conv");
+constexpr MechanismName kConvName = *findMechanismName("conv");
 
 class ConvolvedAttention : public AttentionMechanism {
  public:
-  ConvolvedAttention() : AttentionMechanism(identityOf(kName, MechanismStage::Probabilities)) {}
+  ConvolvedAttention() : AttentionMechanism(identityOf(kConvName, MechanismStage::Probabilities)) {}
   bool enabled(const RunConfig& c) const override {
     return c.attention.conv != ConvAttention::None;
   }

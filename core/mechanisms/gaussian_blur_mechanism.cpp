@@ -8,11 +8,11 @@ namespace attnlab::core {
 
 namespace {
 
-constexpr MechanismName kName = *findMechanismName("blur");
+constexpr MechanismName kBlurName = *findMechanismName("blur");
 
 class GaussianBlur : public AttentionMechanism {
  public:
-  GaussianBlur() : AttentionMechanism(identityOf(kName, MechanismStage::Context)) {}
+  GaussianBlur() : AttentionMechanism(identityOf(kBlurName, MechanismStage::Context)) {}
   // Stage: the context by default (the official code); `values` acts at the projections.
   bool enabled(const RunConfig& c) const override {
     return c.attention.blur.target != BlurTarget::None;

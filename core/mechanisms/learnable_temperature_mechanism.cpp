@@ -11,13 +11,14 @@ namespace attnlab::core {
 
 namespace {
 
-constexpr MechanismName kName = *findMechanismName("temperature");
+constexpr MechanismName kTemperatureName = *findMechanismName("temperature");
 
 constexpr const char* kNames[] = {"temperature/q", "temperature/k", "temperature/v"};
 
 class LearnableTemperature : public AttentionMechanism {
  public:
-  LearnableTemperature() : AttentionMechanism(identityOf(kName, MechanismStage::Projections)) {}
+  LearnableTemperature()
+      : AttentionMechanism(identityOf(kTemperatureName, MechanismStage::Projections)) {}
   bool enabled(const RunConfig& c) const override { return c.attention.temperature; }
   std::string summary(const RunConfig&) const override { return "learnable temperature"; }
 

@@ -8,11 +8,12 @@ namespace attnlab::core {
 
 namespace {
 
-constexpr MechanismName kName = *findMechanismName("position");
+constexpr MechanismName kPositionName = *findMechanismName("position");
 
-class PositionInteractions : public AttentionMechanism {
+class PositionInteractionsMechanism : public AttentionMechanism {
  public:
-  PositionInteractions() : AttentionMechanism(identityOf(kName, MechanismStage::Scores)) {}
+  PositionInteractionsMechanism()
+      : AttentionMechanism(identityOf(kPositionName, MechanismStage::Scores)) {}
   bool enabled(const RunConfig& c) const override {
     return c.attention.position.mode != PositionMode::None;
   }
@@ -26,7 +27,7 @@ class PositionInteractions : public AttentionMechanism {
 }  // namespace
 
 const AttentionMechanism& positionInteractionsMechanism() {
-  static const PositionInteractions instance;
+  static const PositionInteractionsMechanism instance;
   return instance;
 }
 

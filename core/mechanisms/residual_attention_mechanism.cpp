@@ -8,11 +8,11 @@ namespace attnlab::core {
 
 namespace {
 
-constexpr MechanismName kName = *findMechanismName("residual");
+constexpr MechanismName kResidualName = *findMechanismName("residual");
 
 class ResidualAttention : public AttentionMechanism {
  public:
-  ResidualAttention() : AttentionMechanism(identityOf(kName, MechanismStage::Scores)) {}
+  ResidualAttention() : AttentionMechanism(identityOf(kResidualName, MechanismStage::Scores)) {}
   bool enabled(const RunConfig& c) const override {
     return c.attention.residual != ResidualScores::None;
   }

@@ -9,11 +9,12 @@ namespace attnlab::core {
 
 namespace {
 
-constexpr MechanismName kName = *findMechanismName("squeeze");
+constexpr MechanismName kSqueezeName = *findMechanismName("squeeze");
 
 class SqueezeExcitation : public AttentionMechanism {
  public:
-  SqueezeExcitation() : AttentionMechanism(identityOf(kName, MechanismStage::AcrossLayers)) {}
+  SqueezeExcitation()
+      : AttentionMechanism(identityOf(kSqueezeName, MechanismStage::AcrossLayers)) {}
   bool enabled(const RunConfig& c) const override { return c.attention.squeeze.enabled; }
   std::string summary(const RunConfig& c) const override {
     return "squeeze-excitation (" + choiceText(c.attention.squeeze.combine) + ")";

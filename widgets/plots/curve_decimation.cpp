@@ -79,12 +79,12 @@ Polyline decimateMinMax(const double* x, const double* y, std::size_t n, double 
   Polyline p;
   if (n == 0 || columns <= 0 || !(xHi > xLo)) return p;
   auto [first, last] = visibleRange(x, n, xLo, xHi);
-  auto emit = [&](std::size_t i) {
+  auto keep = [&](std::size_t i) {
     if (!p.x.empty() && p.x.back() == x[i] && p.y.back() == y[i]) return;
     p.x.push_back(x[i]);
     p.y.push_back(y[i]);
   };
-  if (first > 0) emit(first - 1);
+  if (first > 0) keep(first - 1);
   const double scale = columns / (xHi - xLo);
   std::size_t i = first;
   while (i < last) {
@@ -97,7 +97,7 @@ Polyline decimateMinMax(const double* x, const double* y, std::size_t n, double 
         if (minIdx != n) {
           for (std::size_t k :
                {firstIdx, std::min(minIdx, maxIdx), std::max(minIdx, maxIdx), lastIdx})
-            emit(k);
+            keep(k);
         }
         p.x.push_back(x[i]);
         p.y.push_back(y[i]);
@@ -112,10 +112,10 @@ Polyline decimateMinMax(const double* x, const double* y, std::size_t n, double 
     }
     if (minIdx != n) {
       for (std::size_t k : {firstIdx, std::min(minIdx, maxIdx), std::max(minIdx, maxIdx), lastIdx})
-        emit(k);
+        keep(k);
     }
   }
-  if (last < n) emit(last);
+  if (last < n) keep(last);
   return p;
 }
 
