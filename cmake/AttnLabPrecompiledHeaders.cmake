@@ -1,11 +1,12 @@
 # Precompiled LibTorch headers. A translation unit that includes <torch/torch.h> spends
 # about a third of its time parsing it (LibTorch 2.x more than 1.13); the rest, GCC's deferred
-# processing of LibTorch's inline code, no precompiled header saves. It is compiled once per kind of target and reused by every
-# target that links LibTorch (directly or through another target): GCC refuses a header
-# precompiled with -fPIC in a -fPIE compile, so libraries (and executables that link Qt,
-# which adds -fPIC) reuse one donor and the other executables another. GCC only: clang refuses a precompiled header when command-line macros differ, and
-# the project's targets define their own (ATTNLAB_SOURCE_DIR, ...). GCC checks validity
-# itself (-Winvalid-pch) and parses the header as usual when the precompiled one does not fit.
+# processing of LibTorch's inline code, no precompiled header saves. It is compiled once and
+# reused by every target that links LibTorch (directly or through another target), in the
+# files that include it; GCC refuses a header precompiled with -fPIC in a -fPIE compile, so
+# every such file compiles with -fPIC (Qt adds it anyway). GCC only: clang refuses a
+# precompiled header when command-line macros differ, and the project's targets define their
+# own (ATTNLAB_SOURCE_DIR, ...). GCC checks validity itself (-Winvalid-pch) and parses the
+# header as usual when the precompiled one does not fit.
 include_guard(GLOBAL)
 
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
@@ -145,36 +146,33 @@ function(attnlab_precompile_torch_headers)
   if(NOT ATTNLAB_PCH)
     return()
   endif()
-  add_library(attnlab_torch_pch STATIC ${PROJECT_SOURCE_DIR}/cmake/torch_pch_anchor.cpp)
-  add_executable(attnlab_torch_pch_exe ${PROJECT_SOURCE_DIR}/cmake/torch_pch_anchor_main.cpp)
-  foreach(_donor attnlab_torch_pch attnlab_torch_pch_exe)
-    target_link_libraries(${_donor} PRIVATE attnlab_torch)
-    target_precompile_headers(${_donor} PRIVATE <torch/torch.h>)
-    # The consumers' warning flags: -Wpedantic changes the predefined macros (GCC then
-    # leaves __cpp_runtime_arrays undefined), and a predefined macro that differs makes
-    # GCC refuse the precompiled header.
-    attnlab_warnings(${_donor})
-    set_target_properties(${_donor} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/pch)
-  endforeach()
+  set(_donor attnlab_torch_pch)
+  add_library(${_donor} STATIC ${PROJECT_SOURCE_DIR}/cmake/torch_pch_anchor.cpp)
+  target_link_libraries(${_donor} PRIVATE attnlab_torch)
+  target_precompile_headers(${_donor} PRIVATE <torch/torch.h>)
+  # The consumers' warning flags: -Wpedantic changes the predefined macros (GCC then leaves
+  # __cpp_runtime_arrays undefined), and a predefined macro that differs makes GCC refuse the
+  # precompiled header.
+  attnlab_warnings(${_donor})
   _attnlab_targets_under(${PROJECT_SOURCE_DIR} _all)
   set(_count 0)
   foreach(_target IN LISTS _all)
-    if(_target MATCHES "^attnlab_torch_pch")
+    if(_target MATCHES "^attnlab_(torch|qt)_pch")
       continue()
     endif()
     get_target_property(_type ${_target} TYPE)
-    # Qt's targets add -fPIC to whatever links them, executables included (after CMake's
-    # -fPIE, so it wins): such executables compile as the libraries do.
-    _attnlab_links(${_target} "^Qt6::" _qt)
-    if(_type STREQUAL "EXECUTABLE" AND NOT _qt)
-      set(_donor attnlab_torch_pch_exe)
-    elseif(_type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|OBJECT_LIBRARY)$")
-      set(_donor attnlab_torch_pch)
-    else()
+    if(NOT _type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|OBJECT_LIBRARY)$")
       continue()
     endif()
     _attnlab_links(${_target} "^attnlab_torch$" _uses)
     if(_uses)
+      # GCC refuses a header precompiled with -fPIC in a -fPIE compile. Qt's targets add -fPIC
+      # to whatever links them, executables included; the few executables that link no Qt (the
+      # engine's benchmarks) compile with -fPIC too, so that one donor serves every target
+      # (a second, -fPIE donor cost 81 s to serve 5 files).
+      if(_type STREQUAL "EXECUTABLE")
+        target_compile_options(${_target} PRIVATE -fPIC)
+      endif()
       target_precompile_headers(${_target} REUSE_FROM ${_donor})
       _attnlab_skip_pch_where_unused(${_target})
       math(EXPR _count "${_count} + 1")
