@@ -79,9 +79,12 @@ function(_attnlab_use_qt_pch target donor)
   get_target_property(_donor_dir ${donor} BINARY_DIR)
   set(_header "${_donor_dir}/CMakeFiles/${donor}.dir/cmake_pch.hxx")
   set(_files "")
-  # AUTOMOC's file of the moc outputs (the widgets' and the app's: every Q_OBJECT header).
+  # AUTOMOC's file of the moc outputs: the libraries' holds every Q_OBJECT header's moc; an
+  # executable's (a test's) is empty, since each test includes its own .moc, and loading the
+  # header for it cost 2 s a test.
   get_target_property(_automoc ${target} AUTOMOC)
-  if(_automoc)
+  get_target_property(_type ${target} TYPE)
+  if(_automoc AND NOT _type STREQUAL "EXECUTABLE")
     list(APPEND _files "${_binary_dir}/${target}_autogen/mocs_compilation.cpp")
   endif()
   foreach(_source IN LISTS _sources)
