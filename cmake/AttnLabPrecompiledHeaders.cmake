@@ -106,14 +106,13 @@ function(_attnlab_file_uses_torch path out)
   set(${out} ${_uses} PARENT_SCOPE)
 endfunction()
 
-# The target's C++ sources that do not include LibTorch compile without the precompiled
-# header, and so do AUTOMOC's mocs_compilation.cpp (the project's tests include their .moc
-# files themselves, so it holds no LibTorch code).
-function(_attnlab_skip_pch_where_unused target)
+# Splits the target's C++ sources (absolute paths) into those that include LibTorch and the
+# others. The precompiled headers and the unity builds both choose files by it.
+function(_attnlab_split_torch_sources target torch_out other_out)
   get_target_property(_sources ${target} SOURCES)
   get_target_property(_source_dir ${target} SOURCE_DIR)
-  get_target_property(_binary_dir ${target} BINARY_DIR)
-  set(_skipped "${_binary_dir}/${target}_autogen/mocs_compilation.cpp")
+  set(_torch_files "")
+  set(_other_files "")
   foreach(_source IN LISTS _sources)
     if(NOT _source MATCHES "\\.cpp$")
       continue()
@@ -122,10 +121,23 @@ function(_attnlab_skip_pch_where_unused target)
       set(_source "${_source_dir}/${_source}")
     endif()
     _attnlab_file_uses_torch("${_source}" _uses)
-    if(NOT _uses)
-      list(APPEND _skipped "${_source}")
+    if(_uses)
+      list(APPEND _torch_files "${_source}")
+    else()
+      list(APPEND _other_files "${_source}")
     endif()
   endforeach()
+  set(${torch_out} ${_torch_files} PARENT_SCOPE)
+  set(${other_out} ${_other_files} PARENT_SCOPE)
+endfunction()
+
+# The target's C++ sources that do not include LibTorch compile without the precompiled
+# header, and so do AUTOMOC's mocs_compilation.cpp (the project's tests include their .moc
+# files themselves, so it holds no LibTorch code).
+function(_attnlab_skip_pch_where_unused target)
+  get_target_property(_binary_dir ${target} BINARY_DIR)
+  _attnlab_split_torch_sources(${target} _torch_files _skipped)
+  list(APPEND _skipped "${_binary_dir}/${target}_autogen/mocs_compilation.cpp")
   set_source_files_properties(${_skipped} TARGET_DIRECTORY ${target}
                               PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
 endfunction()
@@ -141,6 +153,21 @@ function(_attnlab_targets_under dir out)
   set(${out} ${_targets} PARENT_SCOPE)
 endfunction()
 
+# Every target under the source tree that compiles C++ (executables and libraries), less the
+# precompiled headers' donors.
+function(_attnlab_compiled_targets out)
+  _attnlab_targets_under(${PROJECT_SOURCE_DIR} _all)
+  set(_compiled "")
+  foreach(_target IN LISTS _all)
+    get_target_property(_type ${_target} TYPE)
+    if(_type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$"
+       AND NOT _target MATCHES "^attnlab_(torch|qt)_pch")
+      list(APPEND _compiled ${_target})
+    endif()
+  endforeach()
+  set(${out} ${_compiled} PARENT_SCOPE)
+endfunction()
+
 # Call once, after every target is declared.
 function(attnlab_precompile_torch_headers)
   if(NOT ATTNLAB_PCH)
@@ -154,16 +181,10 @@ function(attnlab_precompile_torch_headers)
   # __cpp_runtime_arrays undefined), and a predefined macro that differs makes GCC refuse the
   # precompiled header.
   attnlab_warnings(${_donor})
-  _attnlab_targets_under(${PROJECT_SOURCE_DIR} _all)
+  _attnlab_compiled_targets(_all)
   set(_count 0)
   foreach(_target IN LISTS _all)
-    if(_target MATCHES "^attnlab_(torch|qt)_pch")
-      continue()
-    endif()
     get_target_property(_type ${_target} TYPE)
-    if(NOT _type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|OBJECT_LIBRARY)$")
-      continue()
-    endif()
     _attnlab_links(${_target} "^attnlab_torch$" _uses)
     if(_uses)
       # GCC refuses a header precompiled with -fPIC in a -fPIE compile. Qt's targets add -fPIC
