@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The pages tell today's truth (issue 25): every file path that README.md, packaging/README.md
 and docs/*.md name exists, every image they embed exists, every relative link leads to a file,
-and every attnlab-cli command line they show uses a command and options that
-`attnlab-cli ... --help` accepts.
+every attnlab-cli command line they show uses a command and options that
+`attnlab-cli ... --help` accepts, and none names the checkout's own absolute path (the package
+installs the pages).
 
     check_docs.py SOURCE_DIR ATTNLAB_CLI      (CTest: docs_pages, label 'docs')
     check_docs.py --self-test                 (the checker finds planted mistakes)
@@ -79,6 +80,16 @@ def check_paths_and_links(root, doc, lines, problems):
                 problems.append(f"{where}: {kind} {target}, which does not exist")
 
 
+def check_no_checkout_path(root, doc, lines, problems):
+    """The package installs these pages: none may name the folder it was built from (the
+    package test refuses such a package; CI's checkout may lie where this one does)."""
+    checkout = os.path.realpath(root)
+    for n, line in enumerate(lines, 1):
+        if checkout in line:
+            problems.append(f"{os.path.relpath(doc, root)}:{n}: names this checkout's path "
+                            f"{checkout}, which the installed page must not")
+
+
 def code_block_lines(lines):
     inside = False
     for n, line in enumerate(lines, 1):
@@ -149,6 +160,7 @@ def check(root, cli_path):
         with open(doc, encoding="utf-8") as f:
             lines = f.read().splitlines()
         check_paths_and_links(root, doc, lines, problems)
+        check_no_checkout_path(root, doc, lines, problems)
         if cli:
             check_cli_lines(root, doc, lines, cli, problems)
     return docs, problems
@@ -166,7 +178,8 @@ def self_test():
         with open(os.path.join(root, "README.md"), "w") as f:
             f.write("`core/a.{h,cpp}` and `core/missing.h`\n[ok](docs/x.md) [bad](docs/y.md)\n"
                     "![shot](docs/none.png)\n```\nattnlab-cli train --config x --bogus\n"
-                    "attnlab-cli frobnicate\n```\n")
+                    "attnlab-cli frobnicate\n```\n"
+                    f"built in {os.path.realpath(root)}/build\n")
         open(os.path.join(root, "docs", "x.md"), "w").close()
         fake = os.path.join(root, "fake-cli")
         with open(fake, "w") as f:
@@ -174,7 +187,8 @@ def self_test():
                     " else echo '  --config TEXT'; fi\n")
         os.chmod(fake, 0o755)
         _, problems = check(root, fake)
-    expected = ["core/missing.h", "docs/y.md", "docs/none.png", "--bogus", "'frobnicate'"]
+    expected = ["core/missing.h", "docs/y.md", "docs/none.png", "--bogus", "'frobnicate'",
+                "this checkout's path"]
     missed = [e for e in expected if not any(e in p for p in problems)]
     extra = [p for p in problems if not any(e in p for e in expected)]
     if missed or extra:
