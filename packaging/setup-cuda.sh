@@ -72,5 +72,7 @@ if [ "$headless_check" = 1 ]; then
   gui=ON
 fi
 cmake --preset cuda -B "$build_dir" "${torch_defs[@]}" -DATTNLAB_GUI="$gui"
-cmake --build "$build_dir"
+# `benchmarks`: the benchmarks, the soak and the widget gallery, which the default build leaves
+# out; CI builds them here so they keep compiling (bench_gpu is the GPU check's benchmark).
+cmake --build "$build_dir" --target all benchmarks
 echo "setup-cuda: built ${build_dir}; run its tests with: ctest --test-dir ${build_dir}"
