@@ -1,5 +1,6 @@
 #include "figures/run_inputs.h"
 
+#include "analysis/report/report_layout.h"
 #include "figures/figure_errors.h"
 
 #include <algorithm>
@@ -19,26 +20,6 @@ bool declared(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// The steps S of <run>/analysis/<prefix>S/<file> that exist, ascending.
-std::vector<std::int64_t> reportSteps(const fs::path& analysisDir, const std::string& prefix,
-                                      const std::string& file) {
-  std::vector<std::int64_t> steps;
-  std::error_code ec;
-  if (!fs::is_directory(analysisDir, ec)) return steps;
-  for (const auto& entry : fs::directory_iterator(analysisDir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind(prefix, 0) != 0) continue;
-    const std::string digits = name.substr(prefix.size());
-    const bool number = !digits.empty() && std::all_of(digits.begin(), digits.end(),
-                                                       [](char c) { return c >= '0' && c <= '9'; });
-    if (!number) continue;
-    if (!fs::is_regular_file(entry.path() / file, ec)) continue;
-    steps.push_back(std::stoll(digits));
-  }
-  std::sort(steps.begin(), steps.end());
-  return steps;
-}
-
 std::string joinSteps(const std::vector<std::int64_t>& steps) {
   std::string out;
   for (auto s : steps) out += (out.empty() ? "" : ", ") + std::to_string(s);
@@ -46,10 +27,11 @@ std::string joinSteps(const std::vector<std::int64_t>& steps) {
 }
 
 ReportLocation findReport(const fs::path& run, std::optional<std::int64_t> step,
-                          const std::string& prefix, const std::string& file,
-                          const std::string& what, const std::string& command) {
-  const fs::path dir = run / "analysis";
-  const auto steps = reportSteps(dir, prefix, file);
+                          analysis::ReportKind kind, const std::string& what,
+                          const std::string& command) {
+  const fs::path dir = analysis::reportsFolder(run);
+  const auto steps = analysis::reportSteps(run, kind);
+  const std::string file(analysis::reportFileName(kind));
   const std::string stepOption = step ? " --step " + std::to_string(*step) : "";
   const std::string makeIt = "; run attnlab-cli " + command + " " + run.string() + stepOption;
   if (step) {
@@ -59,13 +41,14 @@ ReportLocation findReport(const fs::path& run, std::optional<std::int64_t> step,
       throw FigureInputError(run.string(), "no " + what + " at step " + std::to_string(*step) +
                                                " under " + dir.string() + have + makeIt);
     }
-    return {dir / (prefix + std::to_string(*step)) / file, *step};
+    return {analysis::reportFolder(run, kind, *step) / file, *step};
   }
   if (steps.empty()) {
-    throw FigureInputError(run.string(), "no " + what + " under " + dir.string() + " (" + prefix +
+    throw FigureInputError(run.string(), "no " + what + " under " + dir.string() + " (" +
+                                             std::string(analysis::reportFolderPrefix(kind)) +
                                              "S/" + file + ")" + makeIt);
   }
-  return {dir / (prefix + std::to_string(steps.back())) / file, steps.back()};
+  return {analysis::reportFolder(run, kind, steps.back()) / file, steps.back()};
 }
 
 }  // namespace
@@ -135,12 +118,12 @@ core::TensorSeries requireLayerSeries(const RunLogInput& run, const std::string&
 }
 
 ReportLocation findAnalysisReport(const fs::path& run, std::optional<std::int64_t> step) {
-  return findReport(normaliseRunPath(run), step, "step-", "analysis.json", "analysis report",
+  return findReport(normaliseRunPath(run), step, analysis::ReportKind::Attention, "analysis report",
                     "analyze");
 }
 
 ReportLocation findCorefReport(const fs::path& run, std::optional<std::int64_t> step) {
-  return findReport(normaliseRunPath(run), step, "coref-step-", "coref.json",
+  return findReport(normaliseRunPath(run), step, analysis::ReportKind::Coref,
                     "coreference probe report", "probe coref");
 }
 

@@ -1,8 +1,6 @@
 #include "app/cli/analyze_command.h"
 
-#include "analysis/report/report_files.h"
-#include "analysis/runs/attention_analysis.h"
-#include "analysis/runs/run_selection.h"
+#include "analysis/jobs/report_jobs.h"
 #include "app/cli/command_errors.h"
 #include "app/cli/progress_bar.h"
 #include "app/cli/task_progress.h"
@@ -26,20 +24,18 @@ int runAnalyze(const AnalyzeCommandOptions& o) {
     options.overCheckpoints = o.overCheckpoints;
     options.overSnapshots = !o.noSnapshots;
 
-    // The report folder is settled and checked before the work, which can take hours.
-    const auto selected = analysis::selectCheckpoint(o.run, o.step);
-    const auto out = o.out.empty()
-                         ? selected.runDir / "analysis" / ("step-" + std::to_string(selected.step))
-                         : o.out;
-    analysis::prepareReportFolder(out);
-
+    // One job, as the app's Run analysis: the folder is settled and checked before the
+    // work, which can take hours.
     TaskProgress progress(stderr, !o.plain && ProgressBar::isTerminal(stderr));
-    const auto report = analysis::analyzeRun(
-        options, [&progress](const std::string& phase, std::int64_t done, std::int64_t total) {
+    const auto job = analysis::runAnalysisJob(
+        options, o.out,
+        [&progress](const std::string& phase, std::int64_t done, std::int64_t total) {
           progress.update(phase, done, total);
         });
     progress.finish();
-    const auto files = analysis::writeAnalysisReport(report, out);
+    const auto& report = job.report;
+    const auto& files = job.files;
+    const auto& out = job.folder;
     const auto& s = report.statistics;
     std::printf("analysed %s at step %lld: %lld sequences (%s), %d layers x %d heads, %.1f s\n",
                 report.source.runDir.c_str(), static_cast<long long>(report.source.step),

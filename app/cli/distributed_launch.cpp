@@ -1,5 +1,8 @@
 #include "app/cli/distributed_launch.h"
 
+#include "app/cli/json_line.h"
+#include "app/cli/progress_events.h"
+
 #include "core/errors/error.h"
 
 #include <fcntl.h>
@@ -38,20 +41,37 @@ extern "C" void onLauncherInterrupt(int) {
   g_interrupts.fetch_add(1);
 }
 
-void forwardLines(Worker& w, bool flush) {
+/// One line of a worker on the launcher's stdout: "[rank r] line", or for JSON lines the
+/// worker's object with its rank first and any other line (its errors) as an "output" one.
+void forwardLine(Worker& w, const std::string& line, bool jsonLines) {
+  const bool json = jsonLines && !line.empty() && line.front() == '{';
+  if (!json && line.find("error") != std::string::npos) w.lastError = line;
+  if (!jsonLines) {
+    std::fprintf(stdout, "[rank %d] %s\n", w.rank, line.c_str());
+  } else if (json) {
+    const std::string rest = line.size() > 2 ? "," + line.substr(1) : "}";
+    std::fprintf(stdout, "{\"rank\":%d%s\n", w.rank, rest.c_str());
+  } else if (!line.empty()) {
+    const std::string out = JsonLine()
+                                .add("rank", w.rank)
+                                .add("event", progress_events::kOutput)
+                                .add("text", line)
+                                .str();
+    std::fprintf(stdout, "%s\n", out.c_str());
+  }
+}
+
+void forwardLines(Worker& w, bool flush, bool jsonLines) {
   std::size_t start = 0;
   for (;;) {
     const std::size_t end = w.buffer.find('\n', start);
     if (end == std::string::npos) break;
-    const std::string line = w.buffer.substr(start, end - start);
-    if (line.find("error") != std::string::npos) w.lastError = line;
-    std::fprintf(stdout, "[rank %d] %s\n", w.rank, line.c_str());
+    forwardLine(w, w.buffer.substr(start, end - start), jsonLines);
     start = end + 1;
   }
   w.buffer.erase(0, start);
   if (flush && !w.buffer.empty()) {
-    if (w.buffer.find("error") != std::string::npos) w.lastError = w.buffer;
-    std::fprintf(stdout, "[rank %d] %s\n", w.rank, w.buffer.c_str());
+    forwardLine(w, w.buffer, jsonLines);
     w.buffer.clear();
   }
   std::fflush(stdout);
@@ -79,7 +99,7 @@ void validateLaunch(const LaunchOptions& o, bool insideWorker) {
                           o.masterAddr);
 }
 
-int launchWorkers(const LaunchOptions& o, const std::vector<std::string>& argv) {
+int launchWorkers(const LaunchOptions& o, const std::vector<std::string>& argv, bool jsonLines) {
   struct sigaction action {};
   action.sa_handler = onLauncherInterrupt;
   sigemptyset(&action.sa_mask);
@@ -146,11 +166,11 @@ int launchWorkers(const LaunchOptions& o, const std::vector<std::string>& argv) 
         if (n <= 0) {
           close(w.fd);
           w.fd = -1;
-          forwardLines(w, true);
+          forwardLines(w, true, jsonLines);
           break;
         }
         w.buffer.append(chunk, static_cast<std::size_t>(n));
-        forwardLines(w, false);
+        forwardLines(w, false, jsonLines);
       }
     }
     for (const int interrupts = g_interrupts.load(); forwarded < interrupts; ++forwarded)

@@ -56,6 +56,16 @@ int main(int argc, char** argv) {
       ->take_all();
   trainCmd->add_flag("--plain", train.plainProgress, "Plain progress lines even on a terminal");
   trainCmd
+      ->add_option("--progress", train.progress,
+                   "human: a bar or plain lines; jsonl: one JSON object per line for a program "
+                   "that follows the run (docs/distributed.md)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, attnlab::app::ProgressFormat>{
+              {"human", attnlab::app::ProgressFormat::Human},
+              {"jsonl", attnlab::app::ProgressFormat::Jsonl}},
+          CLI::ignore_case))
+      ->default_str("human");
+  trainCmd
       ->add_option("--stop-after-step", train.stopAfterStep,
                    "End this session after step N with a checkpoint (exit 0); the same command "
                    "without it resumes there")

@@ -1,8 +1,6 @@
 #include "app/cli/probe_command.h"
 
-#include "analysis/report/report_files.h"
-#include "analysis/runs/coref_probe_run.h"
-#include "analysis/runs/run_selection.h"
+#include "analysis/jobs/report_jobs.h"
 #include "app/cli/command_errors.h"
 #include "app/cli/progress_bar.h"
 #include "app/cli/task_progress.h"
@@ -24,20 +22,16 @@ int runProbeCoref(const ProbeCorefCommandOptions& o) {
                         ? analysis::coref::ArgmaxScope::ExcludeSelfAndSpecials
                         : analysis::coref::ArgmaxScope::AllWords;
 
-    // The report folder is settled and checked before the work, which can take hours.
-    const auto selected = analysis::selectCheckpoint(o.run, o.step);
-    const auto out = o.out.empty() ? selected.runDir / "analysis" /
-                                         ("coref-step-" + std::to_string(selected.step))
-                                   : o.out;
-    analysis::prepareReportFolder(out);
-
+    // One job, as the app's Run probe: the folder is settled and checked before the work.
     TaskProgress progress(stderr, !o.plain && ProgressBar::isTerminal(stderr));
-    const auto report =
-        analysis::probeCoreference(options, [&progress](std::int64_t done, std::int64_t total) {
+    const auto job =
+        analysis::runProbeJob(options, o.out, [&progress](std::int64_t done, std::int64_t total) {
           progress.update("examples", done, total);
         });
     progress.finish();
-    const auto files = analysis::writeCorefReport(report, out);
+    const auto& report = job.report;
+    const auto& files = job.files;
+    const auto& out = job.folder;
     const auto& p = report.result;
     std::printf("probed %s at step %lld on %s: %lld mentions in %lld examples (%zu skipped)\n",
                 report.source.runDir.c_str(), static_cast<long long>(report.source.step),

@@ -58,12 +58,16 @@ void ProgressBar::report(const Report& r) {
     std::fputs(line.c_str(), m_out);
     m_statusLineOpen = true;
   } else {
-    std::string line = r.label;
-    if (!r.plainDetails.empty()) line += ' ' + r.plainDetails;
-    line += " elapsed " + formatDuration(r.elapsedSeconds) + " eta " + eta + '\n';
-    std::fputs(line.c_str(), m_out);
+    std::fputs((plainLine(r) + '\n').c_str(), m_out);
   }
   std::fflush(m_out);
+}
+
+std::string ProgressBar::plainLine(const Report& r) {
+  std::string line = r.label;
+  if (!r.plainDetails.empty()) line += ' ' + r.plainDetails;
+  return line + " elapsed " + formatDuration(r.elapsedSeconds) + " eta " +
+         formatDuration(remainingSeconds(r.fraction, r.elapsedSeconds));
 }
 
 void ProgressBar::message(const std::string& line) {

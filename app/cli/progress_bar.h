@@ -42,6 +42,8 @@ class ProgressBar {
   /// True when `out` is a terminal.
   static bool isTerminal(std::FILE* out);
 
+  /// A report as a plain line (without its newline): "<label> <details> elapsed .. eta ..".
+  static std::string plainLine(const Report& report);
   /// The bar itself: `width` characters, "=====>    " for `fraction` (clamped to [0, 1]).
   static std::string bar(double fraction, int width = kBarWidth);
   /// Seconds left, extrapolating `elapsedSeconds` linearly; NaN when `fraction` is not in

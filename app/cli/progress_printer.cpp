@@ -1,5 +1,8 @@
 #include "app/cli/progress_printer.h"
 
+#include "app/cli/json_line.h"
+#include "app/cli/progress_events.h"
+
 #include <cstdarg>
 #include <cstdio>
 #include <string>
@@ -18,33 +21,91 @@ namespace {
 
 }  // namespace
 
-ProgressPrinter::ProgressPrinter(std::FILE* out, bool interactive) : m_bar(out, interactive) {}
+ProgressPrinter::ProgressPrinter(std::FILE* out, bool interactive, ProgressFormat format)
+    : m_out(out), m_format(format), m_bar(out, interactive && format == ProgressFormat::Human) {}
+
+void ProgressPrinter::line(const std::string& text, JsonLine json) {
+  if (m_format == ProgressFormat::Human) {
+    m_bar.message(text);
+    return;
+  }
+  std::fputs((json.add("text", text).str() + '\n').c_str(), m_out);
+  std::fflush(m_out);
+}
+
+void ProgressPrinter::message(const std::string& text) {
+  line(text, JsonLine().add("event", progress_events::kMessage));
+}
+
+void ProgressPrinter::onStep(const core::StepEvent& p) {
+  ProgressBar::Report report;
+  report.label = format("step %lld/%lld", static_cast<long long>(p.step),
+                        static_cast<long long>(p.totalSteps));
+  report.fraction = p.totalSteps > 0 ? double(p.step) / double(p.totalSteps) : 0.0;
+  report.elapsedSeconds = p.elapsedSeconds;
+  report.terminalDetails = format("loss %.4f | %.0f tok/s", p.loss, p.tokensPerSecond);
+  report.plainDetails = format("loss %.4f acc %.3f lr %.3g grad_norm %.3f tok/s %.0f", p.loss,
+                               p.accuracy, p.learningRate, p.gradNorm, p.tokensPerSecond);
+  if (m_format == ProgressFormat::Human) {
+    m_bar.report(report);
+    return;
+  }
+  line(ProgressBar::plainLine(report), JsonLine()
+                                           .add("event", progress_events::kStep)
+                                           .add("step", p.step)
+                                           .add("total", p.totalSteps)
+                                           .add("loss", p.loss)
+                                           .add("accuracy", p.accuracy)
+                                           .add("learning_rate", p.learningRate)
+                                           .add("grad_norm", p.gradNorm)
+                                           .add("tokens_per_second", p.tokensPerSecond)
+                                           .add("elapsed_seconds", p.elapsedSeconds)
+                                           .add("device", p.device)
+                                           .add("device_memory_bytes", p.deviceMemoryBytes));
+}
+
+void ProgressPrinter::onMilestone(const core::MilestoneEvent& m) {
+  using core::RunEventKind;
+  JsonLine json;
+  json.add("event", progress_events::kMilestone)
+      .add("kind", core::runEventKindName(m.kind))
+      .add("step", m.step);
+  if (m.worldSize > 0) json.add("world_size", m.worldSize);
+  // For people, start, resume and finished are the run log's; the command prints its own
+  // summary. A program gets them all (start and resume say the log is open).
+  const bool forPeople = m.kind != RunEventKind::Start && m.kind != RunEventKind::Resume &&
+                         m.kind != RunEventKind::Finished;
+  if (m_format == ProgressFormat::Jsonl || forPeople) line(m.message, json);
+}
 
 void ProgressPrinter::onEvent(const core::TrainingEvent& event) {
   if (const auto* p = std::get_if<core::StepEvent>(&event)) {
-    ProgressBar::Report report;
-    report.label = format("step %lld/%lld", static_cast<long long>(p->step),
-                          static_cast<long long>(p->totalSteps));
-    report.fraction = p->totalSteps > 0 ? double(p->step) / double(p->totalSteps) : 0.0;
-    report.elapsedSeconds = p->elapsedSeconds;
-    report.terminalDetails = format("loss %.4f | %.0f tok/s", p->loss, p->tokensPerSecond);
-    report.plainDetails = format("loss %.4f acc %.3f lr %.3g grad_norm %.3f tok/s %.0f", p->loss,
-                                 p->accuracy, p->learningRate, p->gradNorm, p->tokensPerSecond);
-    m_bar.report(report);
+    onStep(*p);
   } else if (const auto* e = std::get_if<core::EvaluationEvent>(&event)) {
-    m_bar.message(format("step %lld/%lld validation loss %.4f accuracy %.3f",
-                         static_cast<long long>(e->step), static_cast<long long>(e->totalSteps),
-                         e->loss, e->accuracy));
+    line(
+        format("step %lld/%lld validation loss %.4f accuracy %.3f", static_cast<long long>(e->step),
+               static_cast<long long>(e->totalSteps), e->loss, e->accuracy),
+        JsonLine()
+            .add("event", progress_events::kEvaluation)
+            .add("step", e->step)
+            .add("total", e->totalSteps)
+            .add("loss", e->loss)
+            .add("accuracy", e->accuracy));
   } else if (const auto* c = std::get_if<core::CheckpointEvent>(&event)) {
-    m_bar.message("checkpoint " + c->path.string());
+    line("checkpoint " + c->path.string(), JsonLine()
+                                               .add("event", progress_events::kCheckpoint)
+                                               .add("step", c->step)
+                                               .add("path", c->path.string()));
   } else if (const auto* ph = std::get_if<core::PhaseEvent>(&event)) {
     // One line when a phase starts; the phases are few and each can take minutes.
-    if (ph->done < ph->total) m_bar.message(ph->phase + " ...");
+    if (ph->done < ph->total)
+      line(ph->phase + " ...", JsonLine()
+                                   .add("event", progress_events::kPhase)
+                                   .add("phase", ph->phase)
+                                   .add("done", ph->done)
+                                   .add("total", ph->total));
   } else if (const auto* m = std::get_if<core::MilestoneEvent>(&event)) {
-    // start, resume and finished are for the run log; the command prints its own summary.
-    if (m->kind != "start" && m->kind != "resume" && m->kind != "finished") {
-      m_bar.message(m->message);
-    }
+    onMilestone(*m);
   }
 }
 

@@ -8,23 +8,35 @@
 
 namespace attnlab::app {
 
+/// How `attnlab-cli train` reports: for people (a bar on a terminal, plain lines elsewhere)
+/// or for programs (`--progress jsonl`: one JSON object per line, docs/distributed.md).
+enum class ProgressFormat { Human, Jsonl };
+
 /// Training progress on the command line: a thin adapter that turns the engine's typed
 /// events into ProgressBar reports (the bar with loss, tokens/s and ETA on a terminal; one
 /// plain line per report otherwise). Data phases, evaluations, checkpoints and milestones
-/// get lines of their own.
+/// get lines of their own. In the JSON-lines format each of those is one object with its
+/// typed fields and "text", the line a person would have read.
 class ProgressPrinter : public core::TrainingObserver {
  public:
-  explicit ProgressPrinter(std::FILE* out, bool interactive);
+  ProgressPrinter(std::FILE* out, bool interactive, ProgressFormat format = ProgressFormat::Human);
   ~ProgressPrinter() override = default;
 
   void onEvent(const core::TrainingEvent& event) override;
-  /// A line of the command's own (ends the status line first).
-  void message(const std::string& text) { m_bar.message(text); }
+  /// A line of the command's own (ends the status line first); {"event":"message"} in JSON.
+  void message(const std::string& text);
 
   /// True when `out` is a terminal.
   static bool isTerminal(std::FILE* out) { return ProgressBar::isTerminal(out); }
 
  private:
+  void onStep(const core::StepEvent& step);
+  void onMilestone(const core::MilestoneEvent& milestone);
+  /// A line of its own: `text` for people, `json` (completed with "text") for programs.
+  void line(const std::string& text, class JsonLine json);
+
+  std::FILE* m_out;
+  ProgressFormat m_format;
   ProgressBar m_bar;
 };
 

@@ -60,7 +60,7 @@ int runTrain(const TrainOptions& options) {
     core::RunConfig config =
         core::loadRunConfig(core::resolveConfigArgument(options.config), options.overrides);
     if (!environment && options.launch.nprocPerNode * options.launch.nnodes > 1)
-      return launchWorkers(options.launch, options.argv);
+      return launchWorkers(options.launch, options.argv, options.progress == ProgressFormat::Jsonl);
     std::unique_ptr<core::DistributedContext> distributed;
     if (environment && environment->distributed()) {
       // The ranks of one machine share its cores.
@@ -80,7 +80,8 @@ int runTrain(const TrainOptions& options) {
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
 
-    ProgressPrinter printer(stdout, !options.plainProgress && ProgressPrinter::isTerminal(stdout));
+    ProgressPrinter printer(stdout, !options.plainProgress && ProgressPrinter::isTerminal(stdout),
+                            options.progress);
     // Rank 0 reports for the run; the other ranks speak only when something fails.
     core::Trainer trainer(config, runDir, root ? &printer : nullptr, distributed.get());
     core::TrainingControl control;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/cli/distributed_launch.h"
+#include "app/cli/progress_printer.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -13,10 +14,11 @@ struct TrainOptions {
   std::filesystem::path config;  ///< a file, or a preset name (core/config/config_presets.h)
   std::filesystem::path runDir;  ///< empty: runs/<run.name>
   std::vector<std::string> overrides;
-  bool plainProgress = false;       ///< force plain lines even on a terminal
-  std::int64_t stopAfterStep = -1;  ///< >= 0: stop there with a checkpoint (exit 0)
-  LaunchOptions launch;             ///< data-parallel: --nproc-per-node and friends
-  std::vector<std::string> argv;    ///< the command line, for the workers a launch starts
+  bool plainProgress = false;                       ///< force plain lines even on a terminal
+  ProgressFormat progress = ProgressFormat::Human;  ///< --progress jsonl: JSON lines
+  std::int64_t stopAfterStep = -1;                  ///< >= 0: stop there with a checkpoint (exit 0)
+  LaunchOptions launch;                             ///< data-parallel: --nproc-per-node and friends
+  std::vector<std::string> argv;  ///< the command line, for the workers a launch starts
 };
 
 /// `attnlab-cli train`: loads and validates the config, trains (resuming when the run

@@ -1,8 +1,6 @@
 // LibTorch (through the analysis headers) before Qt: Qt's `slots` macro breaks its headers.
-#include "analysis/report/report_files.h"
-#include "analysis/runs/attention_analysis.h"
-#include "analysis/runs/coref_probe_run.h"
-#include "analysis/runs/run_selection.h"
+#include "analysis/jobs/report_jobs.h"
+#include "analysis/report/report_layout.h"
 #include "core/errors/error.h"
 
 #include "app/gui/analysis_controller.h"
@@ -46,21 +44,10 @@ bool AnalysisController::start(const QString& runDirectory, std::optional<qint64
         options.evaluation.maxSequences = job.maxSequences;
         options.statistics.pairwiseSequences = job.pairwiseSequences;
         options.overCheckpoints = job.overCheckpoints;
-        // The folder is settled before the work, as the CLI does.
-        const auto selected = analysis::selectCheckpoint(options.run, options.step);
-        const auto out = selected.runDir / "analysis" / ("step-" + std::to_string(selected.step));
-        analysis::prepareReportFolder(out);
-        options.step = selected.step;
-        try {
-          const auto result = analysis::analyzeRun(options, progress, cancel);
-          analysis::throwIfCancelled(cancel, "writing the report");
-          analysis::writeAnalysisReport(result, out);
-        } catch (...) {
-          std::error_code ec;
-          std::filesystem::remove(out, ec);  // the folder made for it, if still empty
-          throw;
-        }
-        return (out / "analysis.json").string();
+        // The same job as attnlab-cli analyze: the report goes where the CLI puts it.
+        const auto written = analysis::runAnalysisJob(options, {}, progress, cancel);
+        return (written.folder / analysis::reportFileName(analysis::ReportKind::Attention))
+            .string();
       },
       whyNot);
 }
@@ -78,26 +65,13 @@ bool AnalysisController::startProbe(const QString& runDirectory, const ProbeRequ
       [run, probe](const auto& progress, const std::atomic<bool>* cancel) {
         analysis::CorefProbeOptions options = probe;
         options.run = run;
-        const auto selected = analysis::selectCheckpoint(options.run, options.step);
-        const auto out =
-            selected.runDir / "analysis" / ("coref-step-" + std::to_string(selected.step));
-        analysis::prepareReportFolder(out);
-        options.step = selected.step;
-        try {
-          const auto report = analysis::probeCoreference(
-              options,
-              [&progress](std::int64_t done, std::int64_t total) {
-                progress("examples", done, total);
-              },
-              cancel);
-          analysis::throwIfCancelled(cancel, "writing the report");
-          analysis::writeCorefReport(report, out);
-        } catch (...) {
-          std::error_code ec;
-          std::filesystem::remove(out, ec);
-          throw;
-        }
-        return (out / "coref.json").string();
+        const auto written = analysis::runProbeJob(
+            options, {},
+            [&progress](std::int64_t done, std::int64_t total) {
+              progress("examples", done, total);
+            },
+            cancel);
+        return (written.folder / analysis::reportFileName(analysis::ReportKind::Coref)).string();
       },
       whyNot);
 }

@@ -1,12 +1,16 @@
 #include "app/gui/distributed_run_launcher.h"
 
+#include "app/cli/progress_events.h"
 #include "core/config/config_loader.h"
+#include "core/runlog/run_event_kind.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QRegularExpression>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QScopeGuard>
 #include <QTemporaryDir>
 
@@ -41,7 +45,7 @@ const char* const kWorkerVariables[] = {"RANK",
 }  // namespace
 
 DistributedRunLauncher::DistributedRunLauncher(QObject* parent)
-    : QObject(parent), m_cliPath(defaultCliPath()) {}
+    : TrainingSession(parent), m_cliPath(defaultCliPath()) {}
 
 DistributedRunLauncher::~DistributedRunLauncher() {
   if (m_process == nullptr || m_process->state() == QProcess::NotRunning) return;
@@ -87,6 +91,11 @@ int DistributedRunLauncher::pickFreePort() {
     port = ntohs(address.sin_port);
   ::close(fd);
   return port;
+}
+
+bool DistributedRunLauncher::start(const core::RunConfig& config, const QString& runDirectory,
+                                   QString* whyNot) {
+  return start(config, runDirectory, m_nextProcesses, whyNot);
 }
 
 bool DistributedRunLauncher::start(const core::RunConfig& config, const QString& runDirectory,
@@ -150,7 +159,8 @@ void DistributedRunLauncher::launch() {
   m_process = new QProcess(this);
   m_process->setProgram(m_cliPath);
   m_process->setArguments({QStringLiteral("train"), QStringLiteral("--config"), m_configFile,
-                           QStringLiteral("--run-dir"), m_runDirectory, QStringLiteral("--plain"),
+                           QStringLiteral("--run-dir"), m_runDirectory,
+                           QStringLiteral("--progress"), QStringLiteral("jsonl"),
                            QStringLiteral("--nproc-per-node"), QString::number(m_processes),
                            QStringLiteral("--master-port"), QString::number(m_port)});
   QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
@@ -195,61 +205,89 @@ void DistributedRunLauncher::readLines(QProcess::ProcessChannel channel) {
 }
 
 void DistributedRunLauncher::handleLine(const QString& line, bool standardError) {
-  // A worker's blank line (one precedes "stopping after this step") says nothing.
-  static const QRegularExpression blank(QStringLiteral(R"(^(\[rank \d+\])?\s*$)"));
-  if (blank.match(line).hasMatch()) return;
+  if (line.trimmed().isEmpty()) return;
+  // stdout carries the launch's progress channel (attnlab-cli train --progress jsonl): one
+  // JSON object per line. stderr carries the launcher's own lines (its errors).
+  if (!standardError) {
+    const QJsonDocument document = QJsonDocument::fromJson(line.toUtf8());
+    if (document.isObject()) {
+      handleEvent(document.object());
+      return;
+    }
+  }
+  noteOutput(line, standardError);
+  if (line.contains(QStringLiteral("port in use"))) m_portInUse = true;
+  emitLine(line, standardError);
+}
+
+void DistributedRunLauncher::noteOutput(const QString& line, bool standardError) {
   if (standardError) m_lastStandardError = line;
   if (line.contains(QStringLiteral("error"))) m_lastErrorLine = line;
-  // The rank whose error came first caused the others' ("a peer has probably stopped").
-  static const QRegularExpression rankError(QStringLiteral(R"(^\[rank \d+\] .*\berror\b)"));
-  if (m_firstRankError.isEmpty() && rankError.match(line).hasMatch() &&
-      !line.contains(QStringLiteral("peer has probably stopped")))
-    m_firstRankError = line;
-  if (line.contains(QStringLiteral("port in use"))) m_portInUse = true;
-  // The line goes out last, once a step it reports is the run's step (the console's column).
-  const auto emitLine = qScopeGuard([&] { emit outputLine(line, standardError); });
+}
 
-  // Rank 0's plain progress lines (app/cli/progress_printer.cpp): "step S/T loss ... tok/s R
-  // ...", "preparing data: <phase> ...", and milestones such as "data-parallel over ...".
-  static const QRegularExpression step(
-      QStringLiteral(R"(^\[rank 0\] step (\d+)/(\d+)\b(?:.*\btok/s ([0-9.]+))?)"));
-  static const QRegularExpression phase(
-      QStringLiteral(R"(^\[rank 0\] (preparing data.*?)( \.\.\.)?$)"));
-  const auto markLogOpened = [this] {
-    if (m_logOpened) return;
-    m_logOpened = true;
-    if (m_status == RunStatus::PreparingData) setStatus(RunStatus::Training);
-    emit logOpened();
-  };
-  if (const auto m = step.match(line); m.hasMatch()) {
-    // The first step is reported after rank 0 opened the log (and logged its start).
-    markLogOpened();
-    const qint64 done = m.captured(1).toLongLong();
-    const qint64 total = m.captured(2).toLongLong();
-    if (m_progress.startStep < 0) {
-      m_progress.startStep = done;
-      m_sinceFirstStep.start();
-    }
-    m_progress.phase = QStringLiteral("training");
-    m_progress.done = done;
-    m_progress.total = total;
-    if (!m.captured(3).isEmpty()) m_progress.tokensPerSecond = m.captured(3).toDouble();
-    m_progress.elapsedSeconds = static_cast<double>(m_sinceFirstStep.elapsed()) / 1000.0;
-    emit progressChanged();
-    emit stepReported(done, total);
-    return;
+void DistributedRunLauncher::handleEvent(const QJsonObject& event) {
+  namespace names = progress_events;
+  const int rank = event.value(QStringLiteral("rank")).toInt(-1);
+  const QString name = event.value(QStringLiteral("event")).toString();
+  const QString text = event.value(QStringLiteral("text")).toString();
+  const QString shown = rank >= 0 ? QStringLiteral("[rank %1] %2").arg(rank).arg(text) : text;
+  const bool output = name == QLatin1String(names::kOutput);
+  if (output) {
+    // A worker's own line (its stderr): the rank whose error came first caused the others'
+    // ("a peer has probably stopped").
+    noteOutput(shown, false);
+    if (m_firstRankError.isEmpty() && text.contains(QStringLiteral("error")) &&
+        !text.contains(QStringLiteral("peer has probably stopped")))
+      m_firstRankError = shown;
+    if (text.contains(QStringLiteral("port in use"))) m_portInUse = true;
   }
-  if (line.startsWith(QStringLiteral("[rank 0] data-parallel over"))) {
-    // The "distributed" milestone: rank 0 writes it into the log right after opening it.
-    markLogOpened();
-    return;
-  }
-  if (const auto m = phase.match(line); m.hasMatch() && !m_logOpened) {
-    m_progress.phase = m.captured(1);
+  // The line goes out last, once a step it reports is the run's step (the console's column).
+  const auto lineOut = qScopeGuard([&] { emitLine(shown, output); });
+  if (rank != 0) return;
+  if (name == QLatin1String(names::kStep)) {
+    rankZeroStep(event);
+  } else if (name == QLatin1String(names::kMilestone)) {
+    // Rank 0 reports start or resume (and, for a launch, "distributed") right after opening
+    // the log for writing.
+    using core::RunEventKind;
+    const auto kind =
+        core::runEventKindFromName(event.value(QStringLiteral("kind")).toString().toStdString());
+    if (kind == RunEventKind::Start || kind == RunEventKind::Resume ||
+        kind == RunEventKind::Distributed)
+      markLogOpened();
+  } else if (name == QLatin1String(names::kPhase) && !m_logOpened) {
+    m_progress.phase = event.value(QStringLiteral("phase")).toString();
     m_progress.done = 0;
     m_progress.total = 0;
     emit progressChanged();
   }
+}
+
+void DistributedRunLauncher::markLogOpened() {
+  if (m_logOpened) return;
+  m_logOpened = true;
+  if (m_status == RunStatus::PreparingData) setStatus(RunStatus::Training);
+  emit logOpened();
+}
+
+void DistributedRunLauncher::rankZeroStep(const QJsonObject& event) {
+  // The first step is reported after rank 0 opened the log (and logged its start).
+  markLogOpened();
+  const qint64 done = event.value(QStringLiteral("step")).toInteger();
+  const qint64 total = event.value(QStringLiteral("total")).toInteger();
+  if (m_progress.startStep < 0) {
+    m_progress.startStep = done;
+    m_sinceFirstStep.start();
+  }
+  m_progress.phase = QStringLiteral("training");
+  m_progress.done = done;
+  m_progress.total = total;
+  m_progress.tokensPerSecond = event.value(QStringLiteral("tokens_per_second")).toDouble();
+  m_progress.device = event.value(QStringLiteral("device")).toString();
+  m_progress.deviceMemoryBytes = event.value(QStringLiteral("device_memory_bytes")).toInteger();
+  m_progress.elapsedSeconds = static_cast<double>(m_sinceFirstStep.elapsed()) / 1000.0;
+  emit progressChanged();
+  emit stepReported(done, total);
 }
 
 void DistributedRunLauncher::onErrorOccurred(QProcess::ProcessError error) {
@@ -284,10 +322,10 @@ void DistributedRunLauncher::onFinished(int exitCode, QProcess::ExitStatus exitS
     const int previous = m_port;
     m_port = pickFreePort();
     ++m_portAttempts;
-    emit outputLine(QStringLiteral("master port %1 is in use; starting again on port %2")
-                        .arg(previous)
-                        .arg(m_port),
-                    false);
+    emitLine(QStringLiteral("master port %1 is in use; starting again on port %2")
+                 .arg(previous)
+                 .arg(m_port),
+             false);
     launch();
     return;
   }
@@ -302,6 +340,15 @@ void DistributedRunLauncher::onFinished(int exitCode, QProcess::ExitStatus exitS
   if (!m_firstRankError.isEmpty() && !error.contains(m_firstRankError.section(QLatin1Char(' '), 2)))
     error += QStringLiteral("\nfirst error: %1").arg(m_firstRankError);
   end(RunStatus::Failed, error);
+}
+
+void DistributedRunLauncher::emitLine(const QString& line, bool standardError) {
+  const bool error = line.contains(QStringLiteral("error")) ||
+                     (standardError && line.contains(QStringLiteral("failed")));
+  const double now = static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+  emit message({m_progress.done, now,
+                error ? QStringLiteral("error") : QStringLiteral("attnlab-cli"), line,
+                std::nullopt});
 }
 
 void DistributedRunLauncher::end(RunStatus status, const QString& error) {

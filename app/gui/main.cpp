@@ -1,10 +1,9 @@
 #include "app/gui/app_settings.h"
 #include "app/gui/command_line.h"
-#include "app/gui/distributed_run_launcher.h"
 #include "app/gui/main_window.h"
 #include "app/gui/opened_runs.h"
 #include "app/gui/panels/runs_panel.h"
-#include "app/gui/training_controller.h"
+#include "app/gui/training_session.h"
 #include "core/config/config_loader.h"
 #include "core/config/config_presets.h"
 
@@ -75,14 +74,11 @@ bool startTraining(attnlab::app::MainWindow& window, const attnlab::app::GuiComm
 void saveAndQuit(attnlab::app::MainWindow& window, const QString& path) {
   const bool ok = window.grab().save(path, "PNG");
   if (!ok) std::fprintf(stderr, "attnlab: cannot write the screenshot %s\n", qPrintable(path));
-  if (window.training()->isRunning()) {
-    QObject::connect(window.training(), &attnlab::app::TrainingController::finished, qApp,
+  if (attnlab::app::TrainingSession* session = window.trainingSession();
+      session != nullptr && session->isRunning()) {
+    QObject::connect(session, &attnlab::app::TrainingSession::finished, qApp,
                      [ok] { QApplication::exit(ok ? 0 : 1); });
-    window.training()->stop();
-  } else if (window.launcher()->isRunning()) {
-    QObject::connect(window.launcher(), &attnlab::app::DistributedRunLauncher::finished, qApp,
-                     [ok] { QApplication::exit(ok ? 0 : 1); });
-    window.launcher()->stop();
+    session->stop();
   } else {
     QApplication::exit(ok ? 0 : 1);
   }

@@ -120,14 +120,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_analysis, &AnalysisPanel::analysisRequested, this, [this](RunSession* run) {
     // While a run trains here the statistics take one thread, so the engine keeps its share.
     QString whyNot;
-    const AnalysisRunOptions chosen = m_analysis->runOptions();
-    AnalysisJobOptions job;
-    job.textFile = chosen.textFile;
-    job.maxSequences = chosen.maxSequences;
-    job.pairwiseSequences = chosen.pairwiseSequences;
-    job.overCheckpoints = chosen.overCheckpoints;
     if (!m_analysisController->start(run->directory(), std::nullopt, isTraining() ? 1 : 0, &whyNot,
-                                     job))
+                                     m_analysis->runOptions()))
       showError(whyNot);
   });
   m_tabs->addTab(m_analysis, QStringLiteral("Analysis"));
@@ -184,8 +178,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   buildDocks();
   buildMenus();
-  wireTraining();
-  wireLauncher();
+  wireSession(m_training);
+  wireSession(m_launcher);
 
   m_statusBar = new RunStatusBar(this);
   statusBar()->addPermanentWidget(m_statusBar);
@@ -194,10 +188,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_runs, &OpenedRuns::runOpened, this, [this](RunSession* run) {
     m_runsPanel->addRun(run);
     connect(run, &RunSession::messagesAppended, this, [this, run](int first) {
-      // The engine of this process reports its run directly (wireTraining), and a launch's
-      // processes print theirs (wireLauncher); the log's copy of the same events would print
-      // twice, also when it arrives after the training ended (messagesShownUntil).
-      if (run == m_trainingRun || run == m_launchedRun) return;
+      // The session training it reports its run directly (wireSession): the log's copy of the same
+      // events would print twice, also when it arrives after the training ended
+      // (messagesShownUntil).
+      if (run == m_sessionRun) return;
       const auto& lines = run->messages();
       for (int i = first; i < static_cast<int>(lines.size()); ++i) {
         const RunMessage& line = lines[static_cast<std::size_t>(i)];
@@ -222,8 +216,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_runsPanel, &RunsPanel::resumeRequested, this,
           [this](RunSession* run) { resumeRun(run); });
   connect(m_runsPanel, &RunsPanel::stopRequested, this, [this](RunSession* run) {
-    if (run == m_trainingRun) m_training->stop();
-    if (run == m_launchedRun) m_launcher->stop();
+    if (run == m_sessionRun) m_session->stop();
   });
   connect(m_runsPanel, &RunsPanel::closeRequested, this, &MainWindow::closeRun);
 
@@ -302,15 +295,16 @@ void MainWindow::buildMenus() {
   file->addAction(QStringLiteral("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
   auto* runMenu = menuBar()->addMenu(QStringLiteral("&Run"));
-  m_pauseAction =
-      runMenu->addAction(QStringLiteral("&Pause"), QKeySequence(QStringLiteral("Ctrl+Shift+P")),
-                         m_training, &TrainingController::pause);
+  m_pauseAction = runMenu->addAction(QStringLiteral("&Pause"),
+                                     QKeySequence(QStringLiteral("Ctrl+Shift+P")), this, [this] {
+                                       if (m_session) m_session->pause();
+                                     });
   m_pauseAction->setObjectName(QStringLiteral("pauseAction"));
   m_pauseAction->setToolTip(QStringLiteral("The engine finishes its step and holds"));
   m_resumeAction = runMenu->addAction(QStringLiteral("&Resume"),
                                       QKeySequence(QStringLiteral("Ctrl+Shift+R")), this, [this] {
-                                        if (m_training->isRunning()) {
-                                          m_training->resume();
+                                        if (isTraining()) {
+                                          m_session->resume();
                                         } else if (RunSession* run = m_runsPanel->currentRun()) {
                                           resumeRun(run);
                                         }
@@ -320,9 +314,11 @@ void MainWindow::buildMenus() {
                                     this, &MainWindow::stopTraining);
   m_stopAction->setObjectName(QStringLiteral("stopAction"));
   m_stopAction->setToolTip(QStringLiteral("Finish the step, write a checkpoint, close the log"));
-  m_checkpointAction = runMenu->addAction(QStringLiteral("&Checkpoint now"),
-                                          QKeySequence(QStringLiteral("Ctrl+Shift+S")), m_training,
-                                          &TrainingController::checkpointNow);
+  m_checkpointAction =
+      runMenu->addAction(QStringLiteral("&Checkpoint now"),
+                         QKeySequence(QStringLiteral("Ctrl+Shift+S")), this, [this] {
+                           if (m_session) m_session->checkpointNow();
+                         });
   m_checkpointAction->setObjectName(QStringLiteral("checkpointAction"));
 
   auto* view = menuBar()->addMenu(QStringLiteral("&View"));
@@ -366,121 +362,76 @@ void MainWindow::buildMenus() {
   toolbar->addAction(m_checkpointAction);
 }
 
-void MainWindow::wireTraining() {
-  connect(m_training, &TrainingController::statusChanged, this, [this](RunStatus status) {
-    if (m_trainingRun) m_trainingRun->setStatus(status);
+void MainWindow::wireSession(TrainingSession* session) {
+  // Both back-ends are wired the same way; only the one training now (m_session) is heard.
+  const auto current = [this, session] { return session == m_session ? m_sessionRun : nullptr; };
+  connect(session, &TrainingSession::statusChanged, this, [this, current](RunStatus status) {
+    RunSession* run = current();
+    if (run) run->setStatus(status);
     // A paused run reports no steps, so the bar would go on saying "training".
-    if (m_trainingRun && isActiveHere(status))
-      m_statusBar->showProgress(m_trainingRun->name(), m_training->progress(), status);
+    if (run && isActiveHere(status))
+      m_statusBar->showProgress(run->name(), m_session->progress(), status);
     updateActions();
   });
-  connect(m_training, &TrainingController::progressChanged, this, [this] {
-    if (!m_trainingRun) return;
-    m_statusBar->showProgress(m_trainingRun->name(), m_training->progress(), m_training->status());
+  connect(session, &TrainingSession::progressChanged, this, [this, current] {
+    if (RunSession* run = current())
+      m_statusBar->showProgress(run->name(), m_session->progress(), m_session->status());
   });
-  connect(m_training, &TrainingController::stepReported, this, [this](qint64 step, qint64 total) {
-    if (!m_trainingRun) return;
-    m_trainingRun->setLiveStep(step, total);
-    m_runs->pollNow(m_trainingRun);  // the rows are in the log within a flush
+  connect(session, &TrainingSession::stepReported, this,
+          [this, current](qint64 step, qint64 total) {
+            RunSession* run = current();
+            if (!run) return;
+            run->setLiveStep(step, total);
+            m_runs->pollNow(run);  // the rows are in the log within a flush
+          });
+  // The watcher waits for this before it reads: a resumed log must not be read before the
+  // writer has reopened it (and cut it back to the checkpoint).
+  connect(session, &TrainingSession::logOpened, this, [this, current] {
+    if (RunSession* run = current()) m_runs->writerOpened(run);
   });
-  connect(m_training, &TrainingController::message, this, [this](const RunMessage& m) {
-    if (!m_trainingRun) return;
-    m_console->append(m_trainingRun->name(), m_trainingRun->colour(), m);
-    // The engine writes these right after opening the log: the views may read it now.
-    if (m.kind == QStringLiteral("start") || m.kind == QStringLiteral("resume"))
-      m_runs->writerOpened(m_trainingRun);
+  connect(session, &TrainingSession::message, this, [this, current](const RunMessage& m) {
+    RunSession* run = current();
+    if (!run) return;
+    m_console->append(run->name(), run->colour(), m);
     if (m.kind == QStringLiteral("error")) statusBar()->showMessage(m.text, 15000);
   });
-  connect(m_training, &TrainingController::finished, this, [this](bool ok, const QString& error) {
-    RunSession* run = m_trainingRun;
-    if (run) {
-      run->markMessagesShownUntilNow();
-      m_runs->setTrainingHere(run, false);
-      m_runs->pollNow(run);
-    }
-    m_statusBar->showIdle();
-    if (!ok) {
-      showError(QStringLiteral("%1 failed: %2")
-                    .arg(run ? run->name() : QStringLiteral("The run"), error));
-    } else if (run) {
-      // In the app a stopped run goes on with Resume, not with a command.
-      const QString next = run->status() == RunStatus::Stopped
-                               ? QStringLiteral(" (Run > Resume continues it)")
-                               : QString();
-      statusBar()->showMessage(
-          QStringLiteral("%1: %2%3").arg(run->name(), runStatusText(run->status()), next), 10000);
-    }
-    m_trainingRun = nullptr;
-    updateActions();
-    if (m_closeWhenStopped) close();
-  });
+  connect(session, &TrainingSession::finished, this,
+          [this, session](RunStatus status, const QString& error) {
+            if (session == m_session) trainingEnded(status, error);
+          });
 }
 
-void MainWindow::wireLauncher() {
-  connect(m_launcher, &DistributedRunLauncher::statusChanged, this, [this](RunStatus status) {
-    if (m_launchedRun) m_launchedRun->setStatus(status);
-    if (m_launchedRun && isActiveHere(status))
-      m_statusBar->showProgress(m_launchedRun->name(), m_launcher->progress(), status);
-    updateActions();
-  });
-  connect(m_launcher, &DistributedRunLauncher::progressChanged, this, [this] {
-    if (!m_launchedRun) return;
-    m_statusBar->showProgress(m_launchedRun->name(), m_launcher->progress(), m_launcher->status());
-  });
-  connect(m_launcher, &DistributedRunLauncher::stepReported, this,
-          [this](qint64 step, qint64 total) {
-            if (!m_launchedRun) return;
-            m_launchedRun->setLiveStep(step, total);
-            m_runs->pollNow(m_launchedRun);
-          });
-  // Rank 0 writes the log from another process, so HDF5's rule for one process does not
-  // apply; the watcher still waits, because a resumed log must not be read before rank 0
-  // has reopened it (and cut it back to the checkpoint).
-  connect(m_launcher, &DistributedRunLauncher::logOpened, this, [this] {
-    if (m_launchedRun) m_runs->writerOpened(m_launchedRun);
-  });
-  connect(m_launcher, &DistributedRunLauncher::outputLine, this,
-          [this](const QString& line, bool standardError) {
-            if (!m_launchedRun) return;
-            const bool error = line.contains(QStringLiteral("error")) ||
-                               (standardError && line.contains(QStringLiteral("failed")));
-            const double now = static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
-            m_console->append(
-                m_launchedRun->name(), m_launchedRun->colour(),
-                {m_launchedRun->step(), now,
-                 error ? QStringLiteral("error") : QStringLiteral("attnlab-cli"), line});
-          });
-  connect(m_launcher, &DistributedRunLauncher::finished, this,
-          [this](RunStatus status, const QString& error) {
-            RunSession* run = m_launchedRun;
-            // The run keeps its number of processes: Resume uses it before the watcher has
-            // read the log's last events.
-            if (run) {
-              run->markMessagesShownUntilNow();
-              m_runs->setTrainingHere(run, false);
-              m_runs->pollNow(run);
-            }
-            m_statusBar->showIdle();
-            if (status == RunStatus::Failed) {
-              showError(QStringLiteral("%1 failed: %2")
-                            .arg(run ? run->name() : QStringLiteral("The run"), error));
-            } else if (run) {
-              statusBar()->showMessage(
-                  QStringLiteral("%1: %2").arg(run->name(), runStatusText(run->status())), 10000);
-            }
-            m_launchedRun = nullptr;
-            updateActions();
-            if (m_closeWhenStopped) close();
-          });
+void MainWindow::trainingEnded(RunStatus status, const QString& error) {
+  RunSession* run = m_sessionRun;
+  if (run) {
+    run->markMessagesShownUntilNow();
+    m_runs->setTrainingHere(run, false);
+    m_runs->pollNow(run);
+  }
+  m_statusBar->showIdle();
+  if (status == RunStatus::Failed) {
+    showError(
+        QStringLiteral("%1 failed: %2").arg(run ? run->name() : QStringLiteral("The run"), error));
+  } else if (run) {
+    // In the app a stopped run goes on with Resume, not with a command.
+    const QString next = run->status() == RunStatus::Stopped
+                             ? QStringLiteral(" (Run > Resume continues it)")
+                             : QString();
+    statusBar()->showMessage(
+        QStringLiteral("%1: %2%3").arg(run->name(), runStatusText(run->status()), next), 10000);
+  }
+  m_session = nullptr;
+  m_sessionRun = nullptr;
+  updateActions();
+  if (m_closeWhenStopped) close();
 }
 
 bool MainWindow::isTraining() const {
-  return m_training->isRunning() || m_launcher->isRunning();
+  return m_session != nullptr && m_session->isRunning();
 }
 
 void MainWindow::stopTraining() {
-  if (m_training->isRunning()) m_training->stop();
-  if (m_launcher->isRunning()) m_launcher->stop();
+  if (isTraining()) m_session->stop();
 }
 
 bool MainWindow::startTraining(const core::RunConfig& config, const QString& requested,
@@ -489,8 +440,7 @@ bool MainWindow::startTraining(const core::RunConfig& config, const QString& req
   if (isTraining()) {
     showError(QStringLiteral("%1 is still training; stop it before starting another run (the "
                              "app trains one run at a time so the engine keeps both cores)")
-                  .arg(m_training->isRunning() ? m_training->runDirectory()
-                                               : m_launcher->runDirectory()));
+                  .arg(m_session->runDirectory()));
     return false;
   }
   QDir().mkpath(directory);
@@ -500,39 +450,31 @@ bool MainWindow::startTraining(const core::RunConfig& config, const QString& req
   if (RunSession* open = m_runs->find(directory)) m_runs->close(open);
   RunSession* run = m_runs->open(directory, /*expectTraining=*/true);
   if (run == nullptr) return false;
+  // One process trains inside the app; more are attnlab-cli's, whose rank 0 writes the log
+  // that reaches the views through the run's watcher as for any run.
+  TrainingSession* session = m_training;
   if (processes > 1) {
-    // attnlab-cli's processes train it; rank 0's log reaches the views through the run's
-    // watcher as for any run, and the launcher's output drives status, progress and console.
-    m_launchedRun = run;
-    run->setProcesses(processes);
-    QString whyNot;
-    if (!m_launcher->start(config, run->directory(), processes, &whyNot)) {
-      m_launchedRun = nullptr;
-      run->setProcesses(1);
-      run->setStatus(RunStatus::Failed);
-      m_runs->setTrainingHere(run, false);
-      showError(whyNot);
-      return false;
-    }
-    m_settings->addRecentRun(run->directory());
-    statusBar()->clearMessage();
-    m_runsPanel->selectOnly(run);
-    m_statusBar->showProgress(run->name(), m_launcher->progress(), m_launcher->status());
-    updateActions();
-    return true;
+    m_launcher->setProcesses(processes);
+    session = m_launcher;
   }
-  m_trainingRun = run;
+  m_session = session;
+  m_sessionRun = run;
+  run->setProcesses(std::max(processes, 1));
   run->setStatus(RunStatus::PreparingData);
   QString whyNot;
-  if (!m_training->start(config, run->directory(), &whyNot)) {
-    m_trainingRun = nullptr;
+  if (!session->start(config, run->directory(), &whyNot)) {
+    m_session = nullptr;
+    m_sessionRun = nullptr;
+    run->setProcesses(1);
+    run->setStatus(RunStatus::Failed);
+    m_runs->setTrainingHere(run, false);
     showError(whyNot);
     return false;
   }
   m_settings->addRecentRun(run->directory());
   statusBar()->clearMessage();  // the run's own progress replaces "Ready: ..."
   m_runsPanel->selectOnly(run);
-  m_statusBar->showProgress(run->name(), m_training->progress(), m_training->status());
+  m_statusBar->showProgress(run->name(), session->progress(), session->status());
   updateActions();
   return true;
 }
@@ -571,8 +513,7 @@ void MainWindow::newRun() {
 void MainWindow::closeRun(RunSession* run) {
   // The run this window trains stays open until its engine thread (or its processes) ended.
   if (run == nullptr) return;
-  if (run == m_trainingRun && m_training->isRunning()) return;
-  if (run == m_launchedRun && m_launcher->isRunning()) return;
+  if (run == m_sessionRun && isTraining()) return;
   m_runs->close(run);
 }
 
@@ -612,26 +553,27 @@ void MainWindow::showSelection(const QList<RunSession*>& runs) {
 }
 
 void MainWindow::updateActions() {
-  const bool running = m_training->isRunning();
-  const bool launched = m_launcher->isRunning();
-  const bool paused = m_training->isPaused();
+  const bool training = isTraining();
+  const TrainingCapabilities can = training ? m_session->capabilities() : TrainingCapabilities{};
+  const RunStatus status = training ? m_session->status() : RunStatus::Incomplete;
+  const bool paused = training && m_session->isPaused();
   RunSession* current = m_runsPanel ? m_runsPanel->currentRun() : nullptr;
   const bool resumable =
-      current != nullptr && current != m_trainingRun && current != m_launchedRun &&
+      current != nullptr && current != m_sessionRun &&
       (current->status() == RunStatus::Stopped || current->status() == RunStatus::Incomplete ||
        current->status() == RunStatus::Failed);
-  m_pauseAction->setEnabled(running && !paused && m_training->status() != RunStatus::Stopping);
-  m_resumeAction->setEnabled((running && paused) || (!running && !launched && resumable));
-  m_stopAction->setEnabled((running && m_training->status() != RunStatus::Stopping) ||
-                           (launched && m_launcher->status() != RunStatus::Stopping));
-  m_checkpointAction->setEnabled(running && m_training->status() == RunStatus::Training);
-  // The worker processes take no requests but a stop (a signal): say why these are off.
+  m_pauseAction->setEnabled(can.pause && !paused && status != RunStatus::Stopping);
+  m_resumeAction->setEnabled((training && paused) || (!training && resumable));
+  m_stopAction->setEnabled(training && status != RunStatus::Stopping);
+  m_checkpointAction->setEnabled(can.checkpointNow && status == RunStatus::Training);
+  // Worker processes take no requests but a stop (a signal): say why these are off.
+  const int processes = m_sessionRun ? m_sessionRun->processes() : 1;
   const QString elsewhere =
-      launched ? QStringLiteral(
-                     " (not for a run in %1 processes: Stop writes a checkpoint and "
-                     "Resume continues it)")
-                     .arg(m_launcher->processes())
-               : QString();
+      training && !can.pause ? QStringLiteral(
+                                   " (not for a run in %1 processes: Stop writes a checkpoint and "
+                                   "Resume continues it)")
+                                   .arg(processes)
+                             : QString();
   m_pauseAction->setToolTip(QStringLiteral("The engine finishes its step and holds") + elsewhere);
   m_checkpointAction->setToolTip(QStringLiteral("Write a checkpoint after this step") + elsewhere);
 }
@@ -708,18 +650,19 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   if (isTraining()) {
     event->ignore();
     if (m_closeWhenStopped) return;  // already stopping
+    const QString name = m_sessionRun ? m_sessionRun->name() : QString();
+    const int processes = m_sessionRun ? m_sessionRun->processes() : 1;
     const QString question =
-        m_training->isRunning()
-            ? QStringLiteral(
-                  "%1 is training. Stop it (the engine finishes its step, writes a "
-                  "checkpoint and closes the log) and close the window?")
-                  .arg(m_trainingRun ? m_trainingRun->name() : QString())
-            : QStringLiteral(
-                  "%1 is training in %2 processes. Stop them (they finish their step, "
-                  "rank 0 writes a checkpoint and closes the log) and close the "
-                  "window?")
-                  .arg(m_launchedRun ? m_launchedRun->name() : QString())
-                  .arg(m_launcher->processes());
+        processes <= 1 ? QStringLiteral(
+                             "%1 is training. Stop it (the engine finishes its step, writes a "
+                             "checkpoint and closes the log) and close the window?")
+                             .arg(name)
+                       : QStringLiteral(
+                             "%1 is training in %2 processes. Stop them (they finish their step, "
+                             "rank 0 writes a checkpoint and closes the log) and close the "
+                             "window?")
+                             .arg(name)
+                             .arg(processes);
     auto* box = new QMessageBox(QMessageBox::Question, QStringLiteral("A run is training"),
                                 question, QMessageBox::NoButton, this);
     box->setObjectName(QStringLiteral("closeWhileTrainingBox"));

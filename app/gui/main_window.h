@@ -27,6 +27,7 @@ class OpenedRuns;
 class RunStatusBar;
 class RunsPanel;
 class TrainingController;
+class TrainingSession;
 class VariantsPanel;
 class WelcomePanel;
 class AnalysisPanel;
@@ -81,6 +82,8 @@ class MainWindow : public QMainWindow {
   OpenedRuns* openedRuns() const { return m_runs; }
   TrainingController* training() const { return m_training; }
   DistributedRunLauncher* launcher() const { return m_launcher; }
+  /// The back-end training a run now (one of the two above), null when none does.
+  TrainingSession* trainingSession() const { return m_session; }
   RunsPanel* runsPanel() const { return m_runsPanel; }
   CurvesPanel* curvesPanel() const { return m_curves; }
   AttentionPanel* attentionPanel() const { return m_attention; }
@@ -118,8 +121,9 @@ class MainWindow : public QMainWindow {
  private:
   void buildMenus();
   void buildDocks();
-  void wireTraining();
-  void wireLauncher();
+  void wireSession(TrainingSession* session);
+  /// The session's run ended (finished): status bar, console, actions, a pending close.
+  void trainingEnded(RunStatus status, const QString& error);
   void stopTraining();
   void showSelection(const QList<RunSession*>& runs);
   void applyTheme();
@@ -131,10 +135,10 @@ class MainWindow : public QMainWindow {
 
   AppSettings* m_settings = nullptr;
   OpenedRuns* m_runs = nullptr;
-  TrainingController* m_training = nullptr;
-  RunSession* m_trainingRun = nullptr;  // the run the controller trains, if any
-  DistributedRunLauncher* m_launcher = nullptr;
-  RunSession* m_launchedRun = nullptr;  // the run the launcher trains, if any
+  TrainingController* m_training = nullptr;      // trains in this process
+  DistributedRunLauncher* m_launcher = nullptr;  // trains in attnlab-cli's processes
+  TrainingSession* m_session = nullptr;          // the one of the two training now, if any
+  RunSession* m_sessionRun = nullptr;            // the run it trains
   RunsPanel* m_runsPanel = nullptr;
   CurvesPanel* m_curves = nullptr;
   AttentionPanel* m_attention = nullptr;

@@ -109,11 +109,11 @@ int RunSession::recordedProcesses() const {
   // been resumed in one.
   static const QRegularExpression over(QStringLiteral("data-parallel over (\\d+) processes"));
   for (auto it = m_messages.rbegin(); it != m_messages.rend(); ++it) {
-    if (it->kind == QStringLiteral("distributed")) {
+    if (it->event == core::RunEventKind::Distributed) {
       const auto m = over.match(it->text);
       if (m.hasMatch()) return std::max(1, m.captured(1).toInt());
     }
-    if (it->kind == QStringLiteral("start") || it->kind == QStringLiteral("resume")) break;
+    if (it->event == core::RunEventKind::Start || it->event == core::RunEventKind::Resume) break;
   }
   return 1;
 }

@@ -4,6 +4,7 @@
 // the data arrives in batches (RunUpdate) from the run's RunWatcher, which reads the run log
 // on a thread of its own, whether the run trains in this process or in another one.
 
+#include "core/runlog/run_event_kind.h"
 #include "widgets/plots/plot_data.h"
 
 #include <QColor>
@@ -79,8 +80,11 @@ struct CheckpointInfo {
 struct RunMessage {
   std::int64_t step = 0;
   double wallTime = 0;  ///< Unix seconds
-  QString kind;         ///< "start", "resume", "stopped", "error", "phase", ...
+  QString kind;         ///< the label shown: "start", "stopped", "error", "evaluation", ...
   QString text;
+  /// The run event it is (a milestone of the engine or a row of the log's events); empty
+  /// for the app's own lines (evaluation, checkpoint, error, a process' output).
+  std::optional<core::RunEventKind> event;
 };
 
 /// What a watcher read since its previous batch. Lists marked "new" are appended to what

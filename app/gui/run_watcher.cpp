@@ -229,10 +229,12 @@ void RunWatcher::readNew(RunUpdate& update) {
   const auto events = r.events(eventsRead);
   eventsRead += events.size();
   for (const auto& e : events) {
-    update.events.push_back({e.step, e.wallTime, qs(e.kind), qs(e.message)});
-    if (e.kind == "start" || e.kind == "resume") m_finished = m_stopped = false;
-    if (e.kind == "finished") m_finished = true, m_stopped = false;
-    if (e.kind == "stopped" || e.kind == "stop") m_stopped = true, m_finished = false;
+    const std::optional<core::RunEventKind> kind = e.knownKind();
+    update.events.push_back({e.step, e.wallTime, qs(e.kind), qs(e.message), kind});
+    if (kind == core::RunEventKind::Start || kind == core::RunEventKind::Resume)
+      m_finished = m_stopped = false;
+    if (kind == core::RunEventKind::Finished) m_finished = true, m_stopped = false;
+    if (kind == core::RunEventKind::Stopped) m_stopped = true, m_finished = false;
   }
   update.finished = m_finished;
   update.stopped = m_stopped;

@@ -85,7 +85,7 @@ class TrainingController::Observer : public core::TrainingObserver {
 };
 
 TrainingController::TrainingController(QObject* parent)
-    : QObject(parent), m_control(std::make_unique<core::TrainingControl>()) {}
+    : TrainingSession(parent), m_control(std::make_unique<core::TrainingControl>()) {}
 
 TrainingController::~TrainingController() {
   if (m_thread.joinable()) {
@@ -187,14 +187,15 @@ void TrainingController::drain() {
       RunMessage line{
           m_progress.done, nowSeconds(),
           item.ok ? QStringLiteral("engine") : QStringLiteral("error"),
-          item.ok ? QStringLiteral("the engine thread ended") : QString::fromStdString(item.error)};
+          item.ok ? QStringLiteral("the engine thread ended") : QString::fromStdString(item.error),
+          std::nullopt};
       if (!item.ok) emit message(line);
       const bool stopped = m_status == RunStatus::Stopping;
       setStatus(!item.ok                                                      ? RunStatus::Failed
                 : stopped                                                     ? RunStatus::Stopped
                 : m_progress.total > 0 && m_progress.done >= m_progress.total ? RunStatus::Finished
                                                                               : RunStatus::Stopped);
-      emit finished(item.ok, item.ok ? QString() : QString::fromStdString(item.error));
+      emit finished(m_status, item.ok ? QString() : QString::fromStdString(item.error));
       continue;
     }
     std::visit(
@@ -223,24 +224,31 @@ void TrainingController::drain() {
                           QStringLiteral("evaluation at step %1: loss %2, accuracy %3")
                               .arg(e.step)
                               .arg(e.loss, 0, 'f', 4)
-                              .arg(e.accuracy, 0, 'f', 4)});
+                              .arg(e.accuracy, 0, 'f', 4),
+                          std::nullopt});
           } else if constexpr (std::is_same_v<T, core::CheckpointEvent>) {
             emit message({e.step, nowSeconds(), QStringLiteral("checkpoint"),
                           QStringLiteral("checkpoint at step %1: %2")
                               .arg(e.step)
-                              .arg(QString::fromStdString(e.path.string()))});
+                              .arg(QString::fromStdString(e.path.string())),
+                          std::nullopt});
           } else if constexpr (std::is_same_v<T, core::MilestoneEvent>) {
-            if (e.kind == "paused" && !m_paused) {
+            if (e.kind == core::RunEventKind::Paused && !m_paused) {
               m_paused = true;  // a pause the engine thread decided (pauseAtStep)
               setStatus(RunStatus::Paused);
             }
-            if (e.kind == "start" || e.kind == "resume") {
+            const bool opened =
+                e.kind == core::RunEventKind::Start || e.kind == core::RunEventKind::Resume;
+            if (opened) {
               if (m_status == RunStatus::PreparingData)
                 setStatus(m_paused ? RunStatus::Paused : RunStatus::Training);
               if (m_progress.startStep < 0) m_progress.startStep = e.step;
             }
-            emit message({e.step, nowSeconds(), QString::fromStdString(e.kind),
-                          QString::fromStdString(e.message)});
+            emit message({e.step, nowSeconds(),
+                          QString::fromStdString(core::runEventKindString(e.kind)),
+                          QString::fromStdString(e.message), e.kind});
+            // The engine writes these right after opening the log: readers may open it now.
+            if (opened) emit logOpened();
           }
         },
         item.event);

@@ -5,9 +5,9 @@
 // the run through core::TrainingControl and receives the engine's typed events in batches:
 // the engine appends to a buffer under a mutex and posts one queued drain when the buffer
 // goes from empty to non-empty, so the GUI thread handles whole batches, never a signal per
-// value. Exceptions stay on the engine thread: a failure arrives as finished(false, text).
+// value. Exceptions stay on the engine thread: a failure arrives as finished(Failed, text).
 
-#include "app/gui/run_session.h"
+#include "app/gui/training_session.h"
 
 #include "core/config/run_config.h"
 
@@ -26,56 +26,33 @@ class TrainingControl;
 
 namespace attnlab::app {
 
-/// What the status bar shows about the engine.
-struct EngineProgress {
-  QString phase;  ///< "preparing data: tokenizer", "training", ...
-  std::int64_t done = 0, total = 0;
-  double tokensPerSecond = 0;
-  double elapsedSeconds = 0;    ///< of training in this process
-  std::int64_t startStep = -1;  ///< first step this process trained (for the ETA)
-  /// Processes training the run: 1 here, N for a launch of attnlab-cli --nproc-per-node N.
-  int processes = 1;
-  QString device;                      ///< "cpu", "cuda:0" (empty until the first interval)
-  std::int64_t deviceMemoryBytes = 0;  ///< GPU memory the run holds, 0 on the CPU
-};
-
-class TrainingController : public QObject {
+class TrainingController : public TrainingSession {
   Q_OBJECT
  public:
   explicit TrainingController(QObject* parent = nullptr);
   /// Stops a run still training (cleanly) and waits for its thread.
   ~TrainingController() override;
 
-  /// Starts training `config` in `runDirectory` (resuming when it holds a checkpoint).
   /// False, with a reason, when a run is already training in this window.
-  bool start(const core::RunConfig& config, const QString& runDirectory, QString* whyNot = nullptr);
-  bool isRunning() const { return m_running; }
-  bool isPaused() const { return m_paused; }
-  QString runDirectory() const { return m_runDirectory; }
-  RunStatus status() const { return m_status; }
-  const EngineProgress& progress() const { return m_progress; }
+  bool start(const core::RunConfig& config, const QString& runDirectory,
+             QString* whyNot = nullptr) override;
+  bool isRunning() const override { return m_running; }
+  bool isPaused() const override { return m_paused; }
+  QString runDirectory() const override { return m_runDirectory; }
+  RunStatus status() const override { return m_status; }
+  const EngineProgress& progress() const override { return m_progress; }
+  TrainingCapabilities capabilities() const override { return {true, true}; }
 
  public slots:
-  void pause();
-  void resume();
+  void pause() override;
+  void resume() override;
   /// Finish the current step, checkpoint, close the log.
-  void stop();
-  void checkpointNow();
+  void stop() override;
+  void checkpointNow() override;
   /// Pause when the engine reports step `step` (decided on the engine thread, so the run
   /// holds exactly there; with train.log_every = 1 that is after that step). -1 clears it.
   /// Called before start(), it applies to the run start() launches.
   void pauseAtStep(qint64 step);
-
- signals:
-  void statusChanged(attnlab::app::RunStatus status);
-  /// Phase or step progress changed (once per drained batch).
-  void progressChanged();
-  /// The engine reported a step; the run log has (or will within a flush) its rows.
-  void stepReported(qint64 step, qint64 total);
-  /// A line for the console (milestones, checkpoints, errors).
-  void message(const attnlab::app::RunMessage& message);
-  /// The engine thread ended: `ok` false with the error text on failure.
-  void finished(bool ok, const QString& error);
 
  private:
   class Observer;

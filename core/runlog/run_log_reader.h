@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/hdf5/element_type.h"
+#include "core/runlog/run_event_kind.h"
 
 #include <cstdint>
 #include <memory>
@@ -34,12 +35,14 @@ struct CheckpointEntry {
   double wallTime = 0;
 };
 
-/// A run event: "stop", "non_finite_loss", "resume", ...
+/// A run event as the file holds it: its kind's name ("start", "stopped", ...) and message.
 struct RunEvent {
   std::int64_t step = 0;
   double wallTime = 0;
   std::string kind;
   std::string message;
+  /// The kind, when this version knows its name.
+  std::optional<RunEventKind> knownKind() const { return runEventKindFromName(kind); }
 };
 
 /// Reads a run log, also while its writer is still appending (SWMR read; plain read for a

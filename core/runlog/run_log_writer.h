@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/errors/error.h"
+#include "core/runlog/run_event_kind.h"
 #include "core/runlog/run_log_schema.h"
 
 #include <cstdint>
@@ -51,6 +52,10 @@ class RunLogWriter {
   void addCheckpoint(std::int64_t step, const std::string& path, std::optional<double> valLoss);
   /// Records an event: kind "stop", "non_finite_loss", "resume", ... and a message.
   void addEvent(std::int64_t step, const std::string& kind, const std::string& message);
+  /// The same for one of the engine's kinds (its name is what the file stores).
+  void addEvent(std::int64_t step, RunEventKind kind, const std::string& message) {
+    addEvent(step, runEventKindString(kind), message);
+  }
 
   /// Blocks until everything queued so far is written and flushed (at a checkpoint, before
   /// handing the log to another reader, in tests). Not for the step loop. Throws the

@@ -64,8 +64,8 @@ struct Events {
   void send(const TrainingEvent& e) const {
     if (observer != nullptr) observer->onEvent(e);
   }
-  void run(std::int64_t step, std::string kind, std::string message) const {
-    send(MilestoneEvent{step, std::move(kind), std::move(message)});
+  void run(std::int64_t step, RunEventKind kind, std::string message) const {
+    send(MilestoneEvent{step, kind, std::move(message)});
   }
 };
 
@@ -153,7 +153,7 @@ class TrainingRun {
       const StepMeasurements measured = runStep(trainStep, batches);
       if (!measured.nonFinite.empty()) failNonFinite(measured);
       if (measured.skipped && isRoot())
-        m_events.run(measured.step, "note",
+        m_events.run(measured.step, RunEventKind::Note,
                      "float16 gradients overflowed at loss scale " +
                          std::to_string(static_cast<long long>(measured.lossScale)) +
                          ": step skipped (parameters unchanged), scale halved");
@@ -186,7 +186,7 @@ class TrainingRun {
       m_distributed->requireSameAsRoot("the device kind", m_device.is_cuda() ? "cuda" : "cpu");
       if (m_device.is_cuda()) m_cudaTransport = m_distributed->useCudaTensors();
     }
-    m_events.run(0, "setup",
+    m_events.run(0, RunEventKind::Setup,
                  "run " + m_config.run.name + " in " + m_runDir.string() + " on " + m_device.str() +
                      ", " + precision + ", " + std::to_string(m_threads) + " thread(s)");
   }
@@ -194,15 +194,16 @@ class TrainingRun {
   void findCheckpointToResume() {
     const CheckpointScan scan = m_checkpoints.scan();
     for (const auto& leftover : scan.leftovers) {
-      m_events.run(0, "note", "ignoring an interrupted checkpoint write: " + leftover.string());
+      m_events.run(0, RunEventKind::Note,
+                   "ignoring an interrupted checkpoint write: " + leftover.string());
     }
     // A damaged newer checkpoint (truncated, edited) is passed over, never silently.
     for (const auto& broken : scan.unreadable) {
-      m_events.run(0, "note", "ignoring a checkpoint that cannot be read: " + broken);
+      m_events.run(0, RunEventKind::Note, "ignoring a checkpoint that cannot be read: " + broken);
     }
     if (const auto latest = m_checkpoints.latest()) {
       m_resume = CheckpointStore::load(latest->path);
-      m_events.run(m_resume->step, "note",
+      m_events.run(m_resume->step, RunEventKind::Note,
                    "resuming from " + latest->path.string() + " (step " +
                        std::to_string(m_resume->step) + ")");
     }
@@ -229,16 +230,17 @@ class TrainingRun {
             return !m_control.stopRequested();
           }));
     } catch (const Cancelled& e) {
-      m_events.run(0, "stopped", std::string("stopped during ") + e.where());
+      m_events.run(0, RunEventKind::Stopped, std::string("stopped during ") + e.where());
       return false;
     }
-    m_events.run(0, "data", describeData(*m_data, secondsSince(start)));
+    m_events.run(0, RunEventKind::Data, describeData(*m_data, secondsSince(start)));
     if (m_resume && m_data->tokenizer.trained)
-      m_events.run(0, "note",
+      m_events.run(0, RunEventKind::Note,
                    "note: the run's tokenizer did not match its record (replaced or damaged) "
                    "and was trained again");
     if (m_resume && m_data->store.wasBuilt())
-      m_events.run(0, "note", "note: the token store was rebuilt: " + m_data->store.buildReason());
+      m_events.run(0, RunEventKind::Note,
+                   "note: the token store was rebuilt: " + m_data->store.buildReason());
     if (m_data->train.blocksPerEpoch() == 0) {
       throw DataError("corpus", "the corpus yields no training blocks of data.sequence_length = " +
                                     std::to_string(m_config.data.sequenceLength) + " tokens");
@@ -281,7 +283,7 @@ class TrainingRun {
       requireCheckpointTokenizer(*m_resume, m_data->tokenizer.fingerprint);
       std::string note;
       m_step = m_state->restore(*m_resume, note);
-      if (!note.empty()) m_events.run(m_step, "note", "note: " + note);
+      if (!note.empty()) m_events.run(m_step, RunEventKind::Note, "note: " + note);
     }
     m_startStep = m_step;
     m_summary.startStep = m_step;
@@ -313,26 +315,27 @@ class TrainingRun {
         exists ? std::optional<std::int64_t>(m_startStep) : std::nullopt);
     m_summary.runLog = path;
     m_interval = std::make_unique<IntervalMetrics>(c, quantities);
-    milestone(m_resume ? "resume" : "start",
+    milestone(m_resume ? RunEventKind::Resume : RunEventKind::Start,
               m_resume ? "resumed from " + m_resume->path.string() : "training started");
-    milestone("variants", describeMechanisms(c));
+    milestone(RunEventKind::Variants, describeMechanisms(c));
     if (m_distributed)
-      milestone("distributed",
+      milestone(RunEventKind::Distributed,
                 "data-parallel over " + std::to_string(m_distributed->worldSize()) +
                     " processes (c10d Gloo, rank 0 on " + m_distributed->transport() +
                     (m_cudaTransport.empty() ? "" : "; CUDA tensors: " + m_cudaTransport) +
                     "); each optimiser step takes " +
                     std::to_string(c.train.gradientAccumulation * m_distributed->worldSize()) +
-                    " micro-batches of " + std::to_string(c.train.batchSize) + " sequences");
+                    " micro-batches of " + std::to_string(c.train.batchSize) + " sequences",
+                m_distributed->worldSize());
     if (m_startStep == 0) m_snapshots->write(*m_model, m_device, 0, *m_log);
   }
 
   /// Holds while a pause is asked for; false when a stop is (the loop ends).
   bool holdWhilePaused() {
     if (m_control.pauseRequested() && !m_control.stopRequested()) {
-      milestone("paused", "paused after step " + std::to_string(m_step));
+      milestone(RunEventKind::Paused, "paused after step " + std::to_string(m_step));
       m_control.waitWhilePaused();
-      if (!m_control.stopRequested()) milestone("unpaused", "training goes on");
+      if (!m_control.stopRequested()) milestone(RunEventKind::Unpaused, "training goes on");
     }
     bool stop = m_control.stopDue(m_step);
     // Any rank's stop (a Ctrl-C reaches every worker, but not at the same step) stops all
@@ -367,7 +370,7 @@ class TrainingRun {
                       ? ""
                       : "; the last good checkpoint is kept");
       if (m_log) {
-        m_log->addEvent(m_step, "out_of_memory", message.str());
+        m_log->addEvent(m_step, RunEventKind::OutOfMemory, message.str());
         m_log->close();
       }
       throw TrainingError("step " + std::to_string(m_step + 1), message.str());
@@ -379,7 +382,7 @@ class TrainingRun {
         measured.nonFinite + "; the run stopped without applying this update" +
         (m_summary.lastCheckpoint.empty() && !m_resume ? "" : "; the last good checkpoint is kept");
     if (m_log) {
-      m_log->addEvent(measured.step, "non_finite", message);
+      m_log->addEvent(measured.step, RunEventKind::NonFinite, message);
       m_log->close();
     }
     throw TrainingError("step " + std::to_string(measured.step), message);
@@ -440,11 +443,12 @@ class TrainingRun {
     }
     if (!m_checkpointed && m_step > m_startStep) saveCheckpoint();
     if (m_summary.stopped) {
-      m_log->addEvent(m_step, "stopped", "stopped on request after step " + std::to_string(m_step));
-      m_events.run(m_step, "stopped",
+      m_log->addEvent(m_step, RunEventKind::Stopped,
+                      "stopped on request after step " + std::to_string(m_step));
+      m_events.run(m_step, RunEventKind::Stopped,
                    "stopped after step " + std::to_string(m_step) + ", checkpoint saved");
     } else {
-      milestone("finished", "training finished at step " + std::to_string(m_step));
+      milestone(RunEventKind::Finished, "training finished at step " + std::to_string(m_step));
     }
     m_log->close();
     m_summary.finalStep = m_step;
@@ -453,9 +457,9 @@ class TrainingRun {
   }
 
   /// A milestone for both the run log and the observer.
-  void milestone(const std::string& kind, const std::string& message) {
+  void milestone(RunEventKind kind, const std::string& message, int worldSize = 0) {
     m_log->addEvent(m_step, kind, message);
-    m_events.run(m_step, kind, message);
+    m_events.send(MilestoneEvent{m_step, kind, message, worldSize});
   }
 
   bool isRoot() const { return !m_distributed || m_distributed->isRoot(); }

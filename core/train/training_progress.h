@@ -4,6 +4,8 @@
 // to a TrainingObserver. The CLI prints them; the app buffers them and drains the buffer on
 // its GUI thread (docs/architecture.md, "Threads").
 
+#include "core/runlog/run_event_kind.h"
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -53,13 +55,13 @@ struct CheckpointEvent {
   std::optional<double> validationLoss;
 };
 
-/// A milestone of the run's life. Kinds: "setup" (where and how it runs), "data" (what the
-/// corpus yielded), "start", "resume", "variants", "paused", "unpaused", "stopped",
-/// "finished", "note" (anything else worth a line).
+/// A milestone of the run's life (core/runlog/run_event_kind.h lists the kinds); the run log
+/// records the same ones as events.
 struct MilestoneEvent {
   std::int64_t step = 0;
-  std::string kind;
+  RunEventKind kind = RunEventKind::Note;
   std::string message;
+  int worldSize = 0;  ///< Distributed: the processes training the run (0 for other kinds)
 };
 
 using TrainingEvent =

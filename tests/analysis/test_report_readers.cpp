@@ -5,6 +5,7 @@
 // the field at fault.
 #include "analysis/report/json_report.h"
 #include "analysis/report/report_files.h"
+#include "analysis/report/report_layout.h"
 #include "analysis/report/report_readers.h"
 #include "analysis/runs/analysis_report.h"
 #include "analysis/runs/coref_probe_report.h"
@@ -186,6 +187,34 @@ class TestReportReaders : public QObject {
   void initTestCase() { QVERIFY(m_dir.isValid()); }
 
   // Written by the report writer the CLI uses, read back: every field, doubles bit for bit.
+  // Where reports live (analysis/report/report_layout.h), against the folder names the
+  // docs give: <run>/analysis/step-S/analysis.json, <run>/analysis/coref-step-S/coref.json.
+  void reportLayoutFindsTheFoldersByStep() {
+    const fs::path run = fs::path(m_dir.path().toStdString()) / "layout-run";
+    const auto put = [&](const std::string& folder, const std::string& file) {
+      fs::create_directories(run / "analysis" / folder);
+      std::ofstream(run / "analysis" / folder / file) << "{}";
+    };
+    put("step-20", "analysis.json");
+    put("step-5", "analysis.json");
+    put("my-report", "analysis.json");  // a chosen --out under analysis/
+    put("coref-step-5", "coref.json");
+    put("step-x", "analysis.json");                       // not a step: named otherwise
+    fs::create_directories(run / "analysis" / "step-7");  // no report in it
+    QCOMPARE(reportFolder(run, ReportKind::Attention, 2000), run / "analysis" / "step-2000");
+    QCOMPARE(reportFolder(run, ReportKind::Coref, 5), run / "analysis" / "coref-step-5");
+    QCOMPARE(reportSteps(run, ReportKind::Attention), (std::vector<std::int64_t>{5, 20}));
+    QCOMPARE(reportSteps(run, ReportKind::Coref), (std::vector<std::int64_t>{5}));
+    const auto files = reportFiles(run, ReportKind::Attention);
+    QCOMPARE(files.size(), std::size_t{4});
+    QCOMPARE(files[0].file, run / "analysis" / "my-report" / "analysis.json");
+    QVERIFY(!files[0].step && !files[1].step);
+    QCOMPARE(files[1].file, run / "analysis" / "step-x" / "analysis.json");
+    QCOMPARE(files[2].file, run / "analysis" / "step-5" / "analysis.json");
+    QCOMPARE(files[3].step, std::optional<std::int64_t>(20));
+    QVERIFY(reportFiles(run / "missing", ReportKind::Coref).empty());
+  }
+
   void analysisRoundTripsEveryField() {
     const auto written = handBuiltAnalysis();
     const fs::path out = dir() / "analysis";

@@ -111,6 +111,34 @@ class TestCliDistributed : public QObject {
              qPrintable(events.out + events.err));
   }
 
+  // --progress jsonl through the launcher, read by Python's json module: every line of the
+  // launch one object with its rank first; rank 0 reports the world size as a number.
+  void jsonProgressOfALaunchNamesEachRank() {
+    const auto r = tests::runCli({"train", "--config", m_config, "--run-dir", path("jsonl"),
+                                  "--progress", "jsonl", "--nproc-per-node", "2", "--master-port",
+                                  QString::number(freePort())});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+    QFile file(path("launch.jsonl"));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(r.out.toUtf8());
+    file.close();
+    const auto py = tests::runProcess(
+        tests::kPython,
+        {"-c",
+         "import json, sys\n"
+         "events = [json.loads(line) for line in open(sys.argv[1])]\n"
+         "assert all(list(e)[0] == 'rank' and e['rank'] in (0, 1) for e in events)\n"
+         "d = [e for e in events if e['event'] == 'milestone' and e['kind'] == 'distributed']\n"
+         "assert len(d) == 1 and d[0]['rank'] == 0 and d[0]['world_size'] == 2, d\n"
+         "assert {e['rank'] for e in events if e['event'] == 'step'} == {0}\n"
+         "assert any(e['event'] == 'message' and e['text'].startswith('done: 12 steps')\n"
+         "           for e in events)\n"
+         "print(len(events), 'events, world size', d[0]['world_size'])\n",
+         path("launch.jsonl")});
+    QVERIFY2(py.exitCode == 0, qPrintable(py.out + py.err + r.out.left(3000)));
+    qInfo("%s", qPrintable(py.out.trimmed()));
+  }
+
   void aKilledRankStopsTheOthersAndTheRunResumes() {
     const int port = freePort();
     const QString run = path("killed");

@@ -68,6 +68,33 @@ class TestCliTrain : public QObject {
              qPrintable(read + py.err));
   }
 
+  // --progress jsonl, read by Python's json module: every line one object with an event
+  // and the human text; the steps' numbers typed; start (the log is open) and the summary.
+  void jsonProgressIsOneObjectPerLine() {
+    const QString dir = m_dir.filePath("jsonl");
+    const Run r = run({"train", "--config", m_dir.filePath("small.toml"), "--run-dir", dir,
+                       "--progress", "jsonl"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+    writeFile(m_dir.filePath("progress.jsonl"), r.out.toUtf8());
+    const Run py =
+        python({"import json, sys\n"
+                "events = [json.loads(line) for line in open(sys.argv[1])]\n"
+                "assert all(isinstance(e, dict) and 'event' in e and 'text' in e for e in events)\n"
+                "steps = [e for e in events if e['event'] == 'step']\n"
+                "assert steps[-1]['step'] == 6 and steps[-1]['total'] == 6, steps[-1]\n"
+                "assert all(type(e['loss']) is float and type(e['step']) is int for e in steps)\n"
+                "assert steps[-1]['text'].startswith('step 6/6 loss ')\n"
+                "kinds = [e['kind'] for e in events if e['event'] == 'milestone']\n"
+                "assert kinds.index('start') < kinds.index('finished'), kinds\n"
+                "phases = [e['phase'] for e in events if e['event'] == 'phase']\n"
+                "messages = [e['text'] for e in events if e['event'] == 'message']\n"
+                "assert any(m.startswith('done: 6 steps') for m in messages), messages\n"
+                "print(len(events), 'events;', ' '.join(kinds), ';', len(phases), 'phases')\n",
+                m_dir.filePath("progress.jsonl")});
+    QVERIFY2(py.exitCode == 0, qPrintable(py.out + py.err + r.out.left(2000)));
+    qInfo("%s", qPrintable(py.out.trimmed()));
+  }
+
   void badInput_data() {
     QTest::addColumn<QStringList>("sets");
     QTest::addColumn<QByteArray>("corpus");  // written to corpus.txt of a fresh folder

@@ -14,6 +14,7 @@
 #include "app/gui/panels/console_dock.h"
 #include "app/gui/panels/run_status_bar.h"
 #include "app/gui/panels/runs_panel.h"
+#include "app/gui/training_controller.h"
 #include "core/runlog/run_log_reader.h"
 #include "tests/support/listening_socket.h"
 #include "tests/support/tiny_run_setup.h"
@@ -352,8 +353,8 @@ class TestDistributedRun : public QObject {
     app::DistributedRunLauncher launcher;
     QCOMPARE(launcher.cliPath(), QCoreApplication::applicationDirPath() + "/attnlab-cli");
     QStringList lines;
-    connect(&launcher, &app::DistributedRunLauncher::outputLine, this,
-            [&](const QString& line, bool) { lines << line; });
+    connect(&launcher, &app::DistributedRunLauncher::message, this,
+            [&](const app::RunMessage& line) { lines << line.text; });
     std::optional<app::RunStatus> ended;
     connect(&launcher, &app::DistributedRunLauncher::finished, this,
             [&](app::RunStatus status, const QString&) { ended = status; });

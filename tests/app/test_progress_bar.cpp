@@ -1,9 +1,11 @@
 // The command line's progress display: the shared ProgressBar (bar, ETA, status line on a
 // terminal, plain lines elsewhere) and the analysis reporter drawn through it. (Training's
 // ProgressPrinter is an adapter over the same bar; attnlab-cli train's tests cover it.)
+#include "app/cli/json_line.h"
 #include "app/cli/progress_bar.h"
 #include "app/cli/task_progress.h"
 
+#include <QProcess>
 #include <QtTest>
 
 #include <algorithm>
@@ -144,6 +146,36 @@ class TestProgressBar : public QObject {
     QCOMPARE(std::count(out.begin(), out.end(), '\n'), 2L);
     QVERIFY2(out.find("\r\033[Kentropy 2/4 [============>           ] ETA ") != std::string::npos,
              qPrintable(show(out)));
+  }
+
+  // The JSON lines of --progress jsonl, read back by Python's json module (the reference
+  // parser): quotes, backslashes, control characters and UTF-8 survive; NaN becomes null.
+  void jsonLinesReadBackInPython() {
+    const std::string tricky =
+        "a \"quoted\" \\ path\twith\ttabs\nnew line \x01 \xc3\xbc \xe2\x80\x94";
+    const std::string line = attnlab::app::JsonLine()
+                                 .add("event", "step")
+                                 .add("text", tricky)
+                                 .add("step", std::int64_t{1} << 40)
+                                 .add("loss", 6.25)
+                                 .add("nan", std::nan(""))
+                                 .add("world_size", 2)
+                                 .str();
+    QProcess py;
+    py.start(QStringLiteral(ATTNLAB_PYTHON),
+             {"-c",
+              "import json, sys; e = json.loads(sys.stdin.read()); "
+              "print(json.dumps([e['text'], e['step'], e['loss'], e['nan'], e['world_size']]))"});
+    QVERIFY(py.waitForStarted());
+    py.write(QByteArray::fromStdString(line));
+    py.closeWriteChannel();
+    QVERIFY(py.waitForFinished(30000));
+    const QByteArray out = py.readAllStandardOutput().trimmed();
+    QVERIFY2(py.exitCode() == 0, py.readAllStandardError().constData());
+    const QByteArray expected =
+        "[\"a \\\"quoted\\\" \\\\ path\\twith\\ttabs\\nnew line \\u0001 \\u00fc \\u2014\", "
+        "1099511627776, 6.25, null, 2]";
+    QCOMPARE(out, expected);
   }
 };
 

@@ -15,6 +15,7 @@
 #include "core/train/run_directory_lock.h"
 #include "tests/support/checkpoint_equality.h"
 #include "tests/support/cli_process.h"
+#include "tests/support/session_end.h"
 #include "tests/support/tiny_run_setup.h"
 
 #include <QProcess>
@@ -75,7 +76,7 @@ class TestTrainingController : public QObject {
     QVERIFY(controller.isRunning());
     QVERIFY(finished.wait(120000));
     noise.stop();
-    QCOMPARE(finished.first().at(0).toBool(), true);
+    QCOMPARE(test::endedWell(finished), true);
     QCOMPARE(controller.status(), app::RunStatus::Finished);
     QVERIFY2(draws > 3, qPrintable(QString::number(draws)));
     tests::compareLatestCheckpoints(m_cliRun, dir, 8);
@@ -121,7 +122,7 @@ class TestTrainingController : public QObject {
     QVERIFY(finished.wait(120000));
     training = false;
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
-    QCOMPARE(finished.first().at(0).toBool(), true);
+    QCOMPARE(test::endedWell(finished), true);
     QVERIFY2(inspections >= 2, qPrintable(QString::number(inspections)));
     tests::compareLatestCheckpoints(m_cliRun, dir, 8);
   }
@@ -163,7 +164,7 @@ class TestTrainingController : public QObject {
     finished.clear();
     QVERIFY(controller.start(m_config, QString::fromStdString(dir.string())));
     QVERIFY(finished.wait(120000));
-    QCOMPARE(finished.first().at(0).toBool(), true);
+    QCOMPARE(test::endedWell(finished), true);
     QCOMPARE(controller.status(), app::RunStatus::Finished);
     tests::compareLatestCheckpoints(m_cliRun, dir, 8);
   }
@@ -186,7 +187,7 @@ class TestTrainingController : public QObject {
     QSignalSpy finished(&controller, &app::TrainingController::finished);
     QVERIFY(controller.start(longer, QString::fromStdString(dir.string())));
     QVERIFY(finished.wait(30000));
-    QCOMPARE(finished.first().at(0).toBool(), false);
+    QCOMPARE(test::endedWell(finished), false);
     const QString error = finished.first().at(1).toString();
     QVERIFY2(error.contains(QStringLiteral("being trained by pid %1").arg(cli.processId())),
              qPrintable(error));
@@ -204,7 +205,7 @@ class TestTrainingController : public QObject {
     QSignalSpy finished(&controller, &app::TrainingController::finished);
     QVERIFY(controller.start(broken, QString::fromStdString(path("broken").string())));
     QVERIFY(finished.wait(30000));
-    QCOMPARE(finished.first().at(0).toBool(), false);
+    QCOMPARE(test::endedWell(finished), false);
     QVERIFY2(finished.first().at(1).toString().contains(QStringLiteral("missing.txt")),
              qPrintable(finished.first().at(1).toString()));
     QCOMPARE(controller.status(), app::RunStatus::Failed);

@@ -21,6 +21,7 @@
 #include "core/train/run_directory_lock.h"
 #include "tests/support/checkpoint_equality.h"
 #include "tests/support/cli_process.h"
+#include "tests/support/session_end.h"
 #include "tests/support/tiny_run_setup.h"
 
 #include <QProcess>
@@ -206,7 +207,7 @@ class TestTrainingFaults : public QObject {
     controller.resume();
     QVERIFY(finished.wait(120000));
     full.lift();
-    QCOMPARE(finished.first().at(0).toBool(), false);
+    QCOMPARE(test::endedWell(finished), false);
     QCOMPARE(controller.status(), app::RunStatus::Failed);
     const QString message = finished.first().at(1).toString();
     qInfo("the run stopped with: %s", qPrintable(message));
@@ -241,7 +242,7 @@ class TestTrainingFaults : public QObject {
     finished.clear();
     QVERIFY(controller.start(m_config, qpath(dir)));
     QVERIFY(finished.wait(120000));
-    QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
+    QVERIFY2(test::endedWell(finished), qPrintable(finished.first().at(1).toString()));
     tests::compareLatestCheckpoints(m_reference, dir, m_config.schedule.steps);
   }
 };

@@ -119,8 +119,8 @@ class CliObserver : public core::TrainingObserver {
   void onEvent(const core::TrainingEvent& event) override {
     std::lock_guard<std::mutex> lock(m_mutex);
     if (const auto* m = std::get_if<core::MilestoneEvent>(&event)) {
-      if (m->kind == "data") dataLine = m->message;
-      if (m->kind == "start" && setupSeconds < 0)
+      if (m->kind == core::RunEventKind::Data) dataLine = m->message;
+      if (m->kind == core::RunEventKind::Start && setupSeconds < 0)
         setupSeconds = std::chrono::duration<double>(Clock::now() - m_start).count();
     }
   }
@@ -197,9 +197,9 @@ AppResult runApp(const core::RunConfig& config, const fs::path& dir) {
   bool finished = false, finishedOk = false;
   QString finishError;
   QObject::connect(training, &app::TrainingController::finished, &window,
-                   [&](bool ok, const QString& error) {
+                   [&](app::RunStatus status, const QString& error) {
                      finished = true;
-                     finishedOk = ok;
+                     finishedOk = status != app::RunStatus::Failed;
                      finishError = error;
                      probe.stop();
                    });

@@ -139,6 +139,42 @@ class TestRunLog : public QObject {
     QVERIFY_THROWS_EXCEPTION(attnlab::RunLogError, r.scalar("train/nope"));
   }
 
+  // The events' kinds: the enum's names are the file's text (docs/run-log.md lists them),
+  // each name reads back as its kind, an older log's "stop" as Stopped, a name this version
+  // does not know as none.
+  void eventKindsAreTheirNamesInTheFile() {
+    const std::pair<RunEventKind, const char*> expected[] = {
+        {RunEventKind::Setup, "setup"},
+        {RunEventKind::Data, "data"},
+        {RunEventKind::Note, "note"},
+        {RunEventKind::Start, "start"},
+        {RunEventKind::Resume, "resume"},
+        {RunEventKind::Variants, "variants"},
+        {RunEventKind::Distributed, "distributed"},
+        {RunEventKind::Paused, "paused"},
+        {RunEventKind::Unpaused, "unpaused"},
+        {RunEventKind::Stopped, "stopped"},
+        {RunEventKind::Finished, "finished"},
+        {RunEventKind::OutOfMemory, "out_of_memory"},
+        {RunEventKind::NonFinite, "non_finite"}};
+    const std::string file = path("kinds.h5");
+    {
+      RunLogWriter w(file, testSchema(), 0.05);
+      for (const auto& [kind, name] : expected) w.addEvent(1, kind, name);
+      w.addEvent(2, "stop", "an older log's stop");
+      w.addEvent(3, "someday", "a newer writer's kind");
+      w.close();
+    }
+    const auto events = RunLogReader(file).events();
+    QCOMPARE(events.size(), std::size(expected) + 2);
+    for (std::size_t i = 0; i < std::size(expected); ++i) {
+      QCOMPARE(events[i].kind, std::string(expected[i].second));
+      QVERIFY(events[i].knownKind() == expected[i].first);
+    }
+    QVERIFY(events[std::size(expected)].knownKind() == RunEventKind::Stopped);
+    QVERIFY(!events[std::size(expected) + 1].knownKind());
+  }
+
   // A live view reads only rows after those it holds, and the snapshot steps without their
   // values; the reads agree with a full read of the same log while the writer appends.
   void incrementalReadsWhileWriterIsLive() {

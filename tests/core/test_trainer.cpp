@@ -158,8 +158,8 @@ class TestTrainer : public QObject {
         } else if (std::holds_alternative<PhaseEvent>(e)) {
           kinds.push_back("phase");
         } else if (const auto* r = std::get_if<MilestoneEvent>(&e)) {
-          kinds.push_back(r->kind);
-          if (r->kind == "paused") paused = true;
+          kinds.push_back(runEventKindString(r->kind));
+          if (r->kind == RunEventKind::Paused) paused = true;
         }
         changed.notify_all();
       }

@@ -149,7 +149,7 @@ AnalysisRunOptions AnalysisPanel::runOptions() const {
 }
 
 QStringList AnalysisPanel::findReports(const QString& runDirectory) {
-  return runReports(runDirectory, QStringLiteral("step-"), QStringLiteral("analysis.json"));
+  return runReports(runDirectory, analysis::ReportKind::Attention);
 }
 
 void AnalysisPanel::setRuns(const QList<RunSession*>& runs) {
@@ -356,7 +356,9 @@ void AnalysisPanel::chooseExport() {
 
 void AnalysisPanel::chooseFile() {
   const QString start =
-      m_run ? QDir(m_run->directory()).filePath(QStringLiteral("analysis")) : QDir::homePath();
+      m_run ? QString::fromStdString(
+                  analysis::reportsFolder(m_run->directory().toStdString()).string())
+            : QDir::homePath();
   const QString path = QFileDialog::getOpenFileName(
       this, QStringLiteral("Open analysis report"), start,
       QStringLiteral("Analysis reports (analysis.json);;JSON files (*.json)"));

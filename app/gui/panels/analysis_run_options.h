@@ -6,6 +6,8 @@
 // checkpoint too. They are `attnlab-cli analyze`'s options (--examples, --text, --pairwise,
 // --over-checkpoints), named the same, so a run from the tab and one from the CLI agree.
 
+#include "app/gui/analysis_controller.h"
+
 #include <QString>
 #include <QStringList>
 #include <QToolButton>
@@ -17,12 +19,9 @@ class QSpinBox;
 
 namespace attnlab::app {
 
-struct AnalysisRunOptions {
-  QString textFile;               ///< empty: the run's validation split
-  qint64 maxSequences = 0;        ///< sequences of the evaluation set used; 0 = all
-  qint64 pairwiseSequences = 64;  ///< all-pairs head JSD over the first N sequences; 0 = off
-  bool overCheckpoints = false;   ///< also the evaluation set under every checkpoint (slow)
-
+/// The controller's job options (one struct: the Options... button fills what the job
+/// runs), with what the button says about them.
+struct AnalysisRunOptions : AnalysisJobOptions {
   /// What is wrong with the options (a text file that does not exist or cannot be read,
   /// naming it); empty when they can run.
   QString problem() const;

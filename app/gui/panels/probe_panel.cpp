@@ -218,9 +218,7 @@ void ProbePanel::setTheme(const widgets::Theme& theme) {
 }
 
 void ProbePanel::rescan() {
-  m_files = m_run ? runReports(m_run->directory(), QStringLiteral("coref-step-"),
-                               QStringLiteral("coref.json"))
-                  : QStringList();
+  m_files = m_run ? runReports(m_run->directory(), analysis::ReportKind::Coref) : QStringList();
   m_reportBox->clear();
   for (const QString& f : m_files) m_reportBox->addItem(QFileInfo(f).dir().dirName(), f);
   m_reportBox->setEnabled(!m_files.isEmpty());
@@ -354,7 +352,9 @@ QString ProbePanel::exportFigure(const QString& path) {
 
 void ProbePanel::chooseFile() {
   const QString start =
-      m_run ? QDir(m_run->directory()).filePath(QStringLiteral("analysis")) : QDir::homePath();
+      m_run ? QString::fromStdString(
+                  analysis::reportsFolder(m_run->directory().toStdString()).string())
+            : QDir::homePath();
   const QString path = QFileDialog::getOpenFileName(
       this, QStringLiteral("Open coreference probe report"), start,
       QStringLiteral("Probe reports (coref.json);;JSON files (*.json)"));

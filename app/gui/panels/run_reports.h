@@ -4,6 +4,8 @@
 // `attnlab-cli probe coref` <run>/analysis/coref-step-S/coref.json. The Analysis and Probe
 // tabs list them, and read them off the GUI thread, with this.
 
+#include "analysis/report/report_layout.h"
+
 #include <QCoreApplication>
 #include <QMetaObject>
 #include <QPointer>
@@ -16,10 +18,9 @@
 
 namespace attnlab::app {
 
-/// Every <run>/analysis/<folder>/<fileName>, ordered by the step in the folder's name
-/// (`folderPrefix` then the step; folders named otherwise come first).
-QStringList runReports(const QString& runDirectory, const QString& folderPrefix,
-                       const QString& fileName);
+/// Every report of `kind` under <run>/analysis, ordered by the step in its folder's name
+/// (folders named otherwise come first): analysis::reportFiles.
+QStringList runReports(const QString& runDirectory, analysis::ReportKind kind);
 
 /// Reads a report file off the GUI thread (a 12 x 12 analysis with its pairwise matrix is
 /// several megabytes) with `read(path)`, then calls `done(report, error)` on the GUI thread,

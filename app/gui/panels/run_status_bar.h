@@ -3,7 +3,7 @@
 // The status-bar part that shows this process' engine: phase or training progress, tokens/s
 // and the ETA. Plain widgets; the main window feeds it from TrainingController.
 
-#include "app/gui/training_controller.h"
+#include "app/gui/training_session.h"
 
 #include <QWidget>
 

@@ -1,0 +1,43 @@
+#pragma once
+
+// Where a run's reports live, in one place for the command line, the app and the figures:
+// `attnlab-cli analyze` writes <run>/analysis/step-S/analysis.json (with its CSV and
+// Markdown), `attnlab-cli probe coref` <run>/analysis/coref-step-S/coref.json; the app's
+// Run analysis and Run probe write the same folders, and the Analysis and Probe tabs and
+// the figure catalog find them here.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace attnlab::analysis {
+
+enum class ReportKind {
+  Attention,  ///< attnlab-cli analyze: analysis.json
+  Coref,      ///< attnlab-cli probe coref: coref.json
+};
+
+/// <run>/analysis: every report folder of the run is in it.
+std::filesystem::path reportsFolder(const std::filesystem::path& run);
+/// <run>/analysis/step-S or <run>/analysis/coref-step-S.
+std::filesystem::path reportFolder(const std::filesystem::path& run, ReportKind kind,
+                                   std::int64_t step);
+/// "step-" or "coref-step-": a report folder's name is this and the checkpoint's step.
+std::string_view reportFolderPrefix(ReportKind kind);
+/// "analysis.json" or "coref.json": the file a report folder holds.
+std::string_view reportFileName(ReportKind kind);
+
+/// A report file under <run>/analysis, with the step its folder names.
+struct ReportFile {
+  std::optional<std::int64_t> step;  ///< empty for a folder named otherwise (a chosen --out)
+  std::filesystem::path file;
+};
+/// Every <run>/analysis/<folder>/<reportFileName(kind)>: the step folders of `kind` by
+/// step, after the folders named otherwise (by name). Empty when there is no such folder.
+std::vector<ReportFile> reportFiles(const std::filesystem::path& run, ReportKind kind);
+/// The steps of the step folders of `kind` that hold their report, ascending.
+std::vector<std::int64_t> reportSteps(const std::filesystem::path& run, ReportKind kind);
+
+}  // namespace attnlab::analysis
