@@ -541,14 +541,15 @@ void MainWindow::rebuildRecentMenu() {
   m_recentMenu->addAction(QStringLiteral("Clear list"), m_settings, &AppSettings::clearRecentRuns);
 }
 
+QList<RunView*> MainWindow::runViews() const {
+  QList<RunView*> list;
+  for (int i = 0; i < m_tabs->count(); ++i)
+    if (auto* view = dynamic_cast<RunView*>(m_tabs->widget(i))) list << view;
+  return list;
+}
+
 void MainWindow::showSelection(const QList<RunSession*>& runs) {
-  m_curves->setRuns(runs);
-  m_attention->setRuns(runs);
-  m_variants->setRuns(runs);
-  m_analysis->setRuns(runs);
-  m_inspector->setRuns(runs);
-  m_probe->setRuns(runs);
-  m_compare->setRuns(runs);
+  for (RunView* view : runViews()) view->setRuns(runs);
   updateActions();
 }
 
@@ -628,14 +629,9 @@ void MainWindow::applyTheme() {
   QList<QColor> palette;
   for (const QColor& c : theme.series) palette << c;
   m_runs->setPalette(palette);
-  m_curves->setTheme(theme);
-  m_attention->setTheme(theme);
-  m_variants->setTheme(theme);
-  m_analysis->setTheme(theme);
-  m_inspector->setTheme(theme);
-  m_probe->setTheme(theme);
-  m_compare->setTheme(theme);
-  for (FigureView* view : m_tabs->findChildren<FigureView*>()) view->setTheme(theme);
+  for (RunView* view : runViews()) view->setTheme(theme);
+  // The Compare tab's figures too (figure tabs are views themselves).
+  for (FigureView* view : m_compare->findChildren<FigureView*>()) view->setTheme(theme);
   m_applyingTheme = false;
 }
 
@@ -698,24 +694,9 @@ QString MainWindow::exportCurrentView(const QString& path) {
 }
 
 QString MainWindow::exportCurrentView(const QString& path, const widgets::ExportOptions& options) {
-  QWidget* view = m_tabs->currentWidget();
-  if (view == m_analysis) return m_analysis->exportFigure(path);
-  if (view == m_probe) return m_probe->exportFigure(path);
-  if (view == m_compare) return m_compare->exportFigure(path);
-  if (auto* figure = qobject_cast<FigureView*>(view)) return figure->exportTo(path, options);
-  QString error;
-  const auto format = figureFormatOf(path, &error);
-  if (!format) return error;
-  widgets::PlotWidget* plot = nullptr;
-  if (view == m_attention) plot = m_attention->heatmap();
-  if (view == m_inspector) plot = m_inspector->heatmap();
-  if (view == m_curves && !m_curves->scalarNames().isEmpty())
-    plot = m_curves->plotFor(m_curves->scalarNames().first());
-  if (view == m_variants && !m_variants->seriesNames().isEmpty())
-    plot = m_variants->plotFor(m_variants->seriesNames().first());
-  if (plot == nullptr) return QStringLiteral("this view has nothing to export yet");
-  const widgets::ExportResult result = plot->exportTo(path, *format, options);
-  return result.ok ? QString() : result.error;
+  auto* view = dynamic_cast<RunView*>(m_tabs->currentWidget());
+  if (view == nullptr) return QStringLiteral("this view has nothing to export yet");
+  return view->exportCurrentFigure(path, options);
 }
 
 void MainWindow::exportFigureDialog() {

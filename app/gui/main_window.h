@@ -25,6 +25,7 @@ class CurvesPanel;
 class DistributedRunLauncher;
 class OpenedRuns;
 class RunStatusBar;
+class RunView;
 class RunsPanel;
 class TrainingController;
 class TrainingSession;
@@ -125,6 +126,8 @@ class MainWindow : public QMainWindow {
   /// The session's run ended (finished): status bar, console, actions, a pending close.
   void trainingEnded(RunStatus status, const QString& error);
   void stopTraining();
+  /// The tabs, as views of the selected runs.
+  QList<RunView*> runViews() const;
   void showSelection(const QList<RunSession*>& runs);
   void applyTheme();
   void showError(const QString& text);

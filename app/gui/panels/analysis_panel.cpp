@@ -365,4 +365,10 @@ void AnalysisPanel::chooseFile() {
   if (!path.isEmpty()) openReport(path);
 }
 
+QString AnalysisPanel::exportCurrentFigure(const QString& path,
+                                           const widgets::ExportOptions& options) {
+  (void)options;  // the catalog figure at its own size, as attnlab-cli export writes it
+  return exportFigure(path);
+}
+
 }  // namespace attnlab::app

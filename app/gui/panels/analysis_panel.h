@@ -12,6 +12,7 @@
 // It computes nothing but the MDS of the heads: the numbers are the report's.
 
 #include "app/gui/panels/analysis_run_options.h"
+#include "app/gui/panels/run_view.h"
 #include "app/gui/run_session.h"
 #include "widgets/plots/theme.h"
 
@@ -48,7 +49,7 @@ class AnalysisTrainingView;
 class AnalysisView;
 class JobBar;
 
-class AnalysisPanel : public QWidget {
+class AnalysisPanel : public QWidget, public RunView {
   Q_OBJECT
  public:
   /// Which violins are drawn.
@@ -60,8 +61,10 @@ class AnalysisPanel : public QWidget {
   ~AnalysisPanel() override;
 
   /// The runs selected in the sidebar; the panel lists the first one's reports.
-  void setRuns(const QList<RunSession*>& runs);
-  void setTheme(const widgets::Theme& theme);
+  void setRuns(const QList<RunSession*>& runs) override;
+  void setTheme(const widgets::Theme& theme) override;
+  /// File > Export figure on this tab.
+  QString exportCurrentFigure(const QString& path, const widgets::ExportOptions& options) override;
   /// The controller that runs analyses (owned by the window): its progress and result are
   /// shown here, and the Cancel button stops it.
   void setAnalysisController(AnalysisController* controller);

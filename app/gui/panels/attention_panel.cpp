@@ -1,4 +1,5 @@
 #include "app/gui/panels/attention_panel.h"
+#include "app/gui/panels/figure_files.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -385,6 +386,11 @@ void AttentionPanel::showHover(int query, int key, double value) {
   };
   m_hover->setText(
       QStringLiteral("%1 → %2: %3").arg(token(query), token(key), QString::number(value, 'f', 4)));
+}
+
+QString AttentionPanel::exportCurrentFigure(const QString& path,
+                                            const widgets::ExportOptions& options) {
+  return exportPlotFile(heatmap(), path, options);
 }
 
 }  // namespace attnlab::app

@@ -5,6 +5,7 @@
 // over the snapshot steps that follows the newest one until moved by hand, the probe
 // sequence, and the guidance target of guided heads as an overlay.
 
+#include "app/gui/panels/run_view.h"
 #include "app/gui/run_session.h"
 #include "widgets/plots/attention_heatmap.h"
 #include "widgets/plots/head_grid.h"
@@ -28,15 +29,17 @@ class QStackedLayout;
 
 namespace attnlab::app {
 
-class AttentionPanel : public QWidget {
+class AttentionPanel : public QWidget, public RunView {
   Q_OBJECT
  public:
   explicit AttentionPanel(QWidget* parent = nullptr);
   ~AttentionPanel() override;
 
   /// The runs selected in the sidebar; the panel shows the first (none: a placeholder).
-  void setRuns(const QList<RunSession*>& runs);
-  void setTheme(const widgets::Theme& theme);
+  void setRuns(const QList<RunSession*>& runs) override;
+  void setTheme(const widgets::Theme& theme) override;
+  /// File > Export figure on this tab.
+  QString exportCurrentFigure(const QString& path, const widgets::ExportOptions& options) override;
 
   /// The run shown, or nullptr.
   RunSession* run() const { return m_run; }

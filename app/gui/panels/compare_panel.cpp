@@ -1,5 +1,6 @@
 #include "app/gui/panels/compare_panel.h"
 
+#include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/figure_view.h"
 #include "figures/figure_catalog.h"
 #include "widgets/plots/plot_widget.h"
@@ -333,6 +334,12 @@ void ComparePanel::chooseTableExport() {
     emit exported(path);
   else
     emit exportFailed(error);
+}
+
+QString ComparePanel::exportCurrentFigure(const QString& path,
+                                          const widgets::ExportOptions& options) {
+  (void)options;  // the catalog figure at its own size, as attnlab-cli export writes it
+  return exportFigure(path);
 }
 
 }  // namespace attnlab::app

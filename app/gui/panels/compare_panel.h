@@ -7,6 +7,7 @@
 // Table 8, the loss curves), or a variant's per-layer series of each run side by side with
 // one value axis.
 
+#include "app/gui/panels/run_view.h"
 #include "app/gui/run_session.h"
 #include "figures/run_summary.h"
 #include "widgets/plots/theme.h"
@@ -29,14 +30,16 @@ namespace attnlab::app {
 
 class FigureView;
 
-class ComparePanel : public QWidget {
+class ComparePanel : public QWidget, public RunView {
   Q_OBJECT
  public:
   explicit ComparePanel(QWidget* parent = nullptr);
   ~ComparePanel() override;
 
-  void setRuns(const QList<RunSession*>& runs);
-  void setTheme(const widgets::Theme& theme);
+  void setRuns(const QList<RunSession*>& runs) override;
+  void setTheme(const widgets::Theme& theme) override;
+  /// File > Export figure on this tab.
+  QString exportCurrentFigure(const QString& path, const widgets::ExportOptions& options) override;
 
   /// Shows the comparison `key` (a catalog figure name, or "side:<figure>" for a per-run
   /// figure drawn once per run side by side); false when the combo has no such entry.

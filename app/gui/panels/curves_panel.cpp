@@ -1,4 +1,5 @@
 #include "app/gui/panels/curves_panel.h"
+#include "app/gui/panels/figure_files.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -401,6 +402,12 @@ void CurvesPanel::updatePlaceholder() {
   } else {
     m_stack->setCurrentWidget(m_scroll);
   }
+}
+
+QString CurvesPanel::exportCurrentFigure(const QString& path,
+                                         const widgets::ExportOptions& options) {
+  return exportPlotFile(scalarNames().isEmpty() ? nullptr : plotFor(scalarNames().first()), path,
+                        options);
 }
 
 }  // namespace attnlab::app

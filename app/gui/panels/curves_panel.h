@@ -3,6 +3,7 @@
 // The Curves tab: one curve plot per scalar the selected runs log, each run one series in
 // its own colour, with smoothing, x axis, log y and fit controls shared by all plots.
 
+#include "app/gui/panels/run_view.h"
 #include "app/gui/run_session.h"
 #include "widgets/plots/curve_plot.h"
 #include "widgets/plots/theme.h"
@@ -28,15 +29,17 @@ class QStackedLayout;
 
 namespace attnlab::app {
 
-class CurvesPanel : public QWidget {
+class CurvesPanel : public QWidget, public RunView {
   Q_OBJECT
  public:
   explicit CurvesPanel(QWidget* parent = nullptr);
   ~CurvesPanel() override;
 
   /// The runs selected in the sidebar (may be empty); each becomes one series per plot.
-  void setRuns(const QList<RunSession*>& runs);
-  void setTheme(const widgets::Theme& theme);
+  void setRuns(const QList<RunSession*>& runs) override;
+  void setTheme(const widgets::Theme& theme) override;
+  /// File > Export figure on this tab.
+  QString exportCurrentFigure(const QString& path, const widgets::ExportOptions& options) override;
 
   /// The scalars shown, in display order (train/ first, eval/ next, the rest by name).
   QStringList scalarNames() const;

@@ -1,6 +1,7 @@
 #include "app/gui/panels/figure_files.h"
 
 #include "figures/figure_builder.h"
+#include "widgets/plots/plot_widget.h"
 
 #include <QFileDialog>
 #include <QFileInfo>
@@ -14,6 +15,16 @@ std::optional<widgets::ExportFormat> figureFormatOf(const QString& path, QString
   if (widgets::parseExportFormat(QFileInfo(path).suffix(), &format)) return format;
   if (error) *error = QStringLiteral("%1: choose a .png, .svg or .pdf file").arg(path);
   return std::nullopt;
+}
+
+QString exportPlotFile(widgets::PlotWidget* plot, const QString& path,
+                       const widgets::ExportOptions& options) {
+  QString error;
+  const auto format = figureFormatOf(path, &error);
+  if (!format) return error;
+  if (plot == nullptr) return QStringLiteral("this view has nothing to export yet");
+  const widgets::ExportResult result = plot->exportTo(path, *format, options);
+  return result.ok ? QString() : result.error;
 }
 
 QString askFigurePath(QWidget* parent, const QString& suggested) {

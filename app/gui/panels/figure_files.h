@@ -14,11 +14,20 @@
 
 class QWidget;
 
+namespace attnlab::widgets {
+class PlotWidget;
+}
+
 namespace attnlab::app {
 
 /// The format `path`'s suffix names; nullopt with `error` set to "<path>: choose a .png,
 /// .svg or .pdf file" otherwise.
 std::optional<widgets::ExportFormat> figureFormatOf(const QString& path, QString* error);
+
+/// Writes `plot` to `path` (format by its suffix) at `options`; "this view has nothing to
+/// export yet" when `plot` is null. Returns the error, empty on success.
+QString exportPlotFile(widgets::PlotWidget* plot, const QString& path,
+                       const widgets::ExportOptions& options);
 
 /// The save dialog for a figure (PNG, SVG, PDF) starting at `suggested`; empty when
 /// cancelled.

@@ -5,6 +5,7 @@
 // Export... at a chosen size and DPI. The Figures menu opens these as tabs; the Compare tab
 // shows its comparison figures in one.
 
+#include "app/gui/panels/run_view.h"
 #include "widgets/plots/plot_export.h"
 
 #include <QString>
@@ -31,7 +32,7 @@ struct Theme;
 
 namespace attnlab::app {
 
-class FigureView : public QWidget {
+class FigureView : public QWidget, public RunView {
   Q_OBJECT
  public:
   explicit FigureView(QWidget* parent = nullptr);
@@ -55,7 +56,12 @@ class FigureView : public QWidget {
   QString error() const { return m_error; }
   /// The provenance lines shown under the title ("run: checkpoint step 8, analysis.json").
   QString provenanceText() const;
-  void setTheme(const widgets::Theme& theme);
+  void setTheme(const widgets::Theme& theme) override;
+  /// A figure tab keeps the runs it was built from: the sidebar's selection leaves it be.
+  void setRuns(const QList<RunSession*>&) override {}
+  QString exportCurrentFigure(const QString& path, const widgets::ExportOptions& options) override {
+    return exportTo(path, options);
+  }
 
  signals:
   /// Export... wrote `path` (through the export dialog).

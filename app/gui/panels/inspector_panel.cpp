@@ -2,6 +2,7 @@
 
 #include "analysis/attention/attention_statistics.h"
 #include "analysis/attention/guidance_patterns.h"
+#include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/inspector_source_bar.h"
 #include "widgets/plots/attention_heatmap.h"
 #include "widgets/plots/head_grid.h"
@@ -510,6 +511,11 @@ void InspectorPanel::drawHead() {
     }
   }
   m_heatmap->requestReplot();
+}
+
+QString InspectorPanel::exportCurrentFigure(const QString& path,
+                                            const widgets::ExportOptions& options) {
+  return exportPlotFile(heatmap(), path, options);
 }
 
 }  // namespace attnlab::app

@@ -11,6 +11,7 @@
 // and the shown one prefetches the text under the slider's neighbouring checkpoints.
 
 #include "app/gui/inspection_controller.h"
+#include "app/gui/panels/run_view.h"
 #include "app/gui/run_session.h"
 #include "widgets/plots/theme.h"
 
@@ -37,7 +38,7 @@ namespace attnlab::app {
 
 class InspectorSourceBar;
 
-class InspectorPanel : public QWidget {
+class InspectorPanel : public QWidget, public RunView {
   Q_OBJECT
  public:
   explicit InspectorPanel(QWidget* parent = nullptr);
@@ -45,8 +46,10 @@ class InspectorPanel : public QWidget {
 
   /// The runs selected in the sidebar; the panel inspects the first one's checkpoints and
   /// offers the others under "Compare with".
-  void setRuns(const QList<RunSession*>& runs);
-  void setTheme(const widgets::Theme& theme);
+  void setRuns(const QList<RunSession*>& runs) override;
+  void setTheme(const widgets::Theme& theme) override;
+  /// File > Export figure on this tab.
+  QString exportCurrentFigure(const QString& path, const widgets::ExportOptions& options) override;
 
   /// Inspects `text` under the checkpoint the slider points at (as Enter does).
   void inspect(const QString& text);

@@ -370,4 +370,10 @@ void ProbePanel::chooseExport() {
                                      : QStringLiteral("Export failed: %1").arg(error));
 }
 
+QString ProbePanel::exportCurrentFigure(const QString& path,
+                                        const widgets::ExportOptions& options) {
+  (void)options;  // the catalog figure at its own size, as attnlab-cli export writes it
+  return exportFigure(path);
+}
+
 }  // namespace attnlab::app

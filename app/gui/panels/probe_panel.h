@@ -10,6 +10,7 @@
 // examples it gets right and wrong (ProbeExamplesView, from coref_examples.json).
 
 #include "app/gui/panels/probe_request.h"
+#include "app/gui/panels/run_view.h"
 #include "app/gui/run_session.h"
 #include "widgets/plots/theme.h"
 
@@ -45,14 +46,16 @@ class AnalysisController;
 class JobBar;
 class ProbeExamplesView;
 
-class ProbePanel : public QWidget {
+class ProbePanel : public QWidget, public RunView {
   Q_OBJECT
  public:
   explicit ProbePanel(QWidget* parent = nullptr);
   ~ProbePanel() override;
 
-  void setRuns(const QList<RunSession*>& runs);
-  void setTheme(const widgets::Theme& theme);
+  void setRuns(const QList<RunSession*>& runs) override;
+  void setTheme(const widgets::Theme& theme) override;
+  /// File > Export figure on this tab.
+  QString exportCurrentFigure(const QString& path, const widgets::ExportOptions& options) override;
   /// The controller that runs probes (owned by the window, shared with the Analysis tab).
   void setAnalysisController(AnalysisController* controller);
   /// The dataset Run probe uses: synthetic, conll:PATH or lin:PATH (the CLI's --dataset).

@@ -1,4 +1,5 @@
 #include "app/gui/panels/variants_panel.h"
+#include "app/gui/panels/figure_files.h"
 
 #include <QComboBox>
 #include <QGridLayout>
@@ -283,6 +284,12 @@ void VariantsPanel::updatePlaceholder() {
   } else {
     m_stack->setCurrentWidget(m_content);
   }
+}
+
+QString VariantsPanel::exportCurrentFigure(const QString& path,
+                                           const widgets::ExportOptions& options) {
+  return exportPlotFile(seriesNames().isEmpty() ? nullptr : plotFor(seriesNames().first()), path,
+                        options);
 }
 
 }  // namespace attnlab::app

@@ -4,6 +4,7 @@
 // selected) over steps: ASA's masking proportion, SesameBERT's layer weights, the learned
 // temperatures (per layer and head), one plot each.
 
+#include "app/gui/panels/run_view.h"
 #include "app/gui/run_session.h"
 #include "widgets/plots/layer_series_plot.h"
 #include "widgets/plots/plot_data.h"
@@ -26,7 +27,7 @@ class QStackedLayout;
 
 namespace attnlab::app {
 
-class VariantsPanel : public QWidget {
+class VariantsPanel : public QWidget, public RunView {
   Q_OBJECT
  public:
   /// How the plots draw their rows.
@@ -40,8 +41,10 @@ class VariantsPanel : public QWidget {
   ~VariantsPanel() override;
 
   /// The runs selected in the sidebar; the panel shows the first.
-  void setRuns(const QList<RunSession*>& runs);
-  void setTheme(const widgets::Theme& theme);
+  void setRuns(const QList<RunSession*>& runs) override;
+  void setTheme(const widgets::Theme& theme) override;
+  /// File > Export figure on this tab.
+  QString exportCurrentFigure(const QString& path, const widgets::ExportOptions& options) override;
 
   /// Whether the run shown logs any per-layer quantity (the main window shows the tab
   /// only then); contentChanged() tells when that flips.
