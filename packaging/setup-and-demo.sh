@@ -47,5 +47,5 @@ echo "The run log is runs/tiny/run.h5 (schema: docs/run-log.md). Loss curve with
 echo "  /usr/bin/python3 -c \"import h5py; f=h5py.File('runs/tiny/run.h5','r'); print(f['scalars/train/loss/value'][::20])\""
 echo "This was the headless build (build/headless). Figures (attnlab-cli export) and the desktop"
 echo "app need the GUI build: cmake --preset release && cmake --build --preset release --target"
-echo "  attnlab attnlab-cli (about 9 minutes on 2 cores), then build/release/bin/attnlab runs/tiny"
+echo "  attnlab attnlab-cli (about 7.5 minutes on 2 cores), then build/release/bin/attnlab runs/tiny"
 echo "  (docs/app.md); on a desktop, this command builds that and opens the app."
