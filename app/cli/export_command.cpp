@@ -1,5 +1,7 @@
 #include "app/cli/export_command.h"
 
+#include "figures/figure_catalog.h"
+
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -9,6 +11,20 @@
 #endif
 
 namespace attnlab::app {
+
+namespace {
+// The catalog needs no rendering: every build lists it.
+int listFigures() {
+  for (const auto& spec : figures::figureCatalog()) {
+    std::printf(
+        "%s\n  title: %s\n  reproduces: %s\n  inputs: %s (%s, from the %s)\n  units: %s\n\n",
+        spec.name.c_str(), spec.title.c_str(), spec.reproduces.c_str(), spec.inputs.c_str(),
+        figures::runCountText(spec).c_str(), figures::sourceText(spec.source).c_str(),
+        spec.units.c_str());
+  }
+  return 0;
+}
+}  // namespace
 
 CLI::App* addExportCommand(CLI::App& cli, ExportCommandOptions& o) {
   auto* cmd = cli.add_subcommand(
@@ -36,12 +52,14 @@ CLI::App* addExportCommand(CLI::App& cli, ExportCommandOptions& o) {
 }
 
 int runExport(const ExportCommandOptions& o) {
+  if (o.list) return listFigures();
 #ifdef ATTNLAB_CLI_HAS_FIGURES
   return runFigureExport(o);
 #else
   static_cast<void>(o);
   std::fprintf(stderr,
-               "attnlab-cli export: error: this build has no figure rendering: it was configured "
+               "attnlab-cli export: error: this build has no figure rendering (--list works): it "
+               "was configured "
                "with ATTNLAB_GUI=OFF, and figures are drawn by the plot widgets (Qt Widgets, Qt "
                "Svg, QCustomPlot), which a headless build leaves out; use a build configured "
                "with -DATTNLAB_GUI=ON (the release preset)\n");

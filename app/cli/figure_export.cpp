@@ -25,17 +25,6 @@ void preferOffscreenWithoutDisplay() {
   }
 }
 
-int listFigures() {
-  for (const auto& spec : figures::figureCatalog()) {
-    std::printf(
-        "%s\n  title: %s\n  reproduces: %s\n  inputs: %s (%s, from the %s)\n  units: %s\n\n",
-        spec.name.c_str(), spec.title.c_str(), spec.reproduces.c_str(), spec.inputs.c_str(),
-        figures::runCountText(spec).c_str(), figures::sourceText(spec.source).c_str(),
-        spec.units.c_str());
-  }
-  return 0;
-}
-
 widgets::ExportFormat formatOf(const ExportCommandOptions& o) {
   QString text = QString::fromStdString(o.format);
   if (text.isEmpty()) text = QString::fromStdString(o.out.extension().string()).mid(1);
@@ -106,7 +95,6 @@ int exportReport(const ExportCommandOptions& o) {
 
 int runFigureExport(const ExportCommandOptions& o) {
   return runReportingErrors("export", [&] {
-    if (o.list) return listFigures();
     preferOffscreenWithoutDisplay();
     // The plots are widgets: they need an application object, made here and only for the
     // export, so the other commands never touch Qt's GUI.
