@@ -22,6 +22,7 @@
 #include "app/gui/panels/welcome_panel.h"
 #include "app/gui/plot_context_menu.h"
 #include "app/gui/report_export_controller.h"
+#include "app/gui/theme_controller.h"
 #include "app/gui/training_controller.h"
 #include "core/config/config_loader.h"
 #include "core/runtime/compute_environment.h"
@@ -43,52 +44,15 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QPalette>
 #include <QRegularExpression>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QStyle>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
 
 namespace attnlab::app {
-
-namespace {
-
-// The palette the platform gave the app, captured before the app changes it.
-const QPalette& systemPalette() {
-  static const QPalette palette = QGuiApplication::palette();
-  return palette;
-}
-
-bool systemPrefersDark() {
-  // Qt 6.4 has no colour-scheme query: the system palette's window colour tells.
-  return systemPalette().color(QPalette::Window).lightness() < 128;
-}
-
-QPalette darkPalette() {
-  QPalette p;
-  p.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
-  p.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
-  p.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
-  p.setColor(QPalette::AlternateBase, QColor(0x2b, 0x2b, 0x2b));
-  p.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
-  p.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
-  p.setColor(QPalette::ButtonText, QColor(0xe0, 0xe0, 0xe0));
-  p.setColor(QPalette::Highlight, QColor(0x3d, 0x7a, 0xc6));
-  p.setColor(QPalette::HighlightedText, Qt::white);
-  p.setColor(QPalette::ToolTipBase, QColor(0x35, 0x35, 0x35));
-  p.setColor(QPalette::ToolTipText, QColor(0xe0, 0xe0, 0xe0));
-  p.setColor(QPalette::PlaceholderText, QColor(0x90, 0x90, 0x90));
-  p.setColor(QPalette::Disabled, QPalette::Text, QColor(0x80, 0x80, 0x80));
-  p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(0x80, 0x80, 0x80));
-  p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(0x80, 0x80, 0x80));
-  return p;
-}
-
-}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(QStringLiteral("AttnLab"));
@@ -98,6 +62,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setDockNestingEnabled(true);
 
   m_settings = new AppSettings(this);
+  m_theme = new ThemeController(m_settings, this);
   m_runs = new OpenedRuns(this);
   m_training = new TrainingController(this);
   m_launcher = new DistributedRunLauncher(this);
@@ -220,7 +185,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   connect(m_runsPanel, &RunsPanel::closeRequested, this, &MainWindow::closeRun);
 
-  applyTheme();
+  connect(m_theme, &ThemeController::themeChanged, this, &MainWindow::showTheme);
+  m_theme->apply();
   m_defaultState = saveState();
   restoreGeometry(m_settings->windowGeometry());
   restoreState(m_settings->windowState());
@@ -336,10 +302,7 @@ void MainWindow::buildMenus() {
     a->setChecked(m_settings->themeMode() == mode);
     a->setObjectName(QStringLiteral("theme%1Action").arg(static_cast<int>(mode)));
     themes->addAction(a);
-    connect(a, &QAction::triggered, this, [this, m = mode] {
-      m_settings->setThemeMode(m);
-      applyTheme();
-    });
+    connect(a, &QAction::triggered, this, [this, m = mode] { m_theme->setMode(m); });
   }
   view->addSeparator();
   view->addAction(QStringLiteral("&Reset layout"), this, &MainWindow::resetLayout)
@@ -611,34 +574,17 @@ void MainWindow::showError(const QString& text) {
   box->open();  // not exec(): the window (and a run) keep going behind it
 }
 
-void MainWindow::applyTheme() {
-  if (m_applyingTheme) return;
-  m_applyingTheme = true;
-  (void)systemPalette();  // capture it before the first change
-  const ThemeMode mode = m_settings->themeMode();
-  const bool dark = mode == ThemeMode::Dark || (mode == ThemeMode::System && systemPrefersDark());
-  if (mode == ThemeMode::Dark) {
-    QApplication::setPalette(darkPalette());
-  } else if (mode == ThemeMode::Light) {
-    QApplication::setPalette(QApplication::style()->standardPalette());
-  } else {
-    QApplication::setPalette(systemPalette());
-  }
-  const widgets::Theme theme = dark ? widgets::Theme::dark() : widgets::Theme::light();
-  m_darkTheme = dark;
+void MainWindow::showTheme(const widgets::Theme& theme) {
   QList<QColor> palette;
   for (const QColor& c : theme.series) palette << c;
   m_runs->setPalette(palette);
   for (RunView* view : runViews()) view->setTheme(theme);
   // The Compare tab's figures too (figure tabs are views themselves).
   for (FigureView* view : m_compare->findChildren<FigureView*>()) view->setTheme(theme);
-  m_applyingTheme = false;
 }
 
 void MainWindow::changeEvent(QEvent* event) {
-  if (event->type() == QEvent::ThemeChange && m_settings &&
-      m_settings->themeMode() == ThemeMode::System)
-    applyTheme();
+  if (event->type() == QEvent::ThemeChange && m_theme) m_theme->systemThemeChanged();
   QMainWindow::changeEvent(event);
 }
 
@@ -747,7 +693,7 @@ FigureView* MainWindow::openFigure(const QString& figure) {
     return nullptr;
   }
   auto* view = new FigureView(m_tabs);
-  view->setTheme(m_darkTheme ? widgets::Theme::dark() : widgets::Theme::light());
+  view->setTheme(m_theme->theme());
   connect(view, &FigureView::exported, this, [this](const QString& path) {
     statusBar()->showMessage(QStringLiteral("Exported %1").arg(path), 10000);
   });

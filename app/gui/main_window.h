@@ -15,6 +15,9 @@ class QTabWidget;
 namespace attnlab::core {
 struct RunConfig;
 }
+namespace attnlab::widgets {
+struct Theme;
+}
 
 namespace attnlab::app {
 
@@ -29,6 +32,7 @@ class RunView;
 class RunsPanel;
 class TrainingController;
 class TrainingSession;
+class ThemeController;
 class VariantsPanel;
 class WelcomePanel;
 class AnalysisPanel;
@@ -129,7 +133,8 @@ class MainWindow : public QMainWindow {
   /// The tabs, as views of the selected runs.
   QList<RunView*> runViews() const;
   void showSelection(const QList<RunSession*>& runs);
-  void applyTheme();
+  /// The theme's colours on the runs and every view.
+  void showTheme(const widgets::Theme& theme);
   void showError(const QString& text);
   void updateActions();
   void rebuildRecentMenu();
@@ -137,6 +142,7 @@ class MainWindow : public QMainWindow {
   void buildFiguresMenu();
 
   AppSettings* m_settings = nullptr;
+  ThemeController* m_theme = nullptr;
   OpenedRuns* m_runs = nullptr;
   TrainingController* m_training = nullptr;      // trains in this process
   DistributedRunLauncher* m_launcher = nullptr;  // trains in attnlab-cli's processes
@@ -168,8 +174,6 @@ class MainWindow : public QMainWindow {
   QByteArray m_defaultState;
   QString m_lastError;
   bool m_closeWhenStopped = false;
-  bool m_applyingTheme = false;
-  bool m_darkTheme = false;
 };
 
 }  // namespace attnlab::app

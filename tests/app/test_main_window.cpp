@@ -4,6 +4,7 @@
 // with the same points; a run written by attnlab-cli is followed; bad input gets a message
 // and the window keeps working; closing while training asks first.
 
+#include "app/gui/app_settings.h"
 #include "app/gui/main_window.h"
 #include "app/gui/new_run/new_run_dialog.h"
 #include "app/gui/opened_runs.h"
@@ -19,7 +20,9 @@
 #include "core/runlog/run_log_reader.h"
 #include "tests/support/cli_process.h"
 #include "tests/support/tiny_run_setup.h"
+#include "widgets/plots/attention_heatmap.h"
 #include "widgets/plots/curve_plot.h"
+#include "widgets/plots/theme.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -30,6 +33,7 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPalette>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
@@ -139,6 +143,28 @@ class TestMainWindow : public QObject {
     QVERIFY(!window.findChild<QDockWidget*>("consoleDock")->isVisible());
     window.findChild<QAction*>("resetLayoutAction")->trigger();
     QTRY_VERIFY(window.findChild<QDockWidget*>("consoleDock")->isVisible());
+  }
+
+  // View > Theme: Dark darkens the application palette and every tab's plots and is
+  // remembered; Light brings both back (the ThemeController behind the menu).
+  void themeMenuSwitchesPaletteAndPlots() {
+    app::MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const auto plotBackground = [&] {
+      return window.attentionPanel()->heatmap()->theme().background;
+    };
+    window.findChild<QAction*>(QStringLiteral("theme%1Action").arg(int(app::ThemeMode::Dark)))
+        ->trigger();
+    QVERIFY(QApplication::palette().color(QPalette::Window).lightness() < 128);
+    QCOMPARE(plotBackground(), widgets::Theme::dark().background);
+    QCOMPARE(app::AppSettings().themeMode(), app::ThemeMode::Dark);
+    window.findChild<QAction*>(QStringLiteral("theme%1Action").arg(int(app::ThemeMode::Light)))
+        ->trigger();
+    QVERIFY(QApplication::palette().color(QPalette::Window).lightness() >= 128);
+    QCOMPARE(plotBackground(), widgets::Theme::light().background);
+    QCOMPARE(app::AppSettings().themeMode(), app::ThemeMode::Light);
+    app::AppSettings().setThemeMode(app::ThemeMode::System);
   }
 
   void newRunTrainsPausesStopsAndReopens() {
