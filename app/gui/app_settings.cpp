@@ -13,6 +13,9 @@ const QString kTheme = QStringLiteral("view/theme");
 const QString kGeometry = QStringLiteral("window/geometry");
 const QString kState = QStringLiteral("window/state");
 const QString kWaitPolicy = QStringLiteral("engine/ompWaitPolicy");
+const QString kLastPreset = QStringLiteral("newRun/lastPreset");
+const QString kLastConfigFolder = QStringLiteral("newRun/lastConfigFolder");
+const QString kDefaultPreset = QStringLiteral("tiny");
 }  // namespace
 
 AppSettings::AppSettings(QObject* parent) : QObject(parent) {}
@@ -81,6 +84,26 @@ QString AppSettings::ompWaitPolicy() const {
 
 void AppSettings::setOmpWaitPolicy(const QString& policy) {
   QSettings().setValue(kWaitPolicy, policy);
+}
+
+QString AppSettings::defaultPreset() {
+  return kDefaultPreset;
+}
+
+QString AppSettings::lastPreset() const {
+  return QSettings().value(kLastPreset, kDefaultPreset).toString();
+}
+
+void AppSettings::setLastPreset(const QString& preset) {
+  QSettings().setValue(kLastPreset, preset);
+}
+
+QString AppSettings::lastConfigFolder(const QString& fallback) const {
+  return QSettings().value(kLastConfigFolder, fallback).toString();
+}
+
+void AppSettings::setLastConfigFolder(const QString& folder) {
+  QSettings().setValue(kLastConfigFolder, folder);
 }
 
 }  // namespace attnlab::app

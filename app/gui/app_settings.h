@@ -39,6 +39,16 @@ class AppSettings : public QObject {
   QString ompWaitPolicy() const;
   void setOmpWaitPolicy(const QString& policy);
 
+  /// The New run dialog's last preset ("newRun/lastPreset"; defaultPreset() when none).
+  QString lastPreset() const;
+  /// The demo's preset, "tiny".
+  static QString defaultPreset();
+  void setLastPreset(const QString& preset);
+  /// Where the New run dialog last opened or saved a config file ("newRun/lastConfigFolder";
+  /// `fallback` when none).
+  QString lastConfigFolder(const QString& fallback) const;
+  void setLastConfigFolder(const QString& folder);
+
  signals:
   void recentRunsChanged();
   void themeModeChanged(attnlab::app::ThemeMode mode);

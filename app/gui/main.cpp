@@ -9,7 +9,6 @@
 
 #include <QApplication>
 #include <QListWidget>
-#include <QSettings>
 #include <QTabWidget>
 #include <QTimer>
 

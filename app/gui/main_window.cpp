@@ -465,7 +465,7 @@ RunSession* MainWindow::openRun(const QString& path) {
 }
 
 void MainWindow::newRun() {
-  auto* dialog = new NewRunDialog(this);
+  auto* dialog = new NewRunDialog(m_settings, this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   connect(dialog, &QDialog::accepted, this, [this, dialog] {
     startTraining(dialog->config(), dialog->runDirectory(), dialog->processes());

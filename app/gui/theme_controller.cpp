@@ -45,6 +45,8 @@ QPalette darkPalette() {
 ThemeController::ThemeController(AppSettings* settings, QObject* parent)
     : QObject(parent), m_settings(settings) {
   (void)systemPalette();  // captured before the first change
+  // Whoever changes the mode (View > Theme, another window), the look follows.
+  connect(settings, &AppSettings::themeModeChanged, this, &ThemeController::apply);
 }
 
 void ThemeController::apply() {
@@ -65,8 +67,7 @@ void ThemeController::apply() {
 }
 
 void ThemeController::setMode(ThemeMode mode) {
-  m_settings->setThemeMode(mode);
-  apply();
+  m_settings->setThemeMode(mode);  // themeModeChanged applies it
 }
 
 void ThemeController::systemThemeChanged() {

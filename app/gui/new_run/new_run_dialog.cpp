@@ -21,7 +21,6 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSaveFile>
-#include <QSettings>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QThread>
@@ -36,12 +35,6 @@
 namespace attnlab::app {
 
 namespace {
-
-// This dialog's own QSettings keys; the runs folder and the wait policy belong to the app
-// (AppSettings).
-const QString kLastPresetKey = QStringLiteral("newRun/lastPreset");
-const QString kLastFileDirKey = QStringLiteral("newRun/lastConfigFolder");
-const QString kDefaultPreset = QStringLiteral("tiny");
 
 const QString kErrorColour = QStringLiteral("#c62828");
 
@@ -97,15 +90,18 @@ QString freshRunName(const QString& runsFolder, const QString& name) {
 
 }  // namespace
 
-NewRunDialog::NewRunDialog(QWidget* parent) : NewRunDialog(QString(), QString(), parent) {}
+NewRunDialog::NewRunDialog(AppSettings* settings, QWidget* parent)
+    : NewRunDialog(settings, QString(), QString(), parent) {}
 
 NewRunDialog::NewRunDialog(const QString& runsFolder, const QString& preset, QWidget* parent)
-    : QDialog(parent) {
-  const QSettings settings;
-  m_runsFolder = runsFolder.isEmpty() ? AppSettings().runsFolder() : runsFolder;
+    : NewRunDialog(nullptr, runsFolder, preset, parent) {}
+
+NewRunDialog::NewRunDialog(AppSettings* settings, const QString& runsFolder, const QString& preset,
+                           QWidget* parent)
+    : QDialog(parent), m_settings(settings != nullptr ? settings : new AppSettings(this)) {
+  m_runsFolder = runsFolder.isEmpty() ? m_settings->runsFolder() : runsFolder;
   build();
-  populatePresets(preset.isEmpty() ? settings.value(kLastPresetKey, kDefaultPreset).toString()
-                                   : preset);
+  populatePresets(preset.isEmpty() ? m_settings->lastPreset() : preset);
   updateState();
 }
 
@@ -209,7 +205,7 @@ void NewRunDialog::build() {
                      "parallel regions and leave the cores to the interface; active ones spin, "
                      "slightly faster on an otherwise idle machine."));
   {
-    const int stored = m_waitPolicy->findData(AppSettings().ompWaitPolicy());
+    const int stored = m_waitPolicy->findData(m_settings->ompWaitPolicy());
     m_waitPolicy->setCurrentIndex(stored < 0 ? 0 : stored);
   }
   auto* waitNote = new QLabel(QStringLiteral("Takes effect the next time AttnLab starts."), this);
@@ -308,7 +304,7 @@ void NewRunDialog::populatePresets(const QString& preferred) {
     return;
   }
   QString name = preferred;
-  if (m_preset->findText(name) < 0) name = kDefaultPreset;
+  if (m_preset->findText(name) < 0) name = AppSettings::defaultPreset();
   if (m_preset->findText(name) < 0) name = m_preset->itemText(0);
   selectPreset(name);
 }
@@ -373,7 +369,7 @@ bool NewRunDialog::loadFile(const QString& path) {
   m_presetDescription->setText(
       QStringLiteral("Loaded from %1").arg(QDir::toNativeSeparators(path)));
   m_presetDescription->setToolTip(path);
-  QSettings().setValue(kLastFileDirKey, QFileInfo(path).absolutePath());
+  m_settings->setLastConfigFolder(QFileInfo(path).absolutePath());
   setLoadError(QString());
   m_loadFailed = false;
   onRunNameMaybeChanged();
@@ -393,12 +389,12 @@ bool NewRunDialog::saveToml(const QString& path) {
                      .arg(QDir::toNativeSeparators(path), file.errorString()));
     return false;
   }
-  QSettings().setValue(kLastFileDirKey, QFileInfo(path).absolutePath());
+  m_settings->setLastConfigFolder(QFileInfo(path).absolutePath());
   return true;
 }
 
 void NewRunDialog::chooseLoadFile() {
-  const QString start = QSettings().value(kLastFileDirKey, m_runsFolder).toString();
+  const QString start = m_settings->lastConfigFolder(m_runsFolder);
   const QString path = QFileDialog::getOpenFileName(
       this, QStringLiteral("Load run configuration"), start,
       QStringLiteral("Run configurations (*.toml *.json);;All files (*)"));
@@ -406,9 +402,8 @@ void NewRunDialog::chooseLoadFile() {
 }
 
 void NewRunDialog::chooseSaveFile() {
-  const QString start = QSettings().value(kLastFileDirKey, m_runsFolder).toString() +
-                        QLatin1Char('/') + m_form->fieldText(QStringLiteral("run.name")) +
-                        QStringLiteral(".toml");
+  const QString start = m_settings->lastConfigFolder(m_runsFolder) + QLatin1Char('/') +
+                        m_form->fieldText(QStringLiteral("run.name")) + QStringLiteral(".toml");
   QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Save configuration as TOML"),
                                               start, QStringLiteral("TOML files (*.toml)"));
   if (path.isEmpty()) return;
@@ -591,15 +586,13 @@ void NewRunDialog::updateState() {
 
 void NewRunDialog::accept() {
   if (!m_start->isEnabled()) return;
-  QSettings settings;
-  if (!m_presetName.isEmpty()) settings.setValue(kLastPresetKey, m_presetName);
+  if (!m_presetName.isEmpty()) m_settings->setLastPreset(m_presetName);
   // The runs folder is where this run went: the proposed one, or the parent of the folder
   // the person chose.
   const QString folder =
       m_directoryFollowsName ? m_runsFolder : QFileInfo(runDirectory()).absolutePath();
-  AppSettings app;
-  app.setRunsFolder(folder);
-  app.setOmpWaitPolicy(m_waitPolicy->currentData().toString());
+  m_settings->setRunsFolder(folder);
+  m_settings->setOmpWaitPolicy(m_waitPolicy->currentData().toString());
   QDialog::accept();
 }
 

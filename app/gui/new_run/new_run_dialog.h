@@ -17,15 +17,19 @@ class QSpinBox;
 
 namespace attnlab::app {
 
+class AppSettings;
 class ConfigForm;
 
 class NewRunDialog : public QDialog {
   Q_OBJECT
  public:
-  /// Runs folder from QSettings "paths/runsFolder" (default ~/attnlab-runs); the preset is
-  /// the last one used ("newRun/lastPreset"), else "tiny".
-  explicit NewRunDialog(QWidget* parent = nullptr);
-  /// The same with an explicit runs folder and initial preset (empty: as above).
+  /// Runs folder from the settings (AppSettings::runsFolder); the preset is the last one
+  /// used (AppSettings::lastPreset). The window passes its one AppSettings.
+  explicit NewRunDialog(AppSettings* settings = nullptr, QWidget* parent = nullptr);
+  /// With an explicit runs folder and initial preset (empty: as above); a null `settings`
+  /// gives the dialog its own (tests).
+  NewRunDialog(AppSettings* settings, const QString& runsFolder, const QString& preset,
+               QWidget* parent = nullptr);
   NewRunDialog(const QString& runsFolder, const QString& preset, QWidget* parent = nullptr);
 
   /// The configuration to train with; meaningful while startButton() is enabled.
@@ -93,6 +97,7 @@ class NewRunDialog : public QDialog {
   QLabel* m_summary = nullptr;
   QPushButton* m_start = nullptr;
   QPushButton* m_save = nullptr;
+  AppSettings* m_settings;  // the window's, or the dialog's own
   QString m_runsFolder;
   QString m_presetName;
   /// False once the person edits or browses the directory: it then stops following run.name.
