@@ -54,6 +54,12 @@
 
 namespace attnlab::app {
 
+namespace {
+// How long the status bar keeps a message: a result, and an error (also shown in a box).
+constexpr int kStatusMessageMs = 10000;
+constexpr int kStatusErrorMs = 15000;
+}  // namespace
+
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(QStringLiteral("AttnLab"));
   setObjectName(QStringLiteral("mainWindow"));
@@ -101,12 +107,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_tabs->addTab(m_probe, QStringLiteral("Probe"));
   m_compare = new ComparePanel(m_tabs);
   m_tabs->addTab(m_compare, QStringLiteral("Compare"));
-  connect(m_compare, &ComparePanel::exported, this, [this](const QString& path) {
-    statusBar()->showMessage(QStringLiteral("Exported %1").arg(path), 10000);
-  });
-  connect(m_compare, &ComparePanel::exportFailed, this, [this](const QString& error) {
-    showError(QStringLiteral("Export failed: %1").arg(error));
-  });
+  reportExportsOf(m_analysis);
+  reportExportsOf(m_probe);
+  reportExportsOf(m_compare);
   // Figure tabs (Figures menu) close; the views above stay.
   m_tabs->setTabsClosable(true);
   for (int i = 0; i < m_tabs->count(); ++i) {
@@ -133,12 +136,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   // Every plot's context menu: Export figure... (file, size, DPI) and Copy image.
   m_plotMenu = new PlotContextMenu(this);
   m_plotMenu->setFolder([this] { return m_settings->runsFolder(); });
-  connect(m_plotMenu, &PlotContextMenu::exported, this, [this](const QString& path) {
-    statusBar()->showMessage(QStringLiteral("Exported %1").arg(path), 10000);
-  });
-  connect(m_plotMenu, &PlotContextMenu::exportFailed, this, [this](const QString& error) {
-    showError(QStringLiteral("Export failed: %1").arg(error));
-  });
+  reportExportsOf(m_plotMenu);
   m_reportExport = new ReportExportController(this);
 
   buildDocks();
@@ -243,7 +241,7 @@ void MainWindow::buildMenus() {
             m_cancelReportAction->setEnabled(false);
             if (ok)
               statusBar()->showMessage(QStringLiteral("Report written to %1 (index.md)").arg(dir),
-                                       15000);
+                                       kStatusErrorMs);
             else
               showError(QStringLiteral("Report export: %1").arg(error));
           });
@@ -356,7 +354,7 @@ void MainWindow::wireSession(TrainingSession* session) {
     RunSession* run = current();
     if (!run) return;
     m_console->append(run->name(), run->colour(), m);
-    if (m.kind == QStringLiteral("error")) statusBar()->showMessage(m.text, 15000);
+    if (m.kind == QStringLiteral("error")) statusBar()->showMessage(m.text, kStatusErrorMs);
   });
   connect(session, &TrainingSession::finished, this,
           [this, session](RunStatus status, const QString& error) {
@@ -381,7 +379,8 @@ void MainWindow::trainingEnded(RunStatus status, const QString& error) {
                              ? QStringLiteral(" (Run > Resume continues it)")
                              : QString();
     statusBar()->showMessage(
-        QStringLiteral("%1: %2%3").arg(run->name(), runStatusText(run->status()), next), 10000);
+        QStringLiteral("%1: %2%3").arg(run->name(), runStatusText(run->status()), next),
+        kStatusMessageMs);
   }
   m_session = nullptr;
   m_sessionRun = nullptr;
@@ -566,7 +565,7 @@ QString MainWindow::environmentSummary() const {
 void MainWindow::showError(const QString& text) {
   m_lastError = text;
   m_console->appendNote(text, /*error=*/true);
-  statusBar()->showMessage(text, 15000);
+  statusBar()->showMessage(text, kStatusErrorMs);
   auto* box =
       new QMessageBox(QMessageBox::Warning, QStringLiteral("AttnLab"), text, QMessageBox::Ok, this);
   box->setObjectName(QStringLiteral("errorBox"));
@@ -645,6 +644,14 @@ QString MainWindow::exportCurrentView(const QString& path, const widgets::Export
   return view->exportCurrentFigure(path, options);
 }
 
+void MainWindow::exportSucceeded(const QString& path) {
+  statusBar()->showMessage(QStringLiteral("Exported %1").arg(path), kStatusMessageMs);
+}
+
+void MainWindow::exportFailed(const QString& error) {
+  showError(QStringLiteral("Export failed: %1").arg(error));
+}
+
 void MainWindow::exportFigureDialog() {
   QString name = m_tabs->tabText(m_tabs->currentIndex()).toLower();
   name.replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")), QStringLiteral("-"));
@@ -657,9 +664,9 @@ void MainWindow::exportFigureDialog() {
   connect(dialog, &QDialog::accepted, this, [this, dialog] {
     const QString error = exportCurrentView(dialog->path(), dialog->options());
     if (error.isEmpty())
-      statusBar()->showMessage(QStringLiteral("Exported %1").arg(dialog->path()), 10000);
+      exportSucceeded(dialog->path());
     else
-      showError(QStringLiteral("Export failed: %1").arg(error));
+      exportFailed(error);
   });
   dialog->open();
 }
@@ -694,12 +701,7 @@ FigureView* MainWindow::openFigure(const QString& figure) {
   }
   auto* view = new FigureView(m_tabs);
   view->setTheme(m_theme->theme());
-  connect(view, &FigureView::exported, this, [this](const QString& path) {
-    statusBar()->showMessage(QStringLiteral("Exported %1").arg(path), 10000);
-  });
-  connect(view, &FigureView::exportFailed, this, [this](const QString& error) {
-    showError(QStringLiteral("Export failed: %1").arg(error));
-  });
+  reportExportsOf(view);
   const QString error = view->build(figure.toStdString(), dirs);
   const int index = m_tabs->addTab(view, figure);
   m_tabs->setTabToolTip(index, view->provenanceText());

@@ -136,6 +136,16 @@ class MainWindow : public QMainWindow {
   /// The theme's colours on the runs and every view.
   void showTheme(const widgets::Theme& theme);
   void showError(const QString& text);
+  /// One place tells the person what an export did: the status bar, or an error box.
+  void exportSucceeded(const QString& path);
+  void exportFailed(const QString& error);
+  /// Every exporter (a tab, a figure tab, the plots' context menu) has exported(path) and
+  /// exportFailed(error).
+  template <class Exporter>
+  void reportExportsOf(Exporter* source) {
+    connect(source, &Exporter::exported, this, &MainWindow::exportSucceeded);
+    connect(source, &Exporter::exportFailed, this, &MainWindow::exportFailed);
+  }
   void updateActions();
   void rebuildRecentMenu();
   void updateWelcome();

@@ -350,8 +350,10 @@ void AnalysisPanel::chooseExport() {
   const QString path = askFigurePath(this, m_run ? QDir(m_run->directory()).filePath(name) : name);
   if (path.isEmpty()) return;
   const QString error = exportFigure(path);
-  m_summary->setText(error.isEmpty() ? QStringLiteral("Exported %1").arg(path)
-                                     : QStringLiteral("Export failed: %1").arg(error));
+  if (error.isEmpty())
+    emit exported(path);
+  else
+    emit exportFailed(error);
 }
 
 void AnalysisPanel::chooseFile() {

@@ -112,6 +112,9 @@ class AnalysisPanel : public QWidget, public RunView {
   static QStringList findReports(const QString& runDirectory);
 
  signals:
+  /// Export figure... wrote `path`, or failed (the window tells the person, as for every tab).
+  void exported(const QString& path);
+  void exportFailed(const QString& error);
   void reportLoaded(const QString& path);
   void loadFailed(const QString& message);
   /// Run analysis was clicked for `run` with runOptions() that can run (the window starts

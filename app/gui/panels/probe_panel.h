@@ -77,6 +77,9 @@ class ProbePanel : public QWidget, public RunView {
   const analysis::coref::ProbeExamples* keptExamples() const { return m_kept.get(); }
 
  signals:
+  /// Export figure... wrote `path`, or failed (the window tells the person, as for every tab).
+  void exported(const QString& path);
+  void exportFailed(const QString& error);
   void reportLoaded(const QString& path);
   /// The report's coref_examples.json was read (`ok`) or is missing or bad (`message`).
   void examplesLoaded(bool ok, const QString& message);
