@@ -2,14 +2,11 @@
 #include "app/gui/command_line.h"
 #include "app/gui/main_window.h"
 #include "app/gui/opened_runs.h"
-#include "app/gui/panels/runs_panel.h"
 #include "app/gui/training_session.h"
 #include "core/config/config_loader.h"
 #include "core/config/config_presets.h"
 
 #include <QApplication>
-#include <QListWidget>
-#include <QTabWidget>
 #include <QTimer>
 
 #include <unistd.h>
@@ -36,18 +33,6 @@ void applyOmpWaitPolicy(char** argv) {
   setenv("ATTNLAB_OMP_APPLIED", "1", 1);
   execv("/proc/self/exe", argv);
   // execv only returns on failure: go on with the inherited policy.
-}
-
-// --view "Analysis/Head summaries": a tab, then a tab inside it.
-void showView(attnlab::app::MainWindow& window, const QString& spec) {
-  const QStringList parts = spec.split(QLatin1Char('/'));
-  for (int i = 0; i < window.views()->count(); ++i)
-    if (window.views()->tabText(i).compare(parts.front(), Qt::CaseInsensitive) == 0)
-      window.views()->setCurrentIndex(i);
-  if (parts.size() < 2) return;
-  for (QTabWidget* inner : window.views()->currentWidget()->findChildren<QTabWidget*>())
-    for (int i = 0; i < inner->count(); ++i)
-      if (inner->tabText(i).compare(parts[1], Qt::CaseInsensitive) == 0) inner->setCurrentIndex(i);
 }
 
 // --train: false when the config cannot be read or training cannot start (said on stderr or
@@ -122,10 +107,9 @@ int main(int argc, char** argv) {
 
   attnlab::app::MainWindow window;
   window.show();
-  for (const QString& path : command.runs) window.openRun(path);
-  // Runs named together are looked at together: all selected (curves overlaid, Compare).
-  if (command.runs.size() > 1) window.runsPanel()->list()->selectAll();
-  if (!command.view.isEmpty()) showView(window, command.view);
+  window.openRuns(command.runs);
+  if (!command.view.isEmpty() && !window.showView(command.view))
+    std::fprintf(stderr, "attnlab: --view %s: no tab has that name\n", qPrintable(command.view));
   if (!command.figure.isEmpty()) window.openFigure(command.figure);
   if (!command.trainConfig.isEmpty() && !startTraining(window, command)) return 1;
   if (!command.screenshot.isEmpty())

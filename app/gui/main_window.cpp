@@ -41,6 +41,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -461,6 +462,25 @@ RunSession* MainWindow::openRun(const QString& path) {
   RunSession* run = m_runs->open(path);
   if (run != nullptr) m_settings->addRecentRun(run->directory());
   return run;
+}
+
+void MainWindow::openRuns(const QStringList& paths) {
+  for (const QString& path : paths) openRun(path);
+  if (paths.size() > 1) m_runsPanel->list()->selectAll();
+}
+
+bool MainWindow::showView(const QString& spec) {
+  const QStringList parts = spec.split(QLatin1Char('/'));
+  int found = -1;
+  for (int i = 0; i < m_tabs->count(); ++i)
+    if (m_tabs->tabText(i).compare(parts.front(), Qt::CaseInsensitive) == 0) found = i;
+  if (found < 0) return false;
+  m_tabs->setCurrentIndex(found);
+  if (parts.size() < 2) return true;
+  for (QTabWidget* inner : m_tabs->currentWidget()->findChildren<QTabWidget*>())
+    for (int i = 0; i < inner->count(); ++i)
+      if (inner->tabText(i).compare(parts[1], Qt::CaseInsensitive) == 0) inner->setCurrentIndex(i);
+  return true;
 }
 
 void MainWindow::newRun() {

@@ -58,6 +58,12 @@ class MainWindow : public QMainWindow {
 
   /// Opens a run folder (or its run.h5); errors go to the console and a message box.
   RunSession* openRun(const QString& path);
+  /// Opens each; runs named together are looked at together: all selected (curves
+  /// overlaid, Compare).
+  void openRuns(const QStringList& paths);
+  /// Shows a tab by its title, and a tab inside it after a slash ("Analysis/Head
+  /// summaries"), case-insensitively. False when no tab has that title.
+  bool showView(const QString& spec);
   /// File > Export figure (Ctrl+E) without the dialog: the current tab's figure to `path`
   /// (.png, .svg or .pdf, by its suffix). Analysis and Probe export the catalog figure as
   /// attnlab-cli export does; Attention and Inspect the enlarged head; Curves and Variants

@@ -10,6 +10,7 @@
 #include "app/gui/opened_runs.h"
 #include "app/gui/panels/analysis_panel.h"
 #include "app/gui/panels/attention_panel.h"
+#include "app/gui/panels/compare_panel.h"
 #include "app/gui/panels/console_dock.h"
 #include "app/gui/panels/curves_panel.h"
 #include "app/gui/panels/run_status_bar.h"
@@ -40,6 +41,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -165,6 +167,23 @@ class TestMainWindow : public QObject {
     QCOMPARE(plotBackground(), widgets::Theme::light().background);
     QCOMPARE(app::AppSettings().themeMode(), app::ThemeMode::Light);
     app::AppSettings().setThemeMode(app::ThemeMode::System);
+  }
+
+  // --view's seam: a tab by its title, then a tab inside it; an unknown title says so.
+  void showViewPicksATabAndOneInsideIt() {
+    app::MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.showView(QStringLiteral("analysis/head similarity")));
+    QCOMPARE(window.views()->currentWidget(), static_cast<QWidget*>(window.analysisPanel()));
+    bool innerShown = false;
+    for (QTabWidget* inner : window.analysisPanel()->findChildren<QTabWidget*>())
+      innerShown = innerShown || inner->tabText(inner->currentIndex()) == "Head similarity";
+    QVERIFY(innerShown);
+    QVERIFY(window.showView(QStringLiteral("Compare")));
+    QCOMPARE(window.views()->currentWidget(), static_cast<QWidget*>(window.comparePanel()));
+    QVERIFY(!window.showView(QStringLiteral("No such tab")));
+    QCOMPARE(window.views()->currentWidget(), static_cast<QWidget*>(window.comparePanel()));
   }
 
   void newRunTrainsPausesStopsAndReopens() {
