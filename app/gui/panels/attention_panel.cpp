@@ -1,5 +1,7 @@
 #include "app/gui/panels/attention_panel.h"
+
 #include "app/gui/panels/figure_files.h"
+#include "app/gui/panels/refresh_throttle.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -16,7 +18,6 @@
 namespace attnlab::app {
 
 namespace {
-constexpr int kRefreshMs = 40;
 // Tokens of a probe sequence shown in the sequence chooser.
 constexpr int kPreviewTokens = 8;
 
@@ -42,6 +43,7 @@ QString previewOf(const QStringList& pieces, int length) {
 }  // namespace
 
 AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
+  m_refresh = new RefreshThrottle(this, [this] { refresh(); });
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(4, 4, 4, 4);
   m_stack = new QStackedLayout;
@@ -130,10 +132,6 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
   m_splitter->setSizes({900, 1100});  // proportions; the splitter scales them to its width
   layout->addWidget(m_splitter, 1);
 
-  m_refresh.setSingleShot(true);
-  m_refresh.setInterval(kRefreshMs);
-  connect(&m_refresh, &QTimer::timeout, this, &AttentionPanel::refresh);
-
   // Programmatic moves are made under a QSignalBlocker, so this is the person's hand.
   connect(m_slider, &QSlider::valueChanged, this, [this](int index) {
     m_follow->setChecked(false);
@@ -141,12 +139,12 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
     m_wantedStep = m_steps[static_cast<std::size_t>(index)];
     updateStepLabel();
     // The read is asked on the refresh timer: scrubbing asks for one frame per frame.
-    scheduleRefresh();
+    m_refresh->request();
   });
   connect(m_follow, &QCheckBox::toggled, this, [this](bool on) {
     if (!on || m_steps.empty()) return;
     selectStepIndex(static_cast<int>(m_steps.size()) - 1);
-    scheduleRefresh();
+    m_refresh->request();
   });
   connect(m_sequenceBox, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
     if (i < 0) return;
@@ -208,19 +206,19 @@ void AttentionPanel::setRuns(const QList<RunSession*>& runs) {
   if (run != nullptr) {
     connect(run, &RunSession::snapshotStepsChanged, this, [this] {
       m_stepsDirty = true;
-      scheduleRefresh();
+      m_refresh->request();
     });
     connect(run, &RunSession::snapshotLoaded, this, [this](qint64 step) {
       // A frame for a step the slider has left is kept by the session, not drawn.
       if (step != m_wantedStep) return;
       m_frameDirty = true;
-      scheduleRefresh();
+      m_refresh->request();
     });
     connect(run, &RunSession::metadataChanged, this, [this] {
       m_metaDirty = true;
-      scheduleRefresh();
+      m_refresh->request();
     });
-    connect(run, &QObject::destroyed, this, [this] { scheduleRefresh(); });
+    connect(run, &QObject::destroyed, this, [this] { m_refresh->request(); });
   }
   if (isVisible()) refresh();
 }
@@ -231,17 +229,8 @@ void AttentionPanel::setTheme(const widgets::Theme& theme) {
   m_heatmap->setTheme(theme);
 }
 
-void AttentionPanel::showEvent(QShowEvent* event) {
-  QWidget::showEvent(event);
-  refresh();  // catch up with steps and frames that arrived while hidden
-}
-
-void AttentionPanel::scheduleRefresh() {
-  if (isVisible() && !m_refresh.isActive()) m_refresh.start();
-}
-
 void AttentionPanel::refresh() {
-  m_refresh.stop();
+  m_refresh->cancel();
   if (!m_run) {
     m_placeholder->setText(
         QStringLiteral("Select a run in the Runs list to see its attention snapshots."));

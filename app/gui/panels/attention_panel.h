@@ -14,7 +14,6 @@
 #include <QList>
 #include <QPointer>
 #include <QStringList>
-#include <QTimer>
 #include <QWidget>
 
 #include <cstdint>
@@ -28,6 +27,8 @@ class QSplitter;
 class QStackedLayout;
 
 namespace attnlab::app {
+
+class RefreshThrottle;
 
 class AttentionPanel : public QWidget, public RunView {
   Q_OBJECT
@@ -61,10 +62,7 @@ class AttentionPanel : public QWidget, public RunView {
   widgets::AttentionHeatmap* heatmap() const { return m_heatmap; }
 
  protected:
-  void showEvent(QShowEvent* event) override;
-
  private:
-  void scheduleRefresh();
   void refresh();
   void syncSteps();
   void fillSequences();
@@ -83,7 +81,7 @@ class AttentionPanel : public QWidget, public RunView {
   int m_layer = 0, m_head = 0, m_sequence = 0;
   QStringList m_tokens;  // the enlarged head's tokens (real ones only)
   bool m_stepsDirty = false, m_metaDirty = false, m_frameDirty = false;
-  QTimer m_refresh;
+  RefreshThrottle* m_refresh = nullptr;  // redraws at most every 40 ms, while shown
   widgets::Theme m_theme = widgets::Theme::light();
 
   QStackedLayout* m_stack = nullptr;

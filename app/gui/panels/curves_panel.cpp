@@ -1,5 +1,7 @@
 #include "app/gui/panels/curves_panel.h"
+
 #include "app/gui/panels/figure_files.h"
+#include "app/gui/panels/refresh_throttle.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -20,7 +22,6 @@ namespace attnlab::app {
 
 namespace {
 // Plots redraw at most this often while data streams in (docs/app.md, "Threads").
-constexpr int kRefreshMs = 40;
 constexpr int kMinPlotHeight = 250;
 
 // Known scalars in the order a person reads them; others follow their group by name.
@@ -77,6 +78,7 @@ std::pair<QString, QString> CurvesPanel::quantityAndUnit(const QString& scalar) 
 }
 
 CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
+  m_refresh = new RefreshThrottle(this, [this] { refresh(); });
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->setSpacing(4);
@@ -145,16 +147,12 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
   m_stack->addWidget(m_scroll);
   layout->addLayout(m_stack, 1);
 
-  m_refresh.setSingleShot(true);
-  m_refresh.setInterval(kRefreshMs);
-  connect(&m_refresh, &QTimer::timeout, this, &CurvesPanel::refresh);
-
   // Smoothing recomputes every curve from its full data: applied on the refresh timer, so
   // dragging the slider costs one recomputation per frame, not one per slider step.
   connect(m_smoothing, &QSlider::valueChanged, this, [this](int v) {
     m_smoothingValue->setText(QString::number(v / 100.0, 'f', 2));
     m_smoothingPending = true;
-    scheduleRefresh();
+    m_refresh->request();
   });
   connect(m_xAxis, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
     for (auto& [name, plot] : m_plots) plot->setXAxis(xAxis());
@@ -197,17 +195,17 @@ void CurvesPanel::setRuns(const QList<RunSession*>& runs) {
     m_runs.append(Run{session, {}});
     connect(session, &RunSession::scalarsAppended, this, [this](const QStringList& names) {
       for (const QString& n : names) m_pending.insert(n);
-      scheduleRefresh();
+      m_refresh->request();
     });
     // The first batch brings the run's name, which names its series.
     connect(session, &RunSession::metadataChanged, this, [this] {
       m_rebuildPending = true;
-      scheduleRefresh();
+      m_refresh->request();
     });
     connect(session, &RunSession::colourChanged, this, [this, session] { applyColours(session); });
     connect(session, &QObject::destroyed, this, [this] {
       m_rebuildPending = true;
-      scheduleRefresh();
+      m_refresh->request();
     });
   }
   m_rebuildPending = true;
@@ -235,18 +233,8 @@ QString CurvesPanel::seriesName(RunSession* run) const {
   return {};
 }
 
-void CurvesPanel::showEvent(QShowEvent* event) {
-  QWidget::showEvent(event);
-  refresh();  // catch up with what arrived while hidden
-}
-
-void CurvesPanel::scheduleRefresh() {
-  // Hidden panels only collect; showEvent() draws what accumulated.
-  if (isVisible() && !m_refresh.isActive()) m_refresh.start();
-}
-
 void CurvesPanel::refresh() {
-  m_refresh.stop();
+  m_refresh->cancel();
   if (!isVisible()) return;
   if (m_rebuildPending) {
     rebuild();

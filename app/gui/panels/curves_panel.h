@@ -12,7 +12,6 @@
 #include <QList>
 #include <QPointer>
 #include <QSet>
-#include <QTimer>
 #include <QWidget>
 
 #include <map>
@@ -28,6 +27,8 @@ class QSlider;
 class QStackedLayout;
 
 namespace attnlab::app {
+
+class RefreshThrottle;
 
 class CurvesPanel : public QWidget, public RunView {
   Q_OBJECT
@@ -60,15 +61,12 @@ class CurvesPanel : public QWidget, public RunView {
   static std::pair<QString, QString> quantityAndUnit(const QString& scalar);
 
  protected:
-  void showEvent(QShowEvent* event) override;
-
  private:
   struct Run {
     QPointer<RunSession> session;
     QString series;  // the series name in every plot
   };
 
-  void scheduleRefresh();
   void refresh();
   void rebuild();
   void appendPending();
@@ -84,7 +82,7 @@ class CurvesPanel : public QWidget, public RunView {
   QSet<QString> m_pending;  // scalars with new points not yet drawn
   bool m_rebuildPending = false;
   bool m_smoothingPending = false;
-  QTimer m_refresh;
+  RefreshThrottle* m_refresh = nullptr;  // redraws at most every 40 ms, while shown
   widgets::Theme m_theme = widgets::Theme::light();
 
   QSlider* m_smoothing = nullptr;

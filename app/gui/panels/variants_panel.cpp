@@ -1,5 +1,7 @@
 #include "app/gui/panels/variants_panel.h"
+
 #include "app/gui/panels/figure_files.h"
+#include "app/gui/panels/refresh_throttle.h"
 
 #include <QComboBox>
 #include <QGridLayout>
@@ -15,7 +17,6 @@
 namespace attnlab::app {
 
 namespace {
-constexpr int kRefreshMs = 40;
 constexpr int kMinPlotHeight = 280;
 // Up to this many rows read as lines with a legend; more (per-head series) as an image.
 constexpr int kMaxLineRows = 16;
@@ -62,6 +63,7 @@ QStringList VariantsPanel::rowLabels(const LayerSeries& series) {
 }
 
 VariantsPanel::VariantsPanel(QWidget* parent) : QWidget(parent) {
+  m_refresh = new RefreshThrottle(this, [this] { refresh(); });
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(4, 4, 4, 4);
   m_stack = new QStackedLayout;
@@ -104,9 +106,6 @@ VariantsPanel::VariantsPanel(QWidget* parent) : QWidget(parent) {
   m_scroll->setWidget(m_gridHost);
   layout->addWidget(m_scroll, 1);
 
-  m_refresh.setSingleShot(true);
-  m_refresh.setInterval(kRefreshMs);
-  connect(&m_refresh, &QTimer::timeout, this, &VariantsPanel::refresh);
   connect(m_viewBox, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
     for (auto& [name, plot] : m_plots) plot->setView(viewFor(plot->seriesCount()));
   });
@@ -153,12 +152,12 @@ void VariantsPanel::setRuns(const QList<RunSession*>& runs) {
     connect(run, &RunSession::layerSeriesChanged, this, [this](const QStringList& names) {
       for (const QString& n : names) m_pending.insert(n);
       noteContent();  // at once: the window may show the tab while this panel is hidden
-      scheduleRefresh();
+      m_refresh->request();
     });
     connect(run, &QObject::destroyed, this, [this] {
       m_rebuildPending = true;
       noteContent();
-      scheduleRefresh();
+      m_refresh->request();
     });
   }
   m_rebuildPending = true;
@@ -187,17 +186,8 @@ widgets::LayerSeriesPlot* VariantsPanel::plotFor(const QString& series) const {
   return it == m_plots.end() ? nullptr : it->second;
 }
 
-void VariantsPanel::showEvent(QShowEvent* event) {
-  QWidget::showEvent(event);
-  refresh();
-}
-
-void VariantsPanel::scheduleRefresh() {
-  if (isVisible() && !m_refresh.isActive()) m_refresh.start();
-}
-
 void VariantsPanel::refresh() {
-  m_refresh.stop();
+  m_refresh->cancel();
   if (!isVisible()) return;
   if (m_rebuildPending)
     rebuild();

@@ -14,7 +14,6 @@
 #include <QPointer>
 #include <QSet>
 #include <QStringList>
-#include <QTimer>
 #include <QWidget>
 
 #include <map>
@@ -26,6 +25,8 @@ class QScrollArea;
 class QStackedLayout;
 
 namespace attnlab::app {
+
+class RefreshThrottle;
 
 class VariantsPanel : public QWidget, public RunView {
   Q_OBJECT
@@ -67,10 +68,7 @@ class VariantsPanel : public QWidget, public RunView {
   void contentChanged(bool hasContent);
 
  protected:
-  void showEvent(QShowEvent* event) override;
-
  private:
-  void scheduleRefresh();
   void refresh();
   void rebuild();
   void updatePending();
@@ -87,7 +85,7 @@ class VariantsPanel : public QWidget, public RunView {
   QSet<QString> m_pending;
   bool m_rebuildPending = false;
   bool m_hadContent = false;
-  QTimer m_refresh;
+  RefreshThrottle* m_refresh = nullptr;  // redraws at most every 40 ms, while shown
   widgets::Theme m_theme = widgets::Theme::light();
 
   QComboBox* m_viewBox = nullptr;
