@@ -108,8 +108,34 @@ NewRunDialog::NewRunDialog(AppSettings* settings, const QString& runsFolder, con
 void NewRunDialog::build() {
   setWindowTitle(QStringLiteral("New run"));
   setObjectName(QStringLiteral("newRunDialog"));
+  QLayout* source = buildSource();  // also the form, which the parts below link to
+  auto* directoryForm = new QFormLayout;
+  QLayout* directoryColumn = buildDirectoryColumn();
+  directoryForm->addRow(QStringLiteral("Run &folder:"), directoryColumn);
+  if (auto* label = qobject_cast<QLabel*>(directoryForm->labelForField(directoryColumn)))
+    label->setBuddy(m_directory);
+  QLayout* processesRow = buildProcessesRow();
+  directoryForm->addRow(QStringLiteral("Pr&ocesses on this machine:"), processesRow);
+  if (auto* label = qobject_cast<QLabel*>(directoryForm->labelForField(processesRow))) {
+    label->setBuddy(m_processes);
+    label->setToolTip(m_processes->toolTip());
+  }
+  QWidget* engine = buildEngineGroup();
+  QWidget* buttons = buildVerdictAndButtons();
 
-  // --- where the config comes from -------------------------------------------------
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(source);
+  layout->addWidget(m_loadError);
+  layout->addWidget(m_form, 1);
+  layout->addLayout(directoryForm);
+  layout->addWidget(engine);
+  layout->addWidget(m_summary);
+  layout->addWidget(buttons);
+  resize(980, 760);
+}
+
+// --- where the config comes from: preset, Load…, Save as TOML…, the load error, the form ---
+QLayout* NewRunDialog::buildSource() {
   m_preset = new QComboBox(this);
   m_preset->setObjectName(QStringLiteral("presetCombo"));
   m_preset->setPlaceholderText(QStringLiteral("(from a file)"));
@@ -148,7 +174,23 @@ void NewRunDialog::build() {
   m_form = new ConfigForm(this);
   m_form->setObjectName(QStringLiteral("configForm"));
 
-  // --- where the run goes ----------------------------------------------------------
+  // activated, not currentIndexChanged: picking the shown preset again reloads it (after a
+  // failed Load… or edits the person wants to drop).
+  connect(m_preset, &QComboBox::activated, this, &NewRunDialog::onPresetActivated);
+  connect(load, &QPushButton::clicked, this, &NewRunDialog::chooseLoadFile);
+  connect(m_save, &QPushButton::clicked, this, &NewRunDialog::chooseSaveFile);
+  connect(m_form, &ConfigForm::validityChanged, this, &NewRunDialog::updateState);
+  connect(m_form, &ConfigForm::edited, this, [this] {
+    // Editing is a choice of its own: the file that failed no longer blocks Start.
+    m_loadFailed = false;
+    onRunNameMaybeChanged();
+    updateState();
+  });
+  return source;
+}
+
+// --- where the run goes ----------------------------------------------------------------------
+QLayout* NewRunDialog::buildDirectoryColumn() {
   m_directory = new QLineEdit(this);
   m_directory->setObjectName(QStringLiteral("runDirectory"));
   m_directory->setPlaceholderText(QStringLiteral("folder for the run log, checkpoints and cache"));
@@ -164,8 +206,14 @@ void NewRunDialog::build() {
   directoryColumn->setSpacing(2);
   directoryColumn->addLayout(directoryRow);
   directoryColumn->addWidget(m_directoryNote);
+  connect(browse, &QPushButton::clicked, this, &NewRunDialog::browseDirectory);
+  connect(m_directory, &QLineEdit::textEdited, this, [this] { m_directoryFollowsName = false; });
+  connect(m_directory, &QLineEdit::textChanged, this, &NewRunDialog::updateState);
+  return directoryColumn;
+}
 
-  // --- how many processes ------------------------------------------------------------
+// --- how many processes ------------------------------------------------------------------
+QLayout* NewRunDialog::buildProcessesRow() {
   // One process trains inside the app; more are attnlab-cli's data-parallel launch. More
   // processes than cores would only take turns on them.
   const int cores = std::max(1, QThread::idealThreadCount());
@@ -192,8 +240,11 @@ void NewRunDialog::build() {
   processesRow->addWidget(m_processes);
   processesRow->addWidget(m_processesNote, 1);
   connect(m_processes, &QSpinBox::valueChanged, this, &NewRunDialog::updateProcessesNote);
+  return processesRow;
+}
 
-  // --- engine ----------------------------------------------------------------------
+// --- engine: devices, the OpenMP wait policy, where the thread count is --------------------
+QWidget* NewRunDialog::buildEngineGroup() {
   m_waitPolicy = new QComboBox(this);
   m_waitPolicy->setObjectName(QStringLiteral("ompWaitPolicy"));
   m_waitPolicy->addItem(QStringLiteral("Passive (recommended for the app)"),
@@ -204,10 +255,8 @@ void NewRunDialog::build() {
       QStringLiteral("OMP_WAIT_POLICY for the training threads. Passive threads sleep between "
                      "parallel regions and leave the cores to the interface; active ones spin, "
                      "slightly faster on an otherwise idle machine."));
-  {
-    const int stored = m_waitPolicy->findData(m_settings->ompWaitPolicy());
-    m_waitPolicy->setCurrentIndex(stored < 0 ? 0 : stored);
-  }
+  const int stored = m_waitPolicy->findData(m_settings->ompWaitPolicy());
+  m_waitPolicy->setCurrentIndex(stored < 0 ? 0 : stored);
   auto* waitNote = new QLabel(QStringLiteral("Takes effect the next time AttnLab starts."), this);
   waitNote->setForegroundRole(QPalette::PlaceholderText);
   // The thread count is a key of the run (train.threads); point at it rather than copy it.
@@ -231,14 +280,16 @@ void NewRunDialog::build() {
   engineRow->addWidget(waitNote);
   engineRow->addStretch(1);
   engineRow->addWidget(threads);
+  return engine;
+}
 
-  // --- verdict and buttons ---------------------------------------------------------
+// --- verdict and buttons -------------------------------------------------------------------
+QWidget* NewRunDialog::buildVerdictAndButtons() {
   m_summary = new QLabel(this);
   m_summary->setObjectName(QStringLiteral("summary"));
   m_summary->setWordWrap(true);
   m_summary->setTextFormat(Qt::RichText);
   connect(m_summary, &QLabel::linkActivated, m_form, &ConfigForm::focusKey);
-
   auto* buttons = new QDialogButtonBox(this);
   m_start = buttons->addButton(QStringLiteral("Start"), QDialogButtonBox::AcceptRole);
   m_start->setObjectName(QStringLiteral("startButton"));
@@ -246,43 +297,7 @@ void NewRunDialog::build() {
   buttons->addButton(QDialogButtonBox::Cancel);
   connect(buttons, &QDialogButtonBox::accepted, this, &NewRunDialog::accept);
   connect(buttons, &QDialogButtonBox::rejected, this, &NewRunDialog::reject);
-
-  auto* directoryForm = new QFormLayout;
-  directoryForm->addRow(QStringLiteral("Run &folder:"), directoryColumn);
-  if (auto* label = qobject_cast<QLabel*>(directoryForm->labelForField(directoryColumn))) {
-    label->setBuddy(m_directory);
-  }
-  directoryForm->addRow(QStringLiteral("Pr&ocesses on this machine:"), processesRow);
-  if (auto* label = qobject_cast<QLabel*>(directoryForm->labelForField(processesRow))) {
-    label->setBuddy(m_processes);
-    label->setToolTip(m_processes->toolTip());
-  }
-
-  auto* layout = new QVBoxLayout(this);
-  layout->addLayout(source);
-  layout->addWidget(m_loadError);
-  layout->addWidget(m_form, 1);
-  layout->addLayout(directoryForm);
-  layout->addWidget(engine);
-  layout->addWidget(m_summary);
-  layout->addWidget(buttons);
-  resize(980, 760);
-
-  // activated, not currentIndexChanged: picking the shown preset again reloads it (after a
-  // failed Load… or edits the person wants to drop).
-  connect(m_preset, &QComboBox::activated, this, &NewRunDialog::onPresetActivated);
-  connect(load, &QPushButton::clicked, this, &NewRunDialog::chooseLoadFile);
-  connect(m_save, &QPushButton::clicked, this, &NewRunDialog::chooseSaveFile);
-  connect(browse, &QPushButton::clicked, this, &NewRunDialog::browseDirectory);
-  connect(m_directory, &QLineEdit::textEdited, this, [this] { m_directoryFollowsName = false; });
-  connect(m_directory, &QLineEdit::textChanged, this, &NewRunDialog::updateState);
-  connect(m_form, &ConfigForm::validityChanged, this, &NewRunDialog::updateState);
-  connect(m_form, &ConfigForm::edited, this, [this] {
-    // Editing is a choice of its own: the file that failed no longer blocks Start.
-    m_loadFailed = false;
-    onRunNameMaybeChanged();
-    updateState();
-  });
+  return buttons;
 }
 
 void NewRunDialog::populatePresets(const QString& preferred) {

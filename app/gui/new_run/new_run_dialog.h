@@ -15,6 +15,8 @@ class QLineEdit;
 class QPushButton;
 class QSpinBox;
 
+class QLayout;
+
 namespace attnlab::app {
 
 class AppSettings;
@@ -75,6 +77,12 @@ class NewRunDialog : public QDialog {
 
  private:
   void build();
+  // The parts of build(), in the dialog's order.
+  QLayout* buildSource();
+  QLayout* buildDirectoryColumn();
+  QLayout* buildProcessesRow();
+  QWidget* buildEngineGroup();
+  QWidget* buildVerdictAndButtons();
   void populatePresets(const QString& preferred);
   void onPresetActivated(int index);
   void chooseLoadFile();
