@@ -5,6 +5,8 @@
 
 #include "core/errors/error.h"
 
+#include <nlohmann/json.hpp>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -44,7 +46,10 @@ extern "C" void onLauncherInterrupt(int) {
 /// One line of a worker on the launcher's stdout: "[rank r] line", or for JSON lines the
 /// worker's object with its rank first and any other line (its errors) as an "output" one.
 void forwardLine(Worker& w, const std::string& line, bool jsonLines) {
-  const bool json = jsonLines && !line.empty() && line.front() == '{';
+  // A JSON line is one of the worker's progress objects; anything else it printed (its
+  // errors, a line cut short) goes out wrapped.
+  const bool json =
+      jsonLines && !line.empty() && line.front() == '{' && nlohmann::json::accept(line);
   if (!json && line.find("error") != std::string::npos) w.lastError = line;
   if (!jsonLines) {
     std::fprintf(stdout, "[rank %d] %s\n", w.rank, line.c_str());

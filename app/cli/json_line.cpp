@@ -1,40 +1,17 @@
 #include "app/cli/json_line.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <cstdio>
 
 namespace attnlab::app {
 
 std::string JsonLine::quote(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-          out += buf;
-        } else {
-          out += c;  // UTF-8 passes through as it is
-        }
-    }
-  }
-  return out + "\"";
+  // nlohmann's serializer (the project's JSON library) escapes; bytes that are not UTF-8 (a
+  // worker's stray output) become U+FFFD instead of an exception.
+  return nlohmann::json(std::string(text))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 void JsonLine::key(std::string_view name) {

@@ -1,8 +1,8 @@
 #pragma once
 
 // One JSON object on one line, built field by field: the machine-readable progress of
-// `attnlab-cli train --progress jsonl` (docs/distributed.md, "Progress for programs"). No
-// library: the objects are flat, and this escapes strings as RFC 8259 requires.
+// `attnlab-cli train --progress jsonl` (docs/distributed.md, "Progress for programs"). The
+// objects are flat; strings go through nlohmann's serializer, so this header stays light.
 
 #include <cstdint>
 #include <string>
@@ -21,7 +21,7 @@ class JsonLine {
   /// The object, without a newline.
   std::string str() const { return "{" + m_fields + "}"; }
 
-  /// `text` as a JSON string, quotes included.
+  /// `text` as a JSON string, quotes included (invalid UTF-8 replaced by U+FFFD).
   static std::string quote(std::string_view text);
 
  private:

@@ -216,13 +216,13 @@ void DistributedRunLauncher::handleLine(const QString& line, bool standardError)
     }
   }
   noteOutput(line, standardError);
-  if (line.contains(QStringLiteral("port in use"))) m_portInUse = true;
   emitLine(line, standardError);
 }
 
 void DistributedRunLauncher::noteOutput(const QString& line, bool standardError) {
   if (standardError) m_lastStandardError = line;
   if (line.contains(QStringLiteral("error"))) m_lastErrorLine = line;
+  if (line.contains(QStringLiteral("port in use"))) m_portInUse = true;
 }
 
 void DistributedRunLauncher::handleEvent(const QJsonObject& event) {
@@ -239,7 +239,6 @@ void DistributedRunLauncher::handleEvent(const QJsonObject& event) {
     if (m_firstRankError.isEmpty() && text.contains(QStringLiteral("error")) &&
         !text.contains(QStringLiteral("peer has probably stopped")))
       m_firstRankError = shown;
-    if (text.contains(QStringLiteral("port in use"))) m_portInUse = true;
   }
   // The line goes out last, once a step it reports is the run's step (the console's column).
   const auto lineOut = qScopeGuard([&] { emitLine(shown, output); });

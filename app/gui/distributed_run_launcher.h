@@ -88,7 +88,7 @@ class DistributedRunLauncher : public TrainingSession {
   void handleEvent(const QJsonObject& event);
   void rankZeroStep(const QJsonObject& event);
   void markLogOpened();
-  /// Remembers error lines for the failure's message.
+  /// Remembers error lines for the failure's message, and a master port found taken.
   void noteOutput(const QString& line, bool standardError);
   void onFinished(int exitCode, QProcess::ExitStatus exitStatus);
   void onErrorOccurred(QProcess::ProcessError error);

@@ -12,7 +12,6 @@
 #include "app/gui/panels/console_dock.h"
 #include "app/gui/panels/curves_panel.h"
 #include "app/gui/panels/export_figure_dialog.h"
-#include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/figure_view.h"
 #include "app/gui/panels/inspector_panel.h"
 #include "app/gui/panels/probe_panel.h"
@@ -27,9 +26,6 @@
 #include "core/config/config_loader.h"
 #include "core/runtime/compute_environment.h"
 #include "figures/figure_catalog.h"
-#include "widgets/plots/attention_heatmap.h"
-#include "widgets/plots/curve_plot.h"
-#include "widgets/plots/layer_series_plot.h"
 #include "widgets/plots/plot_export.h"
 #include "widgets/plots/theme.h"
 

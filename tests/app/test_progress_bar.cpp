@@ -177,6 +177,12 @@ class TestProgressBar : public QObject {
         "1099511627776, 6.25, null, 2]";
     QCOMPARE(out, expected);
   }
+
+  // A stray byte that is not UTF-8 (a worker's output) still gives valid JSON: U+FFFD.
+  void jsonLinesReplaceInvalidUtf8() {
+    const std::string line = attnlab::app::JsonLine().add("text", "bad \xff byte").str();
+    QCOMPARE(QByteArray::fromStdString(line), QByteArray("{\"text\":\"bad \xef\xbf\xbd byte\"}"));
+  }
 };
 
 QTEST_APPLESS_MAIN(TestProgressBar)

@@ -330,16 +330,12 @@ QString AnalysisPanel::exportFigure(const QString& path) {
   if (v && !v->exportsCatalogFigure()) {
     // The view narrowed the catalog figure (one guidance pattern): write the plot shown, at
     // the figure's size, through the same export path.
-    QString error;
-    const auto format = figureFormatOf(path, &error);
-    if (!format) return error;
     widgets::ExportOptions options;
     if (const figures::FigureSpec* spec = figures::findFigure(figure.toStdString())) {
       options.widthPx = spec->widthPx;
       options.heightPx = spec->heightPx;
     }
-    const widgets::ExportResult result = v->shownPlot()->exportTo(path, *format, options);
-    return result.ok ? QString() : result.error;
+    return exportPlotFile(v->shownPlot(), path, options);
   }
   return exportCatalogFigure(figure.toStdString(), m_report->source.runDir, m_report->source.step,
                              path);
