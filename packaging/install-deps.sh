@@ -35,6 +35,8 @@ DEMO=(
 )
 TEST=(
   clang-format hdf5-tools sentencepiece
+  # function lengths (tests/style/function_lengths.py)
+  universal-ctags
   # network namespaces for the two-machine rehearsal (ip netns, veth)
   iproute2
   # screenshots, cross-checks from Python
