@@ -1,0 +1,184 @@
+#include "app/cli/command_line.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <map>
+#include <string>
+
+namespace attnlab::app {
+
+namespace {
+
+// Data-parallel training (docs/distributed.md): the same flags as torchrun's.
+void addLaunchOptions(CLI::App& train, LaunchOptions& launch) {
+  train
+      .add_option("--nproc-per-node", launch.nprocPerNode,
+                  "Train data-parallel with N worker processes on this machine (c10d Gloo)")
+      ->check(CLI::PositiveNumber);
+  train.add_option("--nnodes", launch.nnodes, "Machines taking part (default 1)")
+      ->check(CLI::PositiveNumber);
+  train.add_option("--node-rank", launch.nodeRank, "This machine's index, 0..nnodes-1");
+  train.add_option("--master-addr", launch.masterAddr,
+                   "Address of node 0, where rank 0 serves the store (default 127.0.0.1)");
+  train.add_option("--master-port", launch.masterPort,
+                   "Port of the store on node 0 (default 29500)");
+  train.add_option("--gloo-interface", launch.glooInterface,
+                   "Network interface Gloo binds to (several machines: the one the others "
+                   "reach this machine by)");
+  train.add_option("--gloo-host", launch.glooHost,
+                   "Host name or address Gloo binds to (instead of --gloo-interface)");
+  train.add_option("--dist-timeout", launch.timeoutSeconds,
+                   "Seconds a rank waits for its peers at start and in each collective "
+                   "(default 300)");
+}
+
+}  // namespace
+
+CLI::App* addSmokeCommand(CLI::App& cli, SmokeOptions& smoke) {
+  auto* cmd = cli.add_subcommand(
+      "smoke", "Check the stack end to end: LibTorch, BLAS speed, SentencePiece on WordNet");
+  cmd->add_option("--work-dir", smoke.workDir, "Folder for the corpus and tokenizer files")
+      ->capture_default_str();
+  cmd->add_option("--wordnet-dir", smoke.wordnetDir, "Folder holding WordNet's data.* files")
+      ->capture_default_str();
+  cmd->add_option("--vocab-size", smoke.vocabSize, "SentencePiece vocabulary size")
+      ->check(CLI::Range(8, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--threads", smoke.threads, "Intra-op threads (0 = number of cores)")
+      ->check(CLI::NonNegativeNumber);
+  return cmd;
+}
+
+CLI::App* addTrainCommand(CLI::App& cli, TrainOptions& train) {
+  auto* cmd = cli.add_subcommand(
+      "train", "Pretrain an encoder with MLM; resumes when the run directory holds a checkpoint");
+  // Not CLI::ExistingFile: a bare name is looked up among the presets (runTrain does it).
+  cmd->add_option("--config", train.config,
+                  "Run configuration: a TOML or JSON file, or a preset name (tiny, bench, "
+                  "bert-base, ...: the files of <prefix>/share/attnlab/configs)")
+      ->required();
+  cmd->add_option("--run-dir", train.runDir, "Run directory (default: runs/<run.name>)");
+  cmd->add_option("--set", train.overrides, "Override a config key: key.path=value (repeatable)")
+      ->take_all();
+  cmd->add_flag("--plain", train.plainProgress, "Plain progress lines even on a terminal");
+  cmd->add_option("--progress", train.progress,
+                  "human: a bar or plain lines; jsonl: one JSON object per line for a program "
+                  "that follows the run (docs/distributed.md)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, ProgressFormat>{{"human", ProgressFormat::Human},
+                                                {"jsonl", ProgressFormat::Jsonl}},
+          CLI::ignore_case))
+      ->default_str("human");
+  cmd->add_option("--stop-after-step", train.stopAfterStep,
+                  "End this session after step N with a checkpoint (exit 0); the same command "
+                  "without it resumes there")
+      ->check(CLI::NonNegativeNumber);
+  addLaunchOptions(*cmd, train.launch);
+  return cmd;
+}
+
+CLI::App* addInspectCommand(CLI::App& cli, InspectOptions& inspect) {
+  auto* cmd = cli.add_subcommand(
+      "inspect",
+      "Write one text's attention under a checkpoint (probabilities, scores, ASA masks)");
+  cmd->add_option("checkpoint", inspect.checkpoint,
+                  "Checkpoint file, or a run directory (its latest checkpoint)")
+      ->required()
+      ->check(CLI::ExistingPath);
+  cmd->add_option("--text", inspect.text, "The text to inspect")->required();
+  cmd->add_option("--out", inspect.out, "Output HDF5 file")->required();
+  cmd->add_option("--tokenizer", inspect.tokenizer,
+                  "SentencePiece model (default: the run's tokenizer.model)");
+  return cmd;
+}
+
+CLI::App* addAnalyzeCommand(CLI::App& cli, AnalyzeCommandOptions& analyze) {
+  auto* cmd = cli.add_subcommand(
+      "analyze",
+      "Attention statistics of a checkpoint over an evaluation set: entropy, layer-wise JSD, "
+      "head summaries, guidance conformity, the variants' series; JSON, CSV and Markdown");
+  cmd->add_option("run", analyze.run, "Run directory, or one of its checkpoint files")
+      ->required()
+      ->check(CLI::ExistingPath);
+  cmd->add_option("--step", analyze.step, "Checkpoint step (default: the latest)");
+  cmd->add_option("--examples", analyze.examples,
+                  "Sequences of the evaluation set to use (0 = all)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--text", analyze.text,
+                  "Evaluate on this text file (one sequence a line) instead of the run's "
+                  "validation split")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--out", analyze.out, "Report folder (default: <run>/analysis/step-<S>)");
+  cmd->add_option("--jsd-unit", analyze.jsdUnit, "Unit of the JSD: bits or nats")
+      ->check(CLI::IsMember({"bits", "nats"}))
+      ->capture_default_str();
+  cmd->add_flag("--jsd-smoothing", analyze.clarkSmoothing,
+                "Smooth rows before the JSD as Clark et al. (0.001/n + 0.999 p)");
+  cmd->add_option("--pairwise", analyze.pairwise,
+                  "Sequences for the all-pairs head JSD matrix (0 = skip it)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_flag("--over-checkpoints", analyze.overCheckpoints,
+                "Also compute the statistics under every checkpoint, as series over steps");
+  cmd->add_flag("--no-snapshots", analyze.noSnapshots,
+                "Skip the statistics of the log's attention snapshots over training");
+  cmd->add_option("--batch-size", analyze.batchSize, "Sequences per forward pass")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  cmd->add_flag("--plain", analyze.plain, "Plain progress lines even on a terminal");
+  return cmd;
+}
+
+CLI::App* addProbeCommand(CLI::App& cli, ProbeCorefCommandOptions& coref) {
+  auto* probe = cli.add_subcommand("probe", "Probing tasks on a run's attention");
+  probe->require_subcommand(1);
+  auto* cmd = probe->add_subcommand(
+      "coref", "Coreference: antecedent selection per head (Clark et al.) with baselines beside");
+  cmd->add_option("run", coref.run, "Run directory, or one of its checkpoint files")
+      ->required()
+      ->check(CLI::ExistingPath);
+  cmd->add_option("--dataset", coref.dataset,
+                  "synthetic (reflexives, Lin et al.'s grammar), conll:PATH (CoNLL-2012) or "
+                  "lin:PATH (Lin et al.'s reflexive file, refl.0 .. refl.8)")
+      ->capture_default_str();
+  cmd->add_option("--step", coref.step, "Checkpoint step (default: the latest)");
+  cmd->add_option("--size", coref.size, "Synthetic sentences to generate")
+      ->check(CLI::Range(1, 10000000))
+      ->capture_default_str();
+  cmd->add_option("--seed", coref.seed, "Seed of the synthetic data")->capture_default_str();
+  cmd->add_flag("--distractor", coref.distractor,
+                "Synthetic: put a distractor phrase before each sentence");
+  cmd->add_option("--argmax", coref.argmax,
+                  "Words a head's argmax ranges over: all (the official scorer) or "
+                  "exclude-self-special")
+      ->check(CLI::IsMember({"all", "exclude-self-special"}))
+      ->capture_default_str();
+  cmd->add_option("--out", coref.out, "Report folder (default: <run>/analysis/coref-step-<S>)");
+  cmd->add_flag("--plain", coref.plain, "Plain progress lines even on a terminal");
+  return cmd;
+}
+
+Subcommands addCommands(CLI::App& cli, CommandLineOptions& options) {
+  Subcommands commands;
+  commands.smoke = addSmokeCommand(cli, options.smoke);
+  commands.train = addTrainCommand(cli, options.train);
+  commands.inspect = addInspectCommand(cli, options.inspect);
+  commands.analyze = addAnalyzeCommand(cli, options.analyze);
+  commands.probeCoref = addProbeCommand(cli, options.probeCoref);
+  commands.exportFigures = addExportCommand(cli, options.exportFigures);
+  return commands;
+}
+
+int runChosenCommand(const Subcommands& commands, const CommandLineOptions& options) {
+  if (commands.smoke->parsed()) return runSmoke(options.smoke, std::cout, std::cerr);
+  if (commands.train->parsed()) return runTrain(options.train);
+  if (commands.inspect->parsed()) return runInspect(options.inspect);
+  if (commands.analyze->parsed()) return runAnalyze(options.analyze);
+  if (commands.probeCoref->parsed()) return runProbeCoref(options.probeCoref);
+  if (commands.exportFigures->parsed()) return runExport(options.exportFigures);
+  return 0;
+}
+
+}  // namespace attnlab::app
