@@ -1,6 +1,7 @@
 #include "app/gui/panels/attention_panel.h"
 
 #include "app/gui/panels/figure_files.h"
+#include "app/gui/panels/placeholder_stack.h"
 #include "app/gui/panels/refresh_throttle.h"
 
 #include <QCheckBox>
@@ -10,7 +11,6 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSplitter>
-#include <QStackedLayout>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -46,25 +46,32 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
   m_refresh = new RefreshThrottle(this, [this] { refresh(); });
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(4, 4, 4, 4);
-  m_stack = new QStackedLayout;
-  outer->addLayout(m_stack, 1);
-
-  m_placeholder = new QLabel(this);
-  m_placeholder->setObjectName(QStringLiteral("attentionPlaceholder"));
-  m_placeholder->setAlignment(Qt::AlignCenter);
-  m_placeholder->setWordWrap(true);
-  m_stack->addWidget(m_placeholder);
-
-  m_content = new QWidget(this);
-  m_stack->addWidget(m_content);
-  auto* layout = new QVBoxLayout(m_content);
+  m_page = new PlaceholderStack(QStringLiteral("attentionPlaceholder"), this);
+  outer->addWidget(m_page, 1);
+  auto* content = new QWidget(m_page);
+  auto* layout = new QVBoxLayout(content);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(4);
+  layout->addLayout(buildToolbar(content));
+  layout->addWidget(buildHeads(content), 1);
+  m_page->setContent(content);
+  connectStepControls();
+  connectViewControls();
+  refresh();
+}
 
+QHBoxLayout* AttentionPanel::buildToolbar(QWidget* content) {
   auto* bar = new QHBoxLayout;
   bar->setSpacing(8);
-  auto* stepTitle = new QLabel(QStringLiteral("Step"), m_content);
-  m_slider = new QSlider(Qt::Horizontal, m_content);
+  addStepControls(bar, content);
+  bar->addSpacing(12);
+  addViewControls(bar, content);
+  return bar;
+}
+
+void AttentionPanel::addStepControls(QHBoxLayout* bar, QWidget* content) {
+  auto* stepTitle = new QLabel(QStringLiteral("Step"), content);
+  m_slider = new QSlider(Qt::Horizontal, content);
   m_slider->setObjectName(QStringLiteral("attentionStepSlider"));
   m_slider->setMinimumWidth(160);
   m_slider->setPageStep(1);
@@ -73,46 +80,59 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
       QStringLiteral("The snapshot step (snapshots are taken at steps 0, 1, 2, "
                      "4, 8, ..., every log.snapshot_every steps and the last)"));
   stepTitle->setBuddy(m_slider);
-  m_stepLabel = new QLabel(m_content);
+  m_stepLabel = new QLabel(content);
   m_stepLabel->setObjectName(QStringLiteral("attentionStepLabel"));
   m_stepLabel->setMinimumWidth(m_stepLabel->fontMetrics().horizontalAdvance(
       QStringLiteral("step 1000000 · 100 of 100 · reading…")));
-  m_follow = new QCheckBox(QStringLiteral("Follow latest"), m_content);
+  m_follow = new QCheckBox(QStringLiteral("Follow latest"), content);
   m_follow->setObjectName(QStringLiteral("attentionFollow"));
   m_follow->setChecked(true);
   m_follow->setToolTip(QStringLiteral("Jump to each new snapshot as training writes it"));
-  auto* sequenceTitle = new QLabel(QStringLiteral("Sequence"), m_content);
-  m_sequenceBox = new QComboBox(m_content);
+  bar->addWidget(stepTitle);
+  bar->addWidget(m_slider, 1);
+  bar->addWidget(m_stepLabel);
+  bar->addWidget(m_follow);
+}
+
+void AttentionPanel::addViewControls(QHBoxLayout* bar, QWidget* content) {
+  auto* sequenceTitle = new QLabel(QStringLiteral("Sequence"), content);
+  m_sequenceBox = new QComboBox(content);
   m_sequenceBox->setObjectName(QStringLiteral("attentionSequence"));
   m_sequenceBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   m_sequenceBox->setToolTip(QStringLiteral("The probe sequence whose attention is shown"));
   sequenceTitle->setBuddy(m_sequenceBox);
-  m_logScale = new QCheckBox(QStringLiteral("Log scale"), m_content);
+  m_logScale = new QCheckBox(QStringLiteral("Log scale"), content);
   m_logScale->setObjectName(QStringLiteral("attentionLogScale"));
   m_logScale->setToolTip(QStringLiteral("Log colour scale: shows the structure of weak weights"));
-  m_guidance = new QCheckBox(QStringLiteral("Guidance target"), m_content);
+  m_guidance = new QCheckBox(QStringLiteral("Guidance target"), content);
   m_guidance->setObjectName(QStringLiteral("attentionGuidance"));
   m_guidance->setChecked(true);
   m_guidance->setToolTip(
       QStringLiteral("Draw the guided head's target pattern over its attention"));
   m_guidance->setVisible(false);
-  bar->addWidget(stepTitle);
-  bar->addWidget(m_slider, 1);
-  bar->addWidget(m_stepLabel);
-  bar->addWidget(m_follow);
-  bar->addSpacing(12);
   bar->addWidget(sequenceTitle);
   bar->addWidget(m_sequenceBox);
   bar->addSpacing(12);
   bar->addWidget(m_logScale);
   bar->addWidget(m_guidance);
-  layout->addLayout(bar);
+}
 
-  m_splitter = new QSplitter(Qt::Horizontal, m_content);
+QSplitter* AttentionPanel::buildHeads(QWidget* content) {
+  m_splitter = new QSplitter(Qt::Horizontal, content);
   m_grid = new widgets::HeadGrid(m_splitter);
   m_grid->setObjectName(QStringLiteral("attentionHeadGrid"));
   m_grid->setMinimumWidth(260);
-  auto* right = new QWidget(m_splitter);
+  m_splitter->addWidget(m_grid);
+  m_splitter->addWidget(buildEnlargedHead(m_splitter));
+  // Even halves: the enlarged head needs the room for its token labels.
+  m_splitter->setStretchFactor(0, 1);
+  m_splitter->setStretchFactor(1, 1);
+  m_splitter->setSizes({900, 1100});  // proportions; the splitter scales them to its width
+  return m_splitter;
+}
+
+QWidget* AttentionPanel::buildEnlargedHead(QWidget* parent) {
+  auto* right = new QWidget(parent);
   auto* rightLayout = new QVBoxLayout(right);
   rightLayout->setContentsMargins(0, 0, 0, 0);
   rightLayout->setSpacing(2);
@@ -124,14 +144,10 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
   m_hover->setContentsMargins(6, 2, 6, 2);
   rightLayout->addWidget(m_heatmap, 1);
   rightLayout->addWidget(m_hover);
-  m_splitter->addWidget(m_grid);
-  m_splitter->addWidget(right);
-  // Even halves: the enlarged head needs the room for its token labels.
-  m_splitter->setStretchFactor(0, 1);
-  m_splitter->setStretchFactor(1, 1);
-  m_splitter->setSizes({900, 1100});  // proportions; the splitter scales them to its width
-  layout->addWidget(m_splitter, 1);
+  return right;
+}
 
+void AttentionPanel::connectStepControls() {
   // Programmatic moves are made under a QSignalBlocker, so this is the person's hand.
   connect(m_slider, &QSlider::valueChanged, this, [this](int index) {
     m_follow->setChecked(false);
@@ -146,6 +162,9 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
     selectStepIndex(static_cast<int>(m_steps.size()) - 1);
     m_refresh->request();
   });
+}
+
+void AttentionPanel::connectViewControls() {
   connect(m_sequenceBox, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
     if (i < 0) return;
     m_sequence = i;
@@ -157,16 +176,17 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
     m_heatmap->setLogScale(on);
     m_heatmap->requestReplot();
   });
-  connect(m_guidance, &QCheckBox::toggled, this, [this] {
-    if (const SnapshotFrame* f = m_run ? m_run->snapshot(m_shownStep) : nullptr) drawHeatmap(*f);
-  });
+  connect(m_guidance, &QCheckBox::toggled, this, &AttentionPanel::redrawHeatmap);
   connect(m_grid, &widgets::HeadGrid::headActivated, this, [this](int layer, int head) {
     m_layer = layer;
     m_head = head;
-    if (const SnapshotFrame* f = m_run ? m_run->snapshot(m_shownStep) : nullptr) drawHeatmap(*f);
+    redrawHeatmap();
   });
   connect(m_heatmap, &widgets::AttentionHeatmap::cellHovered, this, &AttentionPanel::showHover);
-  refresh();
+}
+
+void AttentionPanel::redrawHeatmap() {
+  if (const SnapshotFrame* f = m_run ? m_run->snapshot(m_shownStep) : nullptr) drawHeatmap(*f);
 }
 
 AttentionPanel::~AttentionPanel() = default;
@@ -232,21 +252,19 @@ void AttentionPanel::setTheme(const widgets::Theme& theme) {
 void AttentionPanel::refresh() {
   m_refresh->cancel();
   if (!m_run) {
-    m_placeholder->setText(
+    m_page->showPlaceholder(
         QStringLiteral("Select a run in the Runs list to see its attention snapshots."));
-    m_stack->setCurrentWidget(m_placeholder);
     return;
   }
   if (!isVisible()) return;
   if (m_metaDirty) fillSequences();
   if (m_stepsDirty) syncSteps();
   if (m_steps.empty()) {
-    m_placeholder->setText(
+    m_page->showPlaceholder(
         QStringLiteral("No attention snapshots yet: the first is written at step 0/1."));
-    m_stack->setCurrentWidget(m_placeholder);
     return;
   }
-  m_stack->setCurrentWidget(m_content);
+  m_page->showContent();
   if (m_wantedStep >= 0 && m_requestedStep != m_wantedStep) {
     m_requestedStep = m_wantedStep;
     m_run->requestSnapshot(m_wantedStep);  // may answer at once (snapshotLoaded) when cached

@@ -21,13 +21,14 @@
 
 class QCheckBox;
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QSlider;
 class QSplitter;
-class QStackedLayout;
 
 namespace attnlab::app {
 
+class PlaceholderStack;
 class RefreshThrottle;
 
 class AttentionPanel : public QWidget, public RunView {
@@ -63,12 +64,24 @@ class AttentionPanel : public QWidget, public RunView {
 
  protected:
  private:
+  /// Step slider, step, Follow latest; sequence, log scale, guidance target.
+  QHBoxLayout* buildToolbar(QWidget* content);
+  void addStepControls(QHBoxLayout* bar, QWidget* content);
+  void addViewControls(QHBoxLayout* bar, QWidget* content);
+  /// The layer x head grid beside the enlarged head and its hover read-out.
+  QSplitter* buildHeads(QWidget* content);
+  QWidget* buildEnlargedHead(QWidget* parent);
+  void connectStepControls();
+  void connectViewControls();
+
   void refresh();
   void syncSteps();
   void fillSequences();
   void selectStepIndex(int index);
   void drawFrame(const SnapshotFrame& frame);
   void drawHeatmap(const SnapshotFrame& frame);
+  /// The enlarged head again (another head, the guidance toggle), from the frame shown.
+  void redrawHeatmap();
   int realLength(const SnapshotFrame& frame) const;
   void updateStepLabel();
   void showHover(int query, int key, double value);
@@ -84,9 +97,7 @@ class AttentionPanel : public QWidget, public RunView {
   RefreshThrottle* m_refresh = nullptr;  // redraws at most every 40 ms, while shown
   widgets::Theme m_theme = widgets::Theme::light();
 
-  QStackedLayout* m_stack = nullptr;
-  QLabel* m_placeholder = nullptr;
-  QWidget* m_content = nullptr;
+  PlaceholderStack* m_page = nullptr;  // the snapshots, or why there are none
   QSlider* m_slider = nullptr;
   QLabel* m_stepLabel = nullptr;
   QCheckBox* m_follow = nullptr;

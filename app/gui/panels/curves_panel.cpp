@@ -1,18 +1,17 @@
 #include "app/gui/panels/curves_panel.h"
 
 #include "app/gui/panels/figure_files.h"
+#include "app/gui/panels/placeholder_stack.h"
+#include "app/gui/panels/plot_grid.h"
 #include "app/gui/panels/refresh_throttle.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileInfo>
-#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSlider>
-#include <QStackedLayout>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -21,8 +20,8 @@
 namespace attnlab::app {
 
 namespace {
-// Plots redraw at most this often while data streams in (docs/app.md, "Threads").
 constexpr int kMinPlotHeight = 250;
+constexpr int kColumns = 2;
 
 // Known scalars in the order a person reads them; others follow their group by name.
 const QStringList& knownOrder() {
@@ -82,9 +81,26 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->setSpacing(4);
+  layout->addLayout(buildToolbar());
+  m_page = new PlaceholderStack(QStringLiteral("curvesPlaceholder"), this);
+  m_grid = new PlotGrid(kColumns, m_page);
+  m_page->setContent(m_grid);
+  layout->addWidget(m_page, 1);
+  connectControls();
+  updatePlaceholder();
+}
 
+QHBoxLayout* CurvesPanel::buildToolbar() {
   auto* bar = new QHBoxLayout;
   bar->setSpacing(8);
+  addSmoothingControl(bar);
+  bar->addSpacing(12);
+  addAxisControls(bar);
+  bar->addStretch(1);
+  return bar;
+}
+
+void CurvesPanel::addSmoothingControl(QHBoxLayout* bar) {
   auto* smoothingLabel = new QLabel(QStringLiteral("Smoothing"), this);
   m_smoothing = new QSlider(Qt::Horizontal, this);
   m_smoothing->setObjectName(QStringLiteral("curvesSmoothing"));
@@ -100,6 +116,12 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
   m_smoothingValue->setObjectName(QStringLiteral("curvesSmoothingValue"));
   // Room for "0.99" so the row does not jump while dragging.
   m_smoothingValue->setMinimumWidth(m_smoothingValue->fontMetrics().horizontalAdvance("0.00 "));
+  bar->addWidget(smoothingLabel);
+  bar->addWidget(m_smoothing);
+  bar->addWidget(m_smoothingValue);
+}
+
+void CurvesPanel::addAxisControls(QHBoxLayout* bar) {
   m_xAxis = new QComboBox(this);
   m_xAxis->setObjectName(QStringLiteral("curvesXAxis"));
   m_xAxis->addItem(QStringLiteral("Step"), static_cast<int>(widgets::CurveXAxis::Step));
@@ -116,37 +138,14 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
   m_fit->setToolTip(QStringLiteral(
       "Show all data in every plot and follow new points again (a double click on a plot "
       "does the same for that plot)"));
-  bar->addWidget(smoothingLabel);
-  bar->addWidget(m_smoothing);
-  bar->addWidget(m_smoothingValue);
-  bar->addSpacing(12);
   bar->addWidget(xLabel);
   bar->addWidget(m_xAxis);
   bar->addSpacing(12);
   bar->addWidget(m_logY);
   bar->addWidget(m_fit);
-  bar->addStretch(1);
-  layout->addLayout(bar);
+}
 
-  m_stack = new QStackedLayout;
-  m_placeholder = new QLabel(this);
-  m_placeholder->setObjectName(QStringLiteral("curvesPlaceholder"));
-  m_placeholder->setAlignment(Qt::AlignCenter);
-  m_placeholder->setWordWrap(true);
-  m_scroll = new QScrollArea(this);
-  m_scroll->setWidgetResizable(true);
-  m_scroll->setFrameShape(QFrame::NoFrame);
-  m_gridHost = new QWidget(m_scroll);
-  m_grid = new QGridLayout(m_gridHost);
-  m_grid->setContentsMargins(0, 0, 0, 0);
-  m_grid->setSpacing(6);
-  m_grid->setColumnStretch(0, 1);
-  m_grid->setColumnStretch(1, 1);
-  m_scroll->setWidget(m_gridHost);
-  m_stack->addWidget(m_placeholder);
-  m_stack->addWidget(m_scroll);
-  layout->addLayout(m_stack, 1);
-
+void CurvesPanel::connectControls() {
   // Smoothing recomputes every curve from its full data: applied on the refresh timer, so
   // dragging the slider costs one recomputation per frame, not one per slider step.
   connect(m_smoothing, &QSlider::valueChanged, this, [this](int v) {
@@ -166,7 +165,6 @@ CurvesPanel::CurvesPanel(QWidget* parent) : QWidget(parent) {
       plot->requestReplot();
     }
   });
-  updatePlaceholder();
 }
 
 CurvesPanel::~CurvesPanel() = default;
@@ -315,7 +313,7 @@ void CurvesPanel::appendPending() {
 }
 
 widgets::CurvePlot* CurvesPanel::addPlot(const QString& scalar) {
-  auto* plot = new widgets::CurvePlot(m_gridHost);
+  auto* plot = new widgets::CurvePlot(m_grid->host());
   plot->setObjectName(QStringLiteral("curve:") + scalar);
   plot->setMinimumHeight(kMinPlotHeight);
   plot->setTheme(m_theme);
@@ -336,12 +334,9 @@ void CurvesPanel::relayoutGrid() {
   m_order.clear();
   for (const auto& [scalar, plot] : m_plots) m_order << scalar;
   std::sort(m_order.begin(), m_order.end(), &CurvesPanel::scalarOrderLess);
-  while (m_grid->count() > 0) delete m_grid->takeAt(0);
-  for (int i = 0; i < m_order.size(); ++i) {
-    widgets::CurvePlot* plot = m_plots[m_order[i]];
-    m_grid->addWidget(plot, i / 2, i % 2, 1, m_order.size() == 1 ? 2 : 1);  // lone: full width
-    plot->show();
-  }
+  QList<QWidget*> plots;
+  for (const QString& scalar : m_order) plots << m_plots[scalar];
+  m_grid->setPlots(plots);  // a lone plot takes the full width
 }
 
 void CurvesPanel::fillSeries(widgets::CurvePlot* plot, const QString& scalar, const Run& run,
@@ -380,16 +375,13 @@ void CurvesPanel::applyColours(RunSession* session) {
 }
 
 void CurvesPanel::updatePlaceholder() {
-  if (m_runs.isEmpty()) {
-    m_placeholder->setText(QStringLiteral("Select a run in the Runs list to see its curves."));
-    m_stack->setCurrentWidget(m_placeholder);
-  } else if (m_plots.empty()) {
-    m_placeholder->setText(
+  if (m_runs.isEmpty())
+    m_page->showPlaceholder(QStringLiteral("Select a run in the Runs list to see its curves."));
+  else if (m_plots.empty())
+    m_page->showPlaceholder(
         QStringLiteral("No values logged yet: the curves appear with the first logged step."));
-    m_stack->setCurrentWidget(m_placeholder);
-  } else {
-    m_stack->setCurrentWidget(m_scroll);
-  }
+  else
+    m_page->showContent();
 }
 
 QString CurvesPanel::exportCurrentFigure(const QString& path,

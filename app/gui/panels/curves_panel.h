@@ -19,15 +19,15 @@
 
 class QCheckBox;
 class QComboBox;
-class QGridLayout;
+class QHBoxLayout;
 class QLabel;
 class QPushButton;
-class QScrollArea;
 class QSlider;
-class QStackedLayout;
 
 namespace attnlab::app {
 
+class PlaceholderStack;
+class PlotGrid;
 class RefreshThrottle;
 
 class CurvesPanel : public QWidget, public RunView {
@@ -67,6 +67,12 @@ class CurvesPanel : public QWidget, public RunView {
     QString series;  // the series name in every plot
   };
 
+  /// The controls shared by every plot: smoothing, x axis, log y, fit.
+  QHBoxLayout* buildToolbar();
+  void addSmoothingControl(QHBoxLayout* bar);
+  void addAxisControls(QHBoxLayout* bar);
+  void connectControls();
+
   void refresh();
   void rebuild();
   void appendPending();
@@ -90,11 +96,8 @@ class CurvesPanel : public QWidget, public RunView {
   QComboBox* m_xAxis = nullptr;
   QCheckBox* m_logY = nullptr;
   QPushButton* m_fit = nullptr;
-  QStackedLayout* m_stack = nullptr;
-  QLabel* m_placeholder = nullptr;
-  QScrollArea* m_scroll = nullptr;
-  QWidget* m_gridHost = nullptr;
-  QGridLayout* m_grid = nullptr;
+  PlaceholderStack* m_page = nullptr;  // "Select a run..." until there is a plot
+  PlotGrid* m_grid = nullptr;
 };
 
 }  // namespace attnlab::app

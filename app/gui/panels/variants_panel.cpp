@@ -1,14 +1,13 @@
 #include "app/gui/panels/variants_panel.h"
 
 #include "app/gui/panels/figure_files.h"
+#include "app/gui/panels/placeholder_stack.h"
+#include "app/gui/panels/plot_grid.h"
 #include "app/gui/panels/refresh_throttle.h"
 
 #include <QComboBox>
-#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QScrollArea>
-#include <QStackedLayout>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -18,6 +17,7 @@ namespace attnlab::app {
 
 namespace {
 constexpr int kMinPlotHeight = 280;
+constexpr int kColumns = 2;
 // Up to this many rows read as lines with a legend; more (per-head series) as an image.
 constexpr int kMaxLineRows = 16;
 
@@ -66,22 +66,28 @@ VariantsPanel::VariantsPanel(QWidget* parent) : QWidget(parent) {
   m_refresh = new RefreshThrottle(this, [this] { refresh(); });
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(4, 4, 4, 4);
-  m_stack = new QStackedLayout;
-  outer->addLayout(m_stack, 1);
-  m_placeholder = new QLabel(this);
-  m_placeholder->setObjectName(QStringLiteral("variantsPlaceholder"));
-  m_placeholder->setAlignment(Qt::AlignCenter);
-  m_placeholder->setWordWrap(true);
-  m_stack->addWidget(m_placeholder);
-
-  m_content = new QWidget(this);
-  m_stack->addWidget(m_content);
-  auto* layout = new QVBoxLayout(m_content);
+  m_page = new PlaceholderStack(QStringLiteral("variantsPlaceholder"), this);
+  outer->addWidget(m_page, 1);
+  // The View box belongs to the plots: hidden with them while the placeholder shows.
+  auto* content = new QWidget(m_page);
+  auto* layout = new QVBoxLayout(content);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(4);
+  layout->addLayout(buildToolbar(content));
+  m_grid = new PlotGrid(kColumns, content);
+  layout->addWidget(m_grid, 1);
+  m_page->setContent(content);
+
+  connect(m_viewBox, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
+    for (auto& [name, plot] : m_plots) plot->setView(viewFor(plot->seriesCount()));
+  });
+  updatePlaceholder();
+}
+
+QHBoxLayout* VariantsPanel::buildToolbar(QWidget* content) {
   auto* bar = new QHBoxLayout;
-  auto* viewTitle = new QLabel(QStringLiteral("View"), m_content);
-  m_viewBox = new QComboBox(m_content);
+  auto* viewTitle = new QLabel(QStringLiteral("View"), content);
+  m_viewBox = new QComboBox(content);
   m_viewBox->setObjectName(QStringLiteral("variantsView"));
   m_viewBox->addItem(QStringLiteral("Automatic"), static_cast<int>(View::Automatic));
   m_viewBox->addItem(QStringLiteral("Lines"), static_cast<int>(View::Lines));
@@ -93,23 +99,7 @@ VariantsPanel::VariantsPanel(QWidget* parent) : QWidget(parent) {
   bar->addWidget(viewTitle);
   bar->addWidget(m_viewBox);
   bar->addStretch(1);
-  layout->addLayout(bar);
-  m_scroll = new QScrollArea(m_content);
-  m_scroll->setWidgetResizable(true);
-  m_scroll->setFrameShape(QFrame::NoFrame);
-  m_gridHost = new QWidget(m_scroll);
-  m_grid = new QGridLayout(m_gridHost);
-  m_grid->setContentsMargins(0, 0, 0, 0);
-  m_grid->setSpacing(6);
-  m_grid->setColumnStretch(0, 1);
-  m_grid->setColumnStretch(1, 1);
-  m_scroll->setWidget(m_gridHost);
-  layout->addWidget(m_scroll, 1);
-
-  connect(m_viewBox, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
-    for (auto& [name, plot] : m_plots) plot->setView(viewFor(plot->seriesCount()));
-  });
-  updatePlaceholder();
+  return bar;
 }
 
 VariantsPanel::~VariantsPanel() = default;
@@ -227,7 +217,7 @@ void VariantsPanel::updatePending() {
 }
 
 widgets::LayerSeriesPlot* VariantsPanel::addPlot(const QString& name) {
-  auto* plot = new widgets::LayerSeriesPlot(m_gridHost);
+  auto* plot = new widgets::LayerSeriesPlot(m_grid->host());
   plot->setObjectName(QStringLiteral("variants:") + name);
   plot->setMinimumHeight(kMinPlotHeight);
   plot->setTheme(m_theme);
@@ -251,29 +241,21 @@ void VariantsPanel::relayoutGrid() {
   for (const auto& [name, plot] : m_plots) m_order << name;
   std::sort(m_order.begin(), m_order.end(),
             [](const QString& a, const QString& b) { return orderKey(a) < orderKey(b); });
-  while (m_grid->count() > 0) delete m_grid->takeAt(0);
-  const int columnSpan = m_order.size() == 1 ? 2 : 1;  // a lone plot takes the width
-  for (int i = 0; i < m_order.size(); ++i) {
-    widgets::LayerSeriesPlot* plot = m_plots[m_order[i]];
-    m_grid->addWidget(plot, i / 2, i % 2, 1, columnSpan);
-    plot->show();
-  }
+  QList<QWidget*> plots;
+  for (const QString& name : m_order) plots << m_plots[name];
+  m_grid->setPlots(plots);  // a lone plot takes the width
 }
 
 void VariantsPanel::updatePlaceholder() {
-  if (!m_run) {
-    m_placeholder->setText(QStringLiteral("Select a run in the Runs list to see its variants."));
-    m_stack->setCurrentWidget(m_placeholder);
-  } else if (!hasContent()) {
-    m_placeholder->setText(QStringLiteral("This run logs no variant quantities."));
-    m_stack->setCurrentWidget(m_placeholder);
-  } else if (m_plots.empty()) {
-    m_placeholder->setText(
+  if (!m_run)
+    m_page->showPlaceholder(QStringLiteral("Select a run in the Runs list to see its variants."));
+  else if (!hasContent())
+    m_page->showPlaceholder(QStringLiteral("This run logs no variant quantities."));
+  else if (m_plots.empty())
+    m_page->showPlaceholder(
         QStringLiteral("The variants' per-layer quantities appear with the first logged step."));
-    m_stack->setCurrentWidget(m_placeholder);
-  } else {
-    m_stack->setCurrentWidget(m_content);
-  }
+  else
+    m_page->showContent();
 }
 
 QString VariantsPanel::exportCurrentFigure(const QString& path,

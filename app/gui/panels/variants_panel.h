@@ -19,13 +19,12 @@
 #include <map>
 
 class QComboBox;
-class QGridLayout;
-class QLabel;
-class QScrollArea;
-class QStackedLayout;
+class QHBoxLayout;
 
 namespace attnlab::app {
 
+class PlaceholderStack;
+class PlotGrid;
 class RefreshThrottle;
 
 class VariantsPanel : public QWidget, public RunView {
@@ -69,6 +68,8 @@ class VariantsPanel : public QWidget, public RunView {
 
  protected:
  private:
+  /// The View box over the plots.
+  QHBoxLayout* buildToolbar(QWidget* content);
   void refresh();
   void rebuild();
   void updatePending();
@@ -89,12 +90,8 @@ class VariantsPanel : public QWidget, public RunView {
   widgets::Theme m_theme = widgets::Theme::light();
 
   QComboBox* m_viewBox = nullptr;
-  QStackedLayout* m_stack = nullptr;
-  QLabel* m_placeholder = nullptr;
-  QWidget* m_content = nullptr;
-  QScrollArea* m_scroll = nullptr;
-  QWidget* m_gridHost = nullptr;
-  QGridLayout* m_grid = nullptr;
+  PlaceholderStack* m_page = nullptr;  // the View box and the plots, or why there are none
+  PlotGrid* m_grid = nullptr;
 };
 
 }  // namespace attnlab::app
