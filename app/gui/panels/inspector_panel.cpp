@@ -55,7 +55,27 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->setSpacing(4);
+  layout->addLayout(buildTextBar());
+  m_source = new InspectorSourceBar(this);
+  layout->addWidget(m_source);
+  layout->addLayout(buildCheckpointBar());
+  layout->addLayout(buildToggles());
+  m_status = new QLabel(QStringLiteral("Select a run with a checkpoint, type a text, press "
+                                       "Enter."),
+                        this);
+  m_status->setObjectName(QStringLiteral("inspectStatus"));
+  m_status->setWordWrap(true);
+  m_status->setTextFormat(Qt::PlainText);  // texts and messages may hold "<s>"
+  layout->addWidget(m_status);
+  layout->addWidget(buildHeads(), 1);
 
+  connectTextSources();
+  connectViewControls();
+  connectControllers();
+  refreshCheckpoints();
+}
+
+QHBoxLayout* InspectorPanel::buildTextBar() {
   auto* textBar = new QHBoxLayout;
   textBar->addWidget(new QLabel(QStringLiteral("Text"), this));
   m_text = new QLineEdit(kDefaultText, this);
@@ -65,11 +85,10 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
   m_inspectButton = new QPushButton(QStringLiteral("Inspect"), this);
   m_inspectButton->setObjectName(QStringLiteral("inspectButton"));
   textBar->addWidget(m_inspectButton);
-  layout->addLayout(textBar);
+  return textBar;
+}
 
-  m_source = new InspectorSourceBar(this);
-  layout->addWidget(m_source);
-
+QHBoxLayout* InspectorPanel::buildCheckpointBar() {
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(QStringLiteral("Checkpoint"), this));
   m_checkpointSlider = new QSlider(Qt::Horizontal, this);
@@ -90,8 +109,10 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
       "run, beside the enlarged head on one shared colour scale"));
   m_compareCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   bar->addWidget(m_compareCombo);
-  layout->addLayout(bar);
+  return bar;
+}
 
+QHBoxLayout* InspectorPanel::buildToggles() {
   auto* toggles = new QHBoxLayout;
   m_logScale = new QCheckBox(QStringLiteral("Log colour scale"), this);
   m_logScale->setObjectName(QStringLiteral("inspectLogScale"));
@@ -119,21 +140,24 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
     m_guidanceCombo->addItem(QString::fromLatin1(pattern), QString::fromLatin1(pattern));
   toggles->addWidget(m_guidanceCombo);
   toggles->addStretch(1);
-  layout->addLayout(toggles);
+  return toggles;
+}
 
-  m_status = new QLabel(QStringLiteral("Select a run with a checkpoint, type a text, press "
-                                       "Enter."),
-                        this);
-  m_status->setObjectName(QStringLiteral("inspectStatus"));
-  m_status->setWordWrap(true);
-  m_status->setTextFormat(Qt::PlainText);  // texts and messages may hold "<s>"
-  layout->addWidget(m_status);
-
+QSplitter* InspectorPanel::buildHeads() {
   auto* split = new QSplitter(Qt::Horizontal, this);
   m_grid = new widgets::HeadGrid(split);
   m_grid->setObjectName(QStringLiteral("inspectHeadGrid"));
   m_grid->setMinimumWidth(260);
-  auto* right = new QWidget(split);
+  split->addWidget(m_grid);
+  split->addWidget(buildEnlargedHeads(split));
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  split->setSizes({900, 1100});  // proportions: the enlarged head needs room for its tokens
+  return split;
+}
+
+QWidget* InspectorPanel::buildEnlargedHeads(QWidget* parent) {
+  auto* right = new QWidget(parent);
   auto* rightLayout = new QVBoxLayout(right);
   rightLayout->setContentsMargins(0, 0, 0, 0);
   auto* maps = new QHBoxLayout;
@@ -156,13 +180,10 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
   rightLayout->addLayout(maps, 1);
   rightLayout->addWidget(m_compareStatus);
   rightLayout->addWidget(m_hover);
-  split->addWidget(m_grid);
-  split->addWidget(right);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 1);
-  split->setSizes({900, 1100});  // proportions: the enlarged head needs room for its tokens
-  layout->addWidget(split, 1);
+  return right;
+}
 
+void InspectorPanel::connectTextSources() {
   connect(m_text, &QLineEdit::returnPressed, this, &InspectorPanel::request);
   connect(m_inspectButton, &QPushButton::clicked, this, &InspectorPanel::request);
   connect(m_source, &InspectorSourceBar::textPicked, this, &InspectorPanel::inspect);
@@ -179,6 +200,9 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
           QStringLiteral("step %1").arg(c[static_cast<std::size_t>(i)].step));
     if (m_frame) requestText(m_frame->text);  // follow the same text through training
   });
+}
+
+void InspectorPanel::connectViewControls() {
   connect(m_logScale, &QCheckBox::toggled, this, [this](bool on) {
     for (auto* map : {m_heatmap, m_compareHeatmap}) map->setLogScale(on);
     drawHead();  // the shared range is recomputed for the scale
@@ -197,16 +221,10 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
   });
   connect(m_grid, &widgets::HeadGrid::headActivated, this,
           [this](int layer, int head) { selectHead(layer, head); });
-  connect(m_heatmap, &widgets::AttentionHeatmap::cellHovered, this,
-          [this](int query, int key, double value) {
-            if (!m_frame || query < 0 || key < 0 || query >= m_frame->pieces.size() ||
-                key >= m_frame->pieces.size())
-              return;
-            m_hover->setText(QStringLiteral("%1 -> %2: %3 %4")
-                                 .arg(m_frame->pieces[query], m_frame->pieces[key])
-                                 .arg(value, 0, 'g', 4)
-                                 .arg(m_scores ? QStringLiteral("(score)") : QString()));
-          });
+  connect(m_heatmap, &widgets::AttentionHeatmap::cellHovered, this, &InspectorPanel::showHover);
+}
+
+void InspectorPanel::connectControllers() {
   connect(&m_controller, &InspectionController::inspected, this, &InspectorPanel::showFrame);
   connect(&m_controller, &InspectionController::failed, this, [this](const QString& message) {
     m_status->setText(QStringLiteral("Cannot inspect: %1").arg(message));
@@ -221,7 +239,16 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
             m_compareStatus->setVisible(true);
             emit inspectionFailed(message);
           });
-  refreshCheckpoints();
+}
+
+void InspectorPanel::showHover(int query, int key, double value) {
+  if (!m_frame || query < 0 || key < 0 || query >= m_frame->pieces.size() ||
+      key >= m_frame->pieces.size())
+    return;
+  m_hover->setText(QStringLiteral("%1 -> %2: %3 %4")
+                       .arg(m_frame->pieces[query], m_frame->pieces[key])
+                       .arg(value, 0, 'g', 4)
+                       .arg(m_scores ? QStringLiteral("(score)") : QString()));
 }
 
 InspectorPanel::~InspectorPanel() = default;
@@ -448,57 +475,60 @@ void InspectorPanel::updateToggles() {
 
 void InspectorPanel::drawHead() {
   if (!m_frame) return;
-  const QString pattern = m_guidanceCombo->currentData().toString();
   const bool asa = m_asaBox->isChecked() && m_frame->hasAsa;
   QString valueLabel = QStringLiteral("attention weight");
-  // One frame's matrix as the toggles ask: the ASA keep-mask, the scores or the weights.
-  const auto matrixOf = [&](const InspectionFrame& f) {
-    if (asa) {
-      valueLabel = QStringLiteral("ASA keep-mask (1 kept, 0 masked)");
-      return f.asaMask(m_layer);
-    }
-    if (m_scores && !f.scores.empty()) {
-      valueLabel = f.residualScores ? QStringLiteral("residual score (pre-softmax)")
-                                    : QStringLiteral("score (pre-softmax)");
-      return f.head(m_layer, m_head, true);
-    }
-    return f.head(m_layer, m_head);
-  };
-  const QString what = asa ? QStringLiteral("layer %1, ASA keep-mask").arg(m_layer)
-                           : QStringLiteral("layer %1, head %2").arg(m_layer).arg(m_head);
-  const widgets::Matrix shown = matrixOf(*m_frame);
+  const widgets::Matrix shown = drawShownHead(asa, valueLabel);
+  drawComparedHead(shown, asa, valueLabel);
+  m_heatmap->requestReplot();
+}
+
+widgets::Matrix InspectorPanel::matrixToShow(const InspectionFrame& frame, bool asa,
+                                             QString& valueLabel) const {
+  if (asa) {
+    valueLabel = QStringLiteral("ASA keep-mask (1 kept, 0 masked)");
+    return frame.asaMask(m_layer);
+  }
+  if (m_scores && !frame.scores.empty()) {
+    valueLabel = frame.residualScores ? QStringLiteral("residual score (pre-softmax)")
+                                      : QStringLiteral("score (pre-softmax)");
+    return frame.head(m_layer, m_head, true);
+  }
+  return frame.head(m_layer, m_head);
+}
+
+QString InspectorPanel::headCaption(bool asa) const {
+  return asa ? QStringLiteral("layer %1, ASA keep-mask").arg(m_layer)
+             : QStringLiteral("layer %1, head %2").arg(m_layer).arg(m_head);
+}
+
+widgets::Matrix InspectorPanel::drawShownHead(bool asa, QString& valueLabel) {
+  const widgets::Matrix shown = matrixToShow(*m_frame, asa, valueLabel);
   if (shown.isValid()) {
     m_heatmap->setMatrix(shown);
     m_heatmap->setTokens(m_frame->pieces);
-    m_heatmap->setGuidance(guidanceFor(*m_frame, pattern));
+    m_heatmap->setGuidance(guidanceFor(*m_frame, m_guidanceCombo->currentData().toString()));
   }
   m_heatmap->setValueLabel(valueLabel);
-  m_heatmap->setTitle(QStringLiteral("%1, step %2").arg(what).arg(m_frame->step));
+  m_heatmap->setTitle(QStringLiteral("%1, step %2").arg(headCaption(asa)).arg(m_frame->step));
+  return shown;
+}
 
+void InspectorPanel::drawComparedHead(const widgets::Matrix& shown, bool asa, QString& valueLabel) {
   const bool comparing = m_compareCombo->currentData().toString() != QLatin1String("off");
   const bool besides = comparing && m_compareFrame && m_compareFrame->text == m_frame->text;
   m_compareHeatmap->setVisible(comparing);
   if (!comparing) m_compareStatus->setVisible(false);
-  const widgets::Matrix other = besides ? matrixOf(*m_compareFrame) : widgets::Matrix();
+  // The compared side names its own kind of value where it has one (its scores, its mask).
+  const widgets::Matrix other =
+      besides ? matrixToShow(*m_compareFrame, asa, valueLabel) : widgets::Matrix();
   if (besides && other.isValid() && shown.isValid()) {
     m_compareHeatmap->setMatrix(other);
     m_compareHeatmap->setTokens(m_compareFrame->pieces);
-    m_compareHeatmap->setGuidance(guidanceFor(*m_compareFrame, pattern));
+    m_compareHeatmap->setGuidance(
+        guidanceFor(*m_compareFrame, m_guidanceCombo->currentData().toString()));
     m_compareHeatmap->setValueLabel(valueLabel);
-    m_compareHeatmap->setTitle(QStringLiteral("%1, %2").arg(what, m_compareTarget));
-    // One colour scale for both: the range of the two matrices together.
-    const double lo = std::min(m_heatmap->dataMin(), m_compareHeatmap->dataMin());
-    const double hi = std::max(m_heatmap->dataMax(), m_compareHeatmap->dataMax());
-    m_heatmap->setValueRange(lo, hi);
-    m_compareHeatmap->setValueRange(lo, hi);
-    m_compareStatus->setText(
-        QStringLiteral("Left: step %1. Right: %2. Both on one colour scale, %3 to %4 (%5).")
-            .arg(m_frame->step)
-            .arg(m_compareTarget)
-            .arg(m_heatmap->colourLower(), 0, 'g', 4)
-            .arg(m_heatmap->colourUpper(), 0, 'g', 4)
-            .arg(valueLabel));
-    m_compareStatus->setVisible(true);
+    m_compareHeatmap->setTitle(QStringLiteral("%1, %2").arg(headCaption(asa), m_compareTarget));
+    shareColourScale(valueLabel);
     m_compareHeatmap->requestReplot();
   } else {
     m_heatmap->autoRange();
@@ -510,7 +540,22 @@ void InspectorPanel::drawHead() {
       m_compareStatus->setVisible(true);
     }
   }
-  m_heatmap->requestReplot();
+}
+
+void InspectorPanel::shareColourScale(const QString& valueLabel) {
+  // One colour scale for both: the range of the two matrices together.
+  const double lo = std::min(m_heatmap->dataMin(), m_compareHeatmap->dataMin());
+  const double hi = std::max(m_heatmap->dataMax(), m_compareHeatmap->dataMax());
+  m_heatmap->setValueRange(lo, hi);
+  m_compareHeatmap->setValueRange(lo, hi);
+  m_compareStatus->setText(
+      QStringLiteral("Left: step %1. Right: %2. Both on one colour scale, %3 to %4 (%5).")
+          .arg(m_frame->step)
+          .arg(m_compareTarget)
+          .arg(m_heatmap->colourLower(), 0, 'g', 4)
+          .arg(m_heatmap->colourUpper(), 0, 'g', 4)
+          .arg(valueLabel));
+  m_compareStatus->setVisible(true);
 }
 
 QString InspectorPanel::exportCurrentFigure(const QString& path,

@@ -24,10 +24,12 @@
 
 class QCheckBox;
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
 class QSlider;
+class QSplitter;
 
 namespace attnlab::widgets {
 class AttentionHeatmap;
@@ -82,6 +84,16 @@ class InspectorPanel : public QWidget, public RunView {
   void showEvent(QShowEvent* event) override;
 
  private:
+  // The window's parts, top to bottom.
+  QHBoxLayout* buildTextBar();        ///< the text and Inspect
+  QHBoxLayout* buildCheckpointBar();  ///< the checkpoint slider and Compare with
+  QHBoxLayout* buildToggles();        ///< log scale, scores, ASA keep-mask, guidance target
+  QSplitter* buildHeads();            ///< the layer x head grid beside the enlarged head(s)
+  QWidget* buildEnlargedHeads(QWidget* parent);
+  void connectTextSources();
+  void connectViewControls();
+  void connectControllers();
+
   void refreshCheckpoints();
   void refreshCompareChoices();
   void request();
@@ -96,6 +108,15 @@ class InspectorPanel : public QWidget, public RunView {
   void prefetchNeighbours();
   void showCompareFrame(const InspectionFrame& frame);
   void drawHead();
+  /// One frame's matrix as the toggles ask: the ASA keep-mask, the scores or the weights;
+  /// `valueLabel` is set to what the first two hold and left alone for the weights.
+  widgets::Matrix matrixToShow(const InspectionFrame& frame, bool asa, QString& valueLabel) const;
+  QString headCaption(bool asa) const;
+  widgets::Matrix drawShownHead(bool asa, QString& valueLabel);
+  void drawComparedHead(const widgets::Matrix& shown, bool asa, QString& valueLabel);
+  /// Both heads on the range of the two together, and the note that says so.
+  void shareColourScale(const QString& valueLabel);
+  void showHover(int query, int key, double value);
   void updateToggles();
   InspectionRequestOptions requestOptions() const;
 
