@@ -168,6 +168,26 @@ struct ConfigForm::Variant {
     if (enabling->check) return enabling->check->isChecked();
     return enabling->combo->currentData().toString() != offValue;
   }
+
+  /// The switch: an "enabled" boolean, else a choice that can be "none"/"off", else the only
+  /// key of a one-key mechanism when it is a boolean.
+  void chooseEnabling() {
+    for (Field* f : fields) {
+      if (f->key->type == ConfigType::Boolean && f->key->name() == "enabled") enabling = f;
+    }
+    if (!enabling) {
+      for (Field* f : fields) {
+        if (f->key->type == ConfigType::Choice && !offChoice(*f->key).isEmpty()) {
+          enabling = f;
+          offValue = offChoice(*f->key);
+          break;
+        }
+      }
+    }
+    if (!enabling && fields.size() == 1 && fields.front()->key->type == ConfigType::Boolean) {
+      enabling = fields.front();
+    }
+  }
 };
 
 ConfigForm::ConfigForm(QWidget* parent) : QWidget(parent) {
@@ -184,12 +204,33 @@ ConfigForm::Field* ConfigForm::field(const QString& path) const {
 
 void ConfigForm::build() {
   // Fields first (schema order), then the variants they make up, then the pages.
+  createFields();
+  groupVariants();
+  buildPages();
+  // Tab walks the fields as they are laid out, not in the order they were created.
+  for (std::size_t i = 1; i < m_focusOrder.size(); ++i) {
+    QWidget::setTabOrder(m_focusOrder[i - 1], m_focusOrder[i]);
+  }
+  fitSectionListWidth();
+  connect(m_sectionList, &QListWidget::currentRowChanged, m_pages,
+          &QStackedWidget::setCurrentIndex);
+
+  auto* layout = new QHBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_sectionList);
+  layout->addWidget(m_pages, 1);
+}
+
+void ConfigForm::createFields() {
   for (const auto& key : core::configSchema()) {
     const QString page = pageOf(key);
     if (!m_sections.contains(page)) m_sections << page;
     Field* f = createField(qs(key.path));
     f->page = page;
   }
+}
+
+void ConfigForm::groupVariants() {
   for (const auto& f : m_fields) {
     if (f->page != kVariantRoot) continue;
     const QString id = variantIdOf(*f->key);
@@ -205,27 +246,10 @@ void ConfigForm::build() {
     v->fields.push_back(f.get());
     f->variant = v;
   }
-  for (const auto& v : m_variants) {
-    // The switch: an "enabled" boolean, else a choice that can be "none"/"off", else the
-    // only key of a one-key mechanism when it is a boolean.
-    for (Field* f : v->fields) {
-      if (f->key->type == ConfigType::Boolean && f->key->name() == "enabled") v->enabling = f;
-    }
-    if (!v->enabling) {
-      for (Field* f : v->fields) {
-        if (f->key->type == ConfigType::Choice && !offChoice(*f->key).isEmpty()) {
-          v->enabling = f;
-          v->offValue = offChoice(*f->key);
-          break;
-        }
-      }
-    }
-    if (!v->enabling && v->fields.size() == 1 &&
-        v->fields.front()->key->type == ConfigType::Boolean) {
-      v->enabling = v->fields.front();
-    }
-  }
+  for (const auto& v : m_variants) v->chooseEnabling();
+}
 
+void ConfigForm::buildPages() {
   m_sectionList = new QListWidget(this);
   m_sectionList->setObjectName(QStringLiteral("sectionList"));
   m_sectionList->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -236,10 +260,9 @@ void ConfigForm::build() {
     m_pages->addWidget(section == kVariantRoot ? buildVariantsPage() : buildSectionPage(section));
   }
   m_sectionList->setCurrentRow(0);
-  // Tab walks the fields as they are laid out, not in the order they were created.
-  for (std::size_t i = 1; i < m_focusOrder.size(); ++i) {
-    QWidget::setTabOrder(m_focusOrder[i - 1], m_focusOrder[i]);
-  }
+}
+
+void ConfigForm::fitSectionListWidth() {
   int listWidth = 0;
   for (const QString& section : m_sections) {
     listWidth =
@@ -248,89 +271,109 @@ void ConfigForm::build() {
   // Room for the "(n)" problem count the marks add.
   m_sectionList->setFixedWidth(
       listWidth + m_sectionList->fontMetrics().horizontalAdvance(QStringLiteral("  (99)  ")) + 16);
-  connect(m_sectionList, &QListWidget::currentRowChanged, m_pages,
-          &QStackedWidget::setCurrentIndex);
-
-  auto* layout = new QHBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(m_sectionList);
-  layout->addWidget(m_pages, 1);
 }
 
 ConfigForm::Field* ConfigForm::createField(const QString& path) {
-  const ConfigKey* key = core::findConfigKey(path.toStdString());
   auto owned = std::make_unique<Field>();
   Field* f = owned.get();
-  f->key = key;
+  f->key = core::findConfigKey(path.toStdString());
   f->path = path;
   m_fields.push_back(std::move(owned));
   m_byPath[path] = f;
 
-  const QString placeholder = displayText(*key, key->defaultValue);
-  switch (key->type) {
+  createEditor(*f);
+  f->editor->setObjectName(path);
+  f->editor->setToolTip(tooltipFor(*f->key));
+  createErrorLabel(*f);
+  createResetButton(*f);
+  return f;
+}
+
+void ConfigForm::createEditor(Field& f) {
+  switch (f.key->type) {
     case ConfigType::Integer:
     case ConfigType::Float:
     case ConfigType::String:
       // Line edits for numbers too: a spin box would refuse "0" or "2.5" silently where the
       // person should read why, and int64 keys do not fit its int range.
-      f->line = new QLineEdit(this);
-      f->line->setPlaceholderText(placeholder);
-      connect(f->line, &QLineEdit::textChanged, this, [this, f] { onFieldChanged(*f); });
-      f->editor = f->line;
+      createLineEditor(f, displayText(*f.key, f.key->defaultValue));
       break;
     case ConfigType::Boolean:
-      f->check = new QCheckBox(this);
-      connect(f->check, &QCheckBox::toggled, this, [this, f] { onFieldChanged(*f); });
-      f->editor = f->check;
+      createCheckBoxEditor(f);
       break;
     case ConfigType::Choice:
-      f->combo = new QComboBox(this);
-      for (const auto& choice : key->constraint.choices) f->combo->addItem(qs(choice), qs(choice));
-      connect(f->combo, &QComboBox::currentIndexChanged, this, [this, f] { onFieldChanged(*f); });
-      f->editor = f->combo;
+      createChoiceEditor(f);
       break;
     case ConfigType::StringList:
-      if (isMultiLineList(*key)) {
-        f->lines = new QPlainTextEdit(this);
-        f->lines->setTabChangesFocus(true);
-        f->lines->setPlaceholderText(QStringLiteral("one per line"));
-        f->lines->setFixedHeight(f->lines->fontMetrics().lineSpacing() * 3 + 12);
-        connect(f->lines, &QPlainTextEdit::textChanged, this, [this, f] { onFieldChanged(*f); });
-        f->editor = f->lines;
+      if (isMultiLineList(*f.key)) {
+        createMultiLineEditor(f);
       } else {
-        f->line = new QLineEdit(this);
         // The caption under the field lists the choices; the placeholder only says how.
-        f->line->setPlaceholderText(QStringLiteral("comma-separated"));
-        connect(f->line, &QLineEdit::textChanged, this, [this, f] { onFieldChanged(*f); });
-        f->editor = f->line;
+        createLineEditor(f, QStringLiteral("comma-separated"));
       }
       break;
   }
-  f->editor->setObjectName(path);
-  f->editor->setToolTip(tooltipFor(*key));
+}
 
-  f->error = new QLabel(this);
-  f->error->setObjectName(QStringLiteral("error:") + path);
-  f->error->setWordWrap(true);
-  f->error->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  f->error->setStyleSheet(QStringLiteral("color: %1;").arg(kErrorColour));
-  f->error->hide();
+void ConfigForm::createLineEditor(Field& f, const QString& placeholder) {
+  Field* field = &f;
+  f.line = new QLineEdit(this);
+  f.line->setPlaceholderText(placeholder);
+  connect(f.line, &QLineEdit::textChanged, this, [this, field] { onFieldChanged(*field); });
+  f.editor = f.line;
+}
 
-  f->reset = new QToolButton(this);
-  f->reset->setObjectName(QStringLiteral("reset:") + path);
-  f->reset->setText(QStringLiteral("Reset"));
-  f->reset->setAutoRaise(true);
-  f->reset->setToolTip(QStringLiteral("Back to the default, ") +
-                       qs(core::toTomlLiteral(key->defaultValue)));
+void ConfigForm::createMultiLineEditor(Field& f) {
+  Field* field = &f;
+  f.lines = new QPlainTextEdit(this);
+  f.lines->setTabChangesFocus(true);
+  f.lines->setPlaceholderText(QStringLiteral("one per line"));
+  f.lines->setFixedHeight(f.lines->fontMetrics().lineSpacing() * 3 + 12);
+  connect(f.lines, &QPlainTextEdit::textChanged, this, [this, field] { onFieldChanged(*field); });
+  f.editor = f.lines;
+}
+
+void ConfigForm::createCheckBoxEditor(Field& f) {
+  Field* field = &f;
+  f.check = new QCheckBox(this);
+  connect(f.check, &QCheckBox::toggled, this, [this, field] { onFieldChanged(*field); });
+  f.editor = f.check;
+}
+
+void ConfigForm::createChoiceEditor(Field& f) {
+  Field* field = &f;
+  f.combo = new QComboBox(this);
+  for (const auto& choice : f.key->constraint.choices) f.combo->addItem(qs(choice), qs(choice));
+  connect(f.combo, &QComboBox::currentIndexChanged, this,
+          [this, field] { onFieldChanged(*field); });
+  f.editor = f.combo;
+}
+
+void ConfigForm::createErrorLabel(Field& f) {
+  f.error = new QLabel(this);
+  f.error->setObjectName(QStringLiteral("error:") + f.path);
+  f.error->setWordWrap(true);
+  f.error->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  f.error->setStyleSheet(QStringLiteral("color: %1;").arg(kErrorColour));
+  f.error->hide();
+}
+
+void ConfigForm::createResetButton(Field& f) {
+  Field* field = &f;
+  f.reset = new QToolButton(this);
+  f.reset->setObjectName(QStringLiteral("reset:") + f.path);
+  f.reset->setText(QStringLiteral("Reset"));
+  f.reset->setAutoRaise(true);
+  f.reset->setToolTip(QStringLiteral("Back to the default, ") +
+                      qs(core::toTomlLiteral(f.key->defaultValue)));
   // Hidden while the value is the default; keeping its room stops the rows from jumping.
-  QSizePolicy keep = f->reset->sizePolicy();
+  QSizePolicy keep = f.reset->sizePolicy();
   keep.setRetainSizeWhenHidden(true);
-  f->reset->setSizePolicy(keep);
-  connect(f->reset, &QToolButton::clicked, this, [this, f] {
-    writeField(*f, f->key->defaultValue);
-    f->editor->setFocus();
+  f.reset->setSizePolicy(keep);
+  connect(f.reset, &QToolButton::clicked, this, [this, field] {
+    writeField(*field, field->key->defaultValue);
+    field->editor->setFocus();
   });
-  return f;
 }
 
 void ConfigForm::addFieldRow(QGridLayout* grid, int& row, Field& f, bool withLabel) {
@@ -370,23 +413,35 @@ void ConfigForm::addFieldRow(QGridLayout* grid, int& row, Field& f, bool withLab
   ++row;
 }
 
-QWidget* ConfigForm::buildSectionPage(const QString& section) {
-  auto* scroll = new QScrollArea(this);
-  scroll->setObjectName(QStringLiteral("page:") + section);
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
+/// A page of the form: a scroll area named "page:<section>" holding a column under a title.
+struct ConfigForm::Page {
+  QScrollArea* scroll = nullptr;
+  QWidget* content = nullptr;
+  QVBoxLayout* layout = nullptr;
+};
+
+ConfigForm::Page ConfigForm::newPage(const QString& section) {
+  Page page;
+  page.scroll = new QScrollArea(this);
+  page.scroll->setObjectName(QStringLiteral("page:") + section);
+  page.scroll->setWidgetResizable(true);
+  page.scroll->setFrameShape(QFrame::NoFrame);
   // The fields wrap their captions to the width there is; only the page scrolls, downwards.
-  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  auto* content = new QWidget(scroll);
-  auto* layout = new QVBoxLayout(content);
-  auto* title = new QLabel(sectionTitle(section), content);
+  page.scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  page.content = new QWidget(page.scroll);
+  page.layout = new QVBoxLayout(page.content);
+  auto* title = new QLabel(sectionTitle(section), page.content);
   QFont big = title->font();
   big.setBold(true);
   big.setPointSizeF(big.pointSizeF() * 1.2);
   title->setFont(big);
-  layout->addWidget(title);
+  page.layout->addWidget(title);
+  return page;
+}
 
-  auto* gridHost = new QWidget(content);
+QWidget* ConfigForm::buildSectionPage(const QString& section) {
+  const Page page = newPage(section);
+  auto* gridHost = new QWidget(page.content);
   auto* grid = new QGridLayout(gridHost);
   grid->setContentsMargins(0, 0, 0, 0);
   grid->setHorizontalSpacing(16);
@@ -408,116 +463,109 @@ QWidget* ConfigForm::buildSectionPage(const QString& section) {
     }
     addFieldRow(grid, row, *f, true);
   }
-  layout->addWidget(gridHost);
-  layout->addStretch(1);
-  scroll->setWidget(content);
-  return scroll;
+  page.layout->addWidget(gridHost);
+  page.layout->addStretch(1);
+  page.scroll->setWidget(page.content);
+  return page.scroll;
 }
 
 QWidget* ConfigForm::buildVariantsPage() {
-  auto* scroll = new QScrollArea(this);
-  scroll->setObjectName(QStringLiteral("page:") + kVariantRoot);
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
-  // The fields wrap their captions to the width there is; only the page scrolls, downwards.
-  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  auto* content = new QWidget(scroll);
-  auto* layout = new QVBoxLayout(content);
-  layout->setSpacing(10);
-  auto* title = new QLabel(sectionTitle(kVariantRoot), content);
-  QFont big = title->font();
-  big.setBold(true);
-  big.setPointSizeF(big.pointSizeF() * 1.2);
-  title->setFont(big);
-  layout->addWidget(title);
-  layout->addWidget(captionLabel(
+  const Page page = newPage(kVariantRoot);
+  page.layout->setSpacing(10);
+  page.layout->addWidget(captionLabel(
       QStringLiteral("The papers' attention mechanisms. All off is a plain BERT/RoBERTa encoder; "
                      "each one that is switched on shows its options."),
-      content));
+      page.content));
+  for (const auto& v : m_variants) page.layout->addWidget(buildVariantBox(*v, page.content));
+  page.layout->addStretch(1);
+  page.scroll->setWidget(page.content);
+  return page.scroll;
+}
 
-  for (const auto& v : m_variants) {
-    auto* box = new QFrame(content);
-    box->setObjectName(QStringLiteral("variantBox:") + v->id);
-    box->setFrameShape(QFrame::StyledPanel);
-    auto* boxLayout = new QVBoxLayout(box);
-    boxLayout->setSpacing(4);
+QWidget* ConfigForm::buildVariantBox(Variant& v, QWidget* parent) {
+  auto* box = new QFrame(parent);
+  box->setObjectName(QStringLiteral("variantBox:") + v.id);
+  box->setFrameShape(QFrame::StyledPanel);
+  auto* boxLayout = new QVBoxLayout(box);
+  boxLayout->setSpacing(4);
 
-    const std::string& meaning =
-        v->enabling ? v->enabling->key->meaning : v->fields.front()->key->meaning;
-    // The paper's title where the section is a registered mechanism; the key's meaning
-    // (what the switch does) goes underneath.
-    auto [head, rest] = splitMeaning(meaning);
-    if (const auto* name =
-            core::findMechanismName(v->id.mid(kVariantRoot.size() + 1).toStdString())) {
-      head = qs(std::string(name->title));
-      rest = capitalised(plainText(meaning));
-    }
-    auto* header = new QHBoxLayout;
-    if (v->enabling && v->enabling->check) {
-      v->toggle = v->enabling->check;
-    } else if (v->enabling) {
-      v->toggle = new QCheckBox(box);
-      v->toggle->setObjectName(QStringLiteral("variant:") + v->id);
-      v->toggle->setToolTip(v->enabling->editor->toolTip());
-      Variant* variant = v.get();
-      connect(v->toggle, &QCheckBox::toggled, this,
-              [this, variant](bool on) { onVariantSwitched(*variant, on); });
-    }
-    if (v->toggle) {
-      v->toggle->setParent(box);
-      m_focusOrder.push_back(v->toggle);
-      // A button reads '&' as a shortcut marker ("Deshpande & Narasimhan"): double it.
-      v->toggle->setText(QString(head).replace(QLatin1Char('&'), QStringLiteral("&&")));
-      QFont bold = v->toggle->font();
-      bold.setBold(true);
-      v->toggle->setFont(bold);
-      header->addWidget(v->toggle);
-    } else {
-      auto* name = new QLabel(head, box);
-      QFont bold = name->font();
-      bold.setBold(true);
-      name->setFont(bold);
-      header->addWidget(name);
-    }
-    header->addStretch(1);
-    auto* idLabel = captionLabel(v->id, box);
-    idLabel->setWordWrap(false);
-    header->addWidget(idLabel);
-    if (v->enabling && v->enabling->check) {
-      v->enabling->reset->setParent(box);
-      header->addWidget(v->enabling->reset);
-    }
-    boxLayout->addLayout(header);
-    if (!rest.isEmpty()) boxLayout->addWidget(captionLabel(rest, box));
-    if (v->enabling && v->enabling->check) {
-      v->enabling->error->setParent(box);
-      boxLayout->addWidget(v->enabling->error);
-    }
-
-    // The options: every other key of the mechanism (a choice switch first, since it picks
-    // the flavour), indented under the switch.
-    std::vector<Field*> options;
-    if (v->enabling && v->enabling->combo) options.push_back(v->enabling);
-    for (Field* f : v->fields) {
-      if (f != v->enabling) options.push_back(f);
-    }
-    if (!options.empty()) {
-      v->options = new QWidget(box);
-      v->options->setObjectName(QStringLiteral("variantOptions:") + v->id);
-      auto* grid = new QGridLayout(v->options);
-      grid->setContentsMargins(24, 4, 0, 0);
-      grid->setHorizontalSpacing(16);
-      grid->setVerticalSpacing(8);
-      grid->setColumnStretch(1, 1);
-      int row = 0;
-      for (Field* f : options) addFieldRow(grid, row, *f, true);
-      boxLayout->addWidget(v->options);
-    }
-    layout->addWidget(box);
+  const std::string& meaning =
+      v.enabling ? v.enabling->key->meaning : v.fields.front()->key->meaning;
+  // The paper's title where the section is a registered mechanism; the key's meaning
+  // (what the switch does) goes underneath.
+  auto [head, rest] = splitMeaning(meaning);
+  if (const auto* name = core::findMechanismName(v.id.mid(kVariantRoot.size() + 1).toStdString())) {
+    head = qs(std::string(name->title));
+    rest = capitalised(plainText(meaning));
   }
-  layout->addStretch(1);
-  scroll->setWidget(content);
-  return scroll;
+  boxLayout->addLayout(buildVariantHeader(v, box, head));
+  if (!rest.isEmpty()) boxLayout->addWidget(captionLabel(rest, box));
+  if (v.enabling && v.enabling->check) {
+    v.enabling->error->setParent(box);
+    boxLayout->addWidget(v.enabling->error);
+  }
+  if (QWidget* options = buildVariantOptions(v, box)) boxLayout->addWidget(options);
+  return box;
+}
+
+QHBoxLayout* ConfigForm::buildVariantHeader(Variant& v, QWidget* box, const QString& head) {
+  auto* header = new QHBoxLayout;
+  if (v.enabling && v.enabling->check) {
+    v.toggle = v.enabling->check;
+  } else if (v.enabling) {
+    v.toggle = new QCheckBox(box);
+    v.toggle->setObjectName(QStringLiteral("variant:") + v.id);
+    v.toggle->setToolTip(v.enabling->editor->toolTip());
+    Variant* variant = &v;
+    connect(v.toggle, &QCheckBox::toggled, this,
+            [this, variant](bool on) { onVariantSwitched(*variant, on); });
+  }
+  if (v.toggle) {
+    v.toggle->setParent(box);
+    m_focusOrder.push_back(v.toggle);
+    // A button reads '&' as a shortcut marker ("Deshpande & Narasimhan"): double it.
+    v.toggle->setText(QString(head).replace(QLatin1Char('&'), QStringLiteral("&&")));
+    QFont bold = v.toggle->font();
+    bold.setBold(true);
+    v.toggle->setFont(bold);
+    header->addWidget(v.toggle);
+  } else {
+    auto* name = new QLabel(head, box);
+    QFont bold = name->font();
+    bold.setBold(true);
+    name->setFont(bold);
+    header->addWidget(name);
+  }
+  header->addStretch(1);
+  auto* idLabel = captionLabel(v.id, box);
+  idLabel->setWordWrap(false);
+  header->addWidget(idLabel);
+  if (v.enabling && v.enabling->check) {
+    v.enabling->reset->setParent(box);
+    header->addWidget(v.enabling->reset);
+  }
+  return header;
+}
+
+QWidget* ConfigForm::buildVariantOptions(Variant& v, QWidget* box) {
+  // The options: every other key of the mechanism (a choice switch first, since it picks
+  // the flavour), indented under the switch.
+  std::vector<Field*> options;
+  if (v.enabling && v.enabling->combo) options.push_back(v.enabling);
+  for (Field* f : v.fields) {
+    if (f != v.enabling) options.push_back(f);
+  }
+  if (options.empty()) return nullptr;
+  v.options = new QWidget(box);
+  v.options->setObjectName(QStringLiteral("variantOptions:") + v.id);
+  auto* grid = new QGridLayout(v.options);
+  grid->setContentsMargins(24, 4, 0, 0);
+  grid->setHorizontalSpacing(16);
+  grid->setVerticalSpacing(8);
+  grid->setColumnStretch(1, 1);
+  int row = 0;
+  for (Field* f : options) addFieldRow(grid, row, *f, true);
+  return v.options;
 }
 
 void ConfigForm::setConfig(const core::RunConfig& config) {

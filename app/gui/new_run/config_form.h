@@ -21,6 +21,7 @@
 
 class QCheckBox;
 class QGridLayout;
+class QHBoxLayout;
 class QListWidget;
 class QStackedWidget;
 
@@ -77,12 +78,33 @@ class ConfigForm : public QWidget {
  private:
   struct Field;
   struct Variant;
+  struct Page;
 
   void build();
+  void createFields();
+  /// The attention keys gathered into one Variant per mechanism, each with its switch.
+  void groupVariants();
+  /// The section list and one page per section.
+  void buildPages();
+  void fitSectionListWidth();
+  Page newPage(const QString& section);
   QWidget* buildSectionPage(const QString& section);
   QWidget* buildVariantsPage();
+  /// One mechanism's box: its switch (or name) under the paper's title, then its options.
+  QWidget* buildVariantBox(Variant& variant, QWidget* parent);
+  QHBoxLayout* buildVariantHeader(Variant& variant, QWidget* box, const QString& head);
+  /// The mechanism's keys other than a checkbox switch, or nullptr when it has none.
+  QWidget* buildVariantOptions(Variant& variant, QWidget* box);
   void addFieldRow(QGridLayout* grid, int& row, Field& field, bool withLabel);
+  /// A key's field: its editor (by the key's type), error label and Reset button.
   Field* createField(const QString& path);
+  void createEditor(Field& field);
+  void createLineEditor(Field& field, const QString& placeholder);
+  void createMultiLineEditor(Field& field);
+  void createCheckBoxEditor(Field& field);
+  void createChoiceEditor(Field& field);
+  void createErrorLabel(Field& field);
+  void createResetButton(Field& field);
   void writeField(Field& field, const core::ConfigValue& value);
   void parseField(Field& field);
   void onFieldChanged(Field& field);
