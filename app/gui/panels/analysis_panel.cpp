@@ -9,6 +9,7 @@
 #include "app/gui/panels/analysis_training_view.h"
 #include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/job_bar.h"
+#include "app/gui/panels/report_picker.h"
 #include "app/gui/panels/run_reports.h"
 #include "figures/analysis_figures.h"
 #include "figures/figure_catalog.h"
@@ -16,7 +17,6 @@
 
 #include <QComboBox>
 #include <QDir>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -38,20 +38,29 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(4, 4, 4, 4);
   outer->setSpacing(4);
+  outer->addLayout(buildToolbar());
+  outer->addWidget(buildSummary());
 
+  // The placeholder while there is no report, else the views.
+  m_stack = new QStackedLayout;
+  outer->addLayout(m_stack, 1);
+  m_placeholder = new QLabel(this);
+  m_placeholder->setObjectName(QStringLiteral("analysisPlaceholder"));
+  m_placeholder->setAlignment(Qt::AlignCenter);
+  m_placeholder->setWordWrap(true);
+  m_stack->addWidget(m_placeholder);
+  m_stack->addWidget(buildViews());
+
+  connectControls();
+  rescan();
+}
+
+// Report, Open report..., Run analysis with its Options..., the violins' statistic, Export.
+QHBoxLayout* AnalysisPanel::buildToolbar() {
   auto* bar = new QHBoxLayout;
-  bar->addWidget(new QLabel(QStringLiteral("Report"), this));
-  m_reportBox = new QComboBox(this);
-  m_reportBox->setObjectName(QStringLiteral("analysisReportBox"));
-  m_reportBox->setMinimumContentsLength(24);
-  m_reportBox->setToolTip(
-      QStringLiteral("The analyses of this run (attnlab-cli analyze writes "
-                     "them under <run>/analysis/step-S/)"));
-  bar->addWidget(m_reportBox);
-  m_openButton = new QPushButton(QStringLiteral("Open report..."), this);
-  m_openButton->setObjectName(QStringLiteral("openAnalysisButton"));
-  m_openButton->setToolTip(QStringLiteral("Open any analysis.json"));
-  bar->addWidget(m_openButton);
+  m_picker = new ReportPicker(analysis::ReportKind::Attention, QStringLiteral("analysisReportBox"),
+                              QStringLiteral("openAnalysisButton"), this);
+  bar->addWidget(m_picker);
   m_jobBar = new JobBar(QStringLiteral("Run analysis"), QStringLiteral("analysis"), this);
   m_jobBar->runButton()->setToolTip(QStringLiteral(
       "Analyse the latest checkpoint on the run's validation split, as attnlab-cli analyze "
@@ -73,23 +82,21 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   m_exportButton->setEnabled(false);
   bar->addWidget(m_exportButton);
   bar->addStretch(1);
-  outer->addLayout(bar);
+  return bar;
+}
 
+// The line under the toolbar: which report is shown, or what went wrong.
+QLabel* AnalysisPanel::buildSummary() {
   m_summary = new QLabel(this);
   m_summary->setObjectName(QStringLiteral("analysisSummary"));
   m_summary->setWordWrap(true);
   m_summary->setTextFormat(Qt::PlainText);  // "<s> and </s>" would read as strikethrough
   m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  outer->addWidget(m_summary);
+  return m_summary;
+}
 
-  m_stack = new QStackedLayout;
-  outer->addLayout(m_stack, 1);
-  m_placeholder = new QLabel(this);
-  m_placeholder->setObjectName(QStringLiteral("analysisPlaceholder"));
-  m_placeholder->setAlignment(Qt::AlignCenter);
-  m_placeholder->setWordWrap(true);
-  m_stack->addWidget(m_placeholder);
-
+// The five views, one tab each, in View's order.
+QTabWidget* AnalysisPanel::buildViews() {
   m_views = new QTabWidget(this);
   m_views->setObjectName(QStringLiteral("analysisViews"));
   m_violins = new widgets::ViolinGrid(m_views);
@@ -114,38 +121,42 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
                                            "patterns (0 = follows the pattern)"));
   m_views->setTabToolTip(4, QStringLiteral("Per-head median entropy and JSD against training "
                                            "step, with a step slider"));
-  m_stack->addWidget(m_views);
+  return m_views;
+}
+
+void AnalysisPanel::connectControls() {
+  connect(m_picker, &ReportPicker::picked, this, &AnalysisPanel::openReport);
   connect(m_views, &QTabWidget::currentChanged, this, &AnalysisPanel::updateExportButton);
   for (AnalysisView* v : std::initializer_list<AnalysisView*>{m_summaryView, m_similarityView,
                                                               m_guidanceView, m_trainingView})
     connect(v, &AnalysisView::figureChanged, this, &AnalysisPanel::updateExportButton);
-
-  connect(m_reportBox, &QComboBox::activated, this, [this](int index) {
-    if (index >= 0 && index < m_files.size()) openReport(m_files[index]);
-  });
   connect(m_statisticBox, &QComboBox::currentIndexChanged, this, [this](int index) {
     setStatistic(index == 1 ? Statistic::AdjacentJsd : Statistic::Entropy);
   });
-  connect(m_openButton, &QPushButton::clicked, this, &AnalysisPanel::chooseFile);
   connect(m_exportButton, &QPushButton::clicked, this, &AnalysisPanel::chooseExport);
-  connect(m_jobBar, &JobBar::runClicked, this, [this] {
-    if (!m_run) return;
-    const QString problem = m_runOptions->options().problem();
-    if (!problem.isEmpty()) {
-      m_summary->setText(QStringLiteral("Cannot run the analysis: %1").arg(problem));
-      return;
-    }
-    emit analysisRequested(m_run);  // the window starts the controller
-    m_jobBar->markStarted();
-  });
+  connect(m_jobBar, &JobBar::runClicked, this, &AnalysisPanel::runClicked);
   connect(m_jobBar, &JobBar::jobFinished, this, &AnalysisPanel::analysisFinished);
-  rescan();
+}
+
+void AnalysisPanel::runClicked() {
+  if (!m_run) return;
+  const QString problem = m_runOptions->options().problem();
+  if (!problem.isEmpty()) {
+    m_summary->setText(QStringLiteral("Cannot run the analysis: %1").arg(problem));
+    return;
+  }
+  emit analysisRequested(m_run);  // the window starts the controller
+  m_jobBar->markStarted();
 }
 
 AnalysisPanel::~AnalysisPanel() = default;
 
 AnalysisRunOptions AnalysisPanel::runOptions() const {
   return m_runOptions->options();
+}
+
+QStringList AnalysisPanel::reportFiles() const {
+  return m_picker->files();
 }
 
 QStringList AnalysisPanel::findReports(const QString& runDirectory) {
@@ -157,6 +168,7 @@ void AnalysisPanel::setRuns(const QList<RunSession*>& runs) {
   if (run == m_run && run != nullptr) return;
   m_run = run;
   m_jobBar->setRunnable(m_run != nullptr);
+  m_picker->setRunDirectory(m_run ? m_run->directory() : QString());
   rescan();
 }
 
@@ -198,16 +210,11 @@ AnalysisPanel::View AnalysisPanel::view() const {
 }
 
 void AnalysisPanel::rescan() {
-  m_files = m_run ? findReports(m_run->directory()) : QStringList();
-  m_reportBox->clear();
-  for (const QString& f : m_files) m_reportBox->addItem(QFileInfo(f).dir().dirName(), f);
-  m_reportBox->setEnabled(!m_files.isEmpty());
-  if (!m_files.isEmpty()) {
-    // The newest analysis, unless the one shown belongs to this run already.
-    const qsizetype shown = m_files.indexOf(m_reportPath);
-    m_reportBox->setCurrentIndex(shown >= 0 ? static_cast<int>(shown)
-                                            : static_cast<int>(m_files.size() - 1));
-    if (shown < 0) openReport(m_files.last());
+  m_picker->rescan();
+  // The newest analysis, unless the one shown belongs to this run already.
+  if (m_picker->select(m_reportPath)) return;
+  if (!m_picker->files().isEmpty()) {
+    openReport(m_picker->files().last());
     return;
   }
   if (m_reportPath.isEmpty() || m_run) {
@@ -224,13 +231,10 @@ void AnalysisPanel::rescan() {
 }
 
 void AnalysisPanel::openReport(const QString& path) {
-  const int request = ++m_loads;
   m_summary->setText(QStringLiteral("Reading %1 ...").arg(path));
-  readReportOffThread<analysis::AnalysisReport>(
-      this, path, [](const std::string& p) { return analysis::readAnalysisJson(p); },
-      [this, path, request](std::shared_ptr<analysis::AnalysisReport> report,
-                            const QString& error) {
-        if (request != m_loads) return;  // a newer request
+  loadReport<analysis::AnalysisReport>(
+      m_loads, this, path, [](const std::string& p) { return analysis::readAnalysisJson(p); },
+      [this, path](std::shared_ptr<analysis::AnalysisReport> report, const QString& error) {
         if (report)
           showReport(std::move(report), path);
         else
@@ -350,17 +354,6 @@ void AnalysisPanel::chooseExport() {
     emit exported(path);
   else
     emit exportFailed(error);
-}
-
-void AnalysisPanel::chooseFile() {
-  const QString start =
-      m_run ? QString::fromStdString(
-                  analysis::reportsFolder(m_run->directory().toStdString()).string())
-            : QDir::homePath();
-  const QString path = QFileDialog::getOpenFileName(
-      this, QStringLiteral("Open analysis report"), start,
-      QStringLiteral("Analysis reports (analysis.json);;JSON files (*.json)"));
-  if (!path.isEmpty()) openReport(path);
 }
 
 QString AnalysisPanel::exportCurrentFigure(const QString& path,

@@ -12,6 +12,7 @@
 // It computes nothing but the MDS of the heads: the numbers are the report's.
 
 #include "app/gui/panels/analysis_run_options.h"
+#include "app/gui/panels/newest_wins.h"
 #include "app/gui/panels/run_view.h"
 #include "app/gui/run_session.h"
 #include "widgets/plots/theme.h"
@@ -26,6 +27,7 @@
 #include <string>
 
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QPushButton;
 class QStackedLayout;
@@ -48,6 +50,7 @@ class AnalysisSummaryView;
 class AnalysisTrainingView;
 class AnalysisView;
 class JobBar;
+class ReportPicker;
 
 class AnalysisPanel : public QWidget, public RunView {
   Q_OBJECT
@@ -76,7 +79,7 @@ class AnalysisPanel : public QWidget, public RunView {
   AnalysisRunOptionsButton* runOptionsButton() const { return m_runOptions; }
 
   /// The analysis.json files under <run>/analysis/, by step.
-  QStringList reportFiles() const { return m_files; }
+  QStringList reportFiles() const;
   /// Reads `path` (an analysis.json) off the GUI thread; reportLoaded() or loadFailed().
   void openReport(const QString& path);
   /// The report shown (nullptr before one is loaded).
@@ -122,6 +125,13 @@ class AnalysisPanel : public QWidget, public RunView {
   void analysisRequested(attnlab::app::RunSession* run);
 
  private:
+  // The constructor's parts, in the order the tab reads from the top.
+  QHBoxLayout* buildToolbar();
+  QLabel* buildSummary();
+  QTabWidget* buildViews();
+  void connectControls();
+
+  void runClicked();
   void rescan();
   void showReport(std::shared_ptr<analysis::AnalysisReport> report, const QString& path);
   void showFailure(const QString& message);
@@ -129,21 +139,18 @@ class AnalysisPanel : public QWidget, public RunView {
   void updateExportButton();
   AnalysisView* currentView() const;
   std::string runName() const;
-  void chooseFile();
   void chooseExport();
   void analysisFinished(bool ok, bool cancelled, const QString& message, const QString& report);
 
   QPointer<RunSession> m_run;
-  QStringList m_files;
   std::shared_ptr<analysis::AnalysisReport> m_report;
   QString m_reportPath;
   Statistic m_statistic = Statistic::Entropy;
-  int m_loads = 0;  // newest request wins when reads overlap
+  NewestWins m_loads;  // the report asked for last is the one shown
   widgets::Theme m_theme = widgets::Theme::light();
 
-  QComboBox* m_reportBox = nullptr;
+  ReportPicker* m_picker = nullptr;
   QComboBox* m_statisticBox = nullptr;
-  QPushButton* m_openButton = nullptr;
   QPushButton* m_exportButton = nullptr;
   JobBar* m_jobBar = nullptr;
   AnalysisRunOptionsButton* m_runOptions = nullptr;

@@ -14,14 +14,12 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QMetaObject>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTableWidget>
-#include <QThreadPool>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -66,6 +64,39 @@ QTableWidgetItem* numberItem(double value, int decimals) {
 
 QTableWidgetItem* textItem(const QString& text) {
   return new QTableWidgetItem(text);
+}
+
+// The table's columns: the run, what it reached, the probe, then one per layer.
+QStringList tableHeaders(std::size_t layers) {
+  QStringList headers{QStringLiteral("Run"),
+                      QStringLiteral("Mechanisms"),
+                      QStringLiteral("Last step"),
+                      QStringLiteral("Eval loss (nats)"),
+                      QStringLiteral("Eval accuracy"),
+                      QStringLiteral("Probe best head"),
+                      QStringLiteral("Best head accuracy"),
+                      QStringLiteral("Probe mean accuracy")};
+  for (std::size_t l = 0; l < layers; ++l)
+    headers << QStringLiteral("Median entropy L%1 (nats)").arg(l);
+  return headers;
+}
+
+// Each run's summary (figures/run_summary.h); a run that cannot be read gets a row that says
+// why. Runs on the thread pool.
+std::vector<figures::RunSummary> summariseRuns(const QStringList& dirs) {
+  std::vector<figures::RunSummary> rows;
+  for (const QString& dir : dirs) {
+    try {
+      rows.push_back(figures::summariseRun(dir.toStdString()));
+    } catch (const std::exception& e) {
+      figures::RunSummary failed;
+      failed.runDir = dir.toStdString();
+      failed.runName = QFileInfo(dir).fileName().toStdString();
+      failed.notes.push_back(e.what());
+      rows.push_back(std::move(failed));
+    }
+  }
+  return rows;
 }
 
 }  // namespace
@@ -136,7 +167,7 @@ void ComparePanel::refresh() {
   m_tableExport->setEnabled(enough);
   m_comparison->setEnabled(enough);
   if (!enough) {
-    ++m_generation;
+    m_summaryLoads.dropAll();
     m_summaries.clear();
     m_table->clear();
     m_table->setRowCount(0);
@@ -151,86 +182,68 @@ void ComparePanel::refresh() {
 // A 12 x 12 analysis.json with its pairwise matrix is megabytes: the summaries are read on
 // the thread pool and land here only if the selection has not changed meanwhile.
 void ComparePanel::loadSummaries() {
-  const int generation = ++m_generation;
   QStringList dirs;
   for (const auto& r : m_runs)
     if (r) dirs << r->directory();
-  QPointer<ComparePanel> alive(this);
-  QThreadPool::globalInstance()->start([alive, generation, dirs] {
-    auto rows = std::make_shared<std::vector<figures::RunSummary>>();
-    for (const QString& dir : dirs) {
-      try {
-        rows->push_back(figures::summariseRun(dir.toStdString()));
-      } catch (const std::exception& e) {
-        figures::RunSummary failed;
-        failed.runDir = dir.toStdString();
-        failed.runName = QFileInfo(dir).fileName().toStdString();
-        failed.notes.push_back(e.what());
-        rows->push_back(std::move(failed));
-      }
-    }
-    QMetaObject::invokeMethod(
-        qApp,
-        [alive, generation, rows] {
-          if (!alive || alive->m_generation != generation) return;
-          alive->m_summaries = std::move(*rows);
-          alive->fillTable();
-          emit alive->summariesReady();
-        },
-        Qt::QueuedConnection);
-  });
+  m_summaryLoads.run<std::vector<figures::RunSummary>>(
+      this, [dirs] { return summariseRuns(dirs); },
+      [this](std::shared_ptr<std::vector<figures::RunSummary>> rows, const QString&) {
+        if (!rows) return;  // summariseRuns notes each run's failure in its row instead
+        m_summaries = std::move(*rows);
+        fillTable();
+        emit summariesReady();
+      });
 }
 
 void ComparePanel::fillTable() {
   std::size_t layers = 0;
   for (const auto& s : m_summaries) layers = std::max(layers, s.medianEntropyPerLayer.size());
-  QStringList headers{QStringLiteral("Run"),
-                      QStringLiteral("Mechanisms"),
-                      QStringLiteral("Last step"),
-                      QStringLiteral("Eval loss (nats)"),
-                      QStringLiteral("Eval accuracy"),
-                      QStringLiteral("Probe best head"),
-                      QStringLiteral("Best head accuracy"),
-                      QStringLiteral("Probe mean accuracy")};
-  for (std::size_t l = 0; l < layers; ++l)
-    headers << QStringLiteral("Median entropy L%1 (nats)").arg(l);
   m_table->setSortingEnabled(false);
   m_table->clear();
+  const QStringList headers = tableHeaders(layers);
   m_table->setColumnCount(static_cast<int>(headers.size()));
   m_table->setHorizontalHeaderLabels(headers);
   m_table->setRowCount(static_cast<int>(m_summaries.size()));
-  for (int row = 0; row < static_cast<int>(m_summaries.size()); ++row) {
-    const auto& s = m_summaries[static_cast<std::size_t>(row)];
-    auto* name = textItem(QString::fromStdString(s.runName));
-    for (const auto& r : m_runs)
-      if (r && r->directory().toStdString() == s.runDir) name->setForeground(r->colour());
-    QStringList notes;
-    for (const auto& n : s.notes) notes << QString::fromStdString(n);
-    name->setToolTip(QString::fromStdString(s.runDir) +
-                     (notes.isEmpty() ? QString() : QStringLiteral("\n") + notes.join('\n')));
-    m_table->setItem(row, 0, name);
-    QStringList mechanisms;
-    for (const auto& m : s.mechanisms) mechanisms << QString::fromStdString(m);
-    m_table->setItem(row, 1,
-                     textItem(mechanisms.isEmpty() ? QStringLiteral("baseline")
-                                                   : mechanisms.join(QStringLiteral(", "))));
-    m_table->setItem(row, 2, numberItem(s.lastStep >= 0 ? double(s.lastStep) : NAN, 0));
-    m_table->setItem(row, 3, numberItem(s.finalEvalLoss.value_or(NAN), 4));
-    m_table->setItem(row, 4, numberItem(s.finalEvalAccuracy.value_or(NAN), 4));
-    m_table->setItem(row, 5,
-                     textItem(s.probeStep ? QString::fromStdString(figures::headName(
-                                                s.probeBestLayer, s.probeBestHead))
-                                          : QStringLiteral("-")));
-    m_table->setItem(row, 6, numberItem(s.probeStep ? s.probeBestAccuracy : NAN, 3));
-    m_table->setItem(row, 7, numberItem(s.probeStep ? s.probeMeanAccuracy : NAN, 3));
-    for (std::size_t l = 0; l < layers; ++l)
-      m_table->setItem(
-          row, 8 + static_cast<int>(l),
-          numberItem(l < s.medianEntropyPerLayer.size() ? s.medianEntropyPerLayer[l] : NAN, 3));
-  }
+  for (int row = 0; row < static_cast<int>(m_summaries.size()); ++row)
+    fillRow(row, m_summaries[static_cast<std::size_t>(row)], layers);
   m_table->setSortingEnabled(true);
   m_table->resizeColumnsToContents();
-  // Every run's row visible without scrolling (up to eight); the figure takes the rest.
+  fitTableHeight();
+}
+
+// One run: its name in its sidebar colour (its folder and any notes as the tooltip), then the
+// columns of tableHeaders.
+void ComparePanel::fillRow(int row, const figures::RunSummary& s, std::size_t layers) {
+  auto* name = textItem(QString::fromStdString(s.runName));
+  for (const auto& r : m_runs)
+    if (r && r->directory().toStdString() == s.runDir) name->setForeground(r->colour());
+  QStringList notes;
+  for (const auto& n : s.notes) notes << QString::fromStdString(n);
+  name->setToolTip(QString::fromStdString(s.runDir) +
+                   (notes.isEmpty() ? QString() : QStringLiteral("\n") + notes.join('\n')));
+  m_table->setItem(row, 0, name);
+  QStringList mechanisms;
+  for (const auto& m : s.mechanisms) mechanisms << QString::fromStdString(m);
+  m_table->setItem(row, 1,
+                   textItem(mechanisms.isEmpty() ? QStringLiteral("baseline")
+                                                 : mechanisms.join(QStringLiteral(", "))));
+  m_table->setItem(row, 2, numberItem(s.lastStep >= 0 ? double(s.lastStep) : NAN, 0));
+  m_table->setItem(row, 3, numberItem(s.finalEvalLoss.value_or(NAN), 4));
+  m_table->setItem(row, 4, numberItem(s.finalEvalAccuracy.value_or(NAN), 4));
+  m_table->setItem(row, 5,
+                   textItem(s.probeStep ? QString::fromStdString(
+                                              figures::headName(s.probeBestLayer, s.probeBestHead))
+                                        : QStringLiteral("-")));
+  m_table->setItem(row, 6, numberItem(s.probeStep ? s.probeBestAccuracy : NAN, 3));
+  m_table->setItem(row, 7, numberItem(s.probeStep ? s.probeMeanAccuracy : NAN, 3));
+  for (std::size_t l = 0; l < layers; ++l)
+    m_table->setItem(
+        row, 8 + static_cast<int>(l),
+        numberItem(l < s.medianEntropyPerLayer.size() ? s.medianEntropyPerLayer[l] : NAN, 3));
+}
+
+// Every run's row visible without scrolling (up to eight); the figure takes the rest.
+void ComparePanel::fitTableHeight() {
   int height = m_table->horizontalHeader()->height() + 2 * m_table->frameWidth() +
                m_table->horizontalScrollBar()->sizeHint().height();
   for (int row = 0; row < std::min(8, m_table->rowCount()); ++row)

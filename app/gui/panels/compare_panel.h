@@ -7,6 +7,7 @@
 // Table 8, the loss curves), or a variant's per-layer series of each run side by side with
 // one value axis.
 
+#include "app/gui/panels/newest_wins.h"
 #include "app/gui/panels/run_view.h"
 #include "app/gui/run_session.h"
 #include "figures/run_summary.h"
@@ -16,6 +17,7 @@
 #include <QPointer>
 #include <QWidget>
 
+#include <cstddef>
 #include <vector>
 
 class QComboBox;
@@ -69,12 +71,14 @@ class ComparePanel : public QWidget, public RunView {
   void refresh();
   void loadSummaries();
   void fillTable();
+  void fillRow(int row, const figures::RunSummary& summary, std::size_t layers);
+  void fitTableHeight();
   void rebuildFigures();
   void chooseTableExport();
 
   QList<QPointer<RunSession>> m_runs;
   std::vector<figures::RunSummary> m_summaries;
-  int m_generation = 0;
+  NewestWins m_summaryLoads;  // only the summaries of the runs selected now land
   widgets::Theme m_theme = widgets::Theme::light();
 
   QLabel* m_hint = nullptr;

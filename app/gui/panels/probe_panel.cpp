@@ -5,13 +5,12 @@
 #include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/job_bar.h"
 #include "app/gui/panels/probe_examples_view.h"
-#include "app/gui/panels/run_reports.h"
+#include "app/gui/panels/report_picker.h"
 #include "figures/analysis_figures.h"
 #include "widgets/plots/probe_matrix_plot.h"
 
 #include <QApplication>
 #include <QCheckBox>
-#include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -33,24 +32,43 @@ namespace attnlab::app {
 ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(buildReportBar());
+  layout->addLayout(buildProbeOptions());
+  buildSummary(layout);
+  layout->addWidget(buildResultViews(), 1);
+  connectControls();
+  updateOptions();
+  rescan();
+}
+
+// Report, Open report..., Export figure.
+QHBoxLayout* ProbePanel::buildReportBar() {
   auto* bar = new QHBoxLayout;
-  bar->addWidget(new QLabel(QStringLiteral("Report"), this));
-  m_reportBox = new QComboBox(this);
-  m_reportBox->setObjectName(QStringLiteral("probeReportBox"));
-  m_reportBox->setMinimumContentsLength(24);
-  bar->addWidget(m_reportBox);
-  m_openButton = new QPushButton(QStringLiteral("Open report..."), this);
-  m_openButton->setObjectName(QStringLiteral("openProbeButton"));
-  bar->addWidget(m_openButton);
+  m_picker = new ReportPicker(analysis::ReportKind::Coref, QStringLiteral("probeReportBox"),
+                              QStringLiteral("openProbeButton"), this);
+  bar->addWidget(m_picker);
   m_exportButton = new QPushButton(QStringLiteral("Export figure..."), this);
   m_exportButton->setObjectName(QStringLiteral("exportProbeFigureButton"));
   m_exportButton->setEnabled(false);
   bar->addWidget(m_exportButton);
   bar->addStretch(1);
-  layout->addLayout(bar);
+  return bar;
+}
 
-  // The probe's options, as attnlab-cli probe coref takes them.
+// The probe's options, as attnlab-cli probe coref takes them, and Run probe.
+QHBoxLayout* ProbePanel::buildProbeOptions() {
   auto* options = new QHBoxLayout;
+  buildDatasetChoice(options);
+  options->addSpacing(12);
+  buildSyntheticOptions(options);
+  options->addSpacing(12);
+  m_jobBar = new JobBar(QStringLiteral("Run probe"), QStringLiteral("probe"), this);
+  options->addWidget(m_jobBar);
+  return options;
+}
+
+// --dataset: typed, or a CoNLL or Lin file chosen.
+void ProbePanel::buildDatasetChoice(QHBoxLayout* options) {
   options->addWidget(new QLabel(QStringLiteral("Dataset"), this));
   m_dataset = new QLineEdit(QStringLiteral("synthetic"), this);
   m_dataset->setObjectName(QStringLiteral("probeDataset"));
@@ -68,7 +86,10 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
   m_linButton->setToolTip(
       QStringLiteral("One of Lin et al.'s reflexive files (refl.0 .. refl.8): --dataset lin:PATH"));
   options->addWidget(m_linButton);
-  options->addSpacing(12);
+}
+
+// --size, --seed, --distractor: they shape the generated data only (updateOptions).
+void ProbePanel::buildSyntheticOptions(QHBoxLayout* options) {
   options->addWidget(new QLabel(QStringLiteral("Size"), this));
   m_size = new QSpinBox(this);
   m_size->setObjectName(QStringLiteral("probeSize"));
@@ -88,25 +109,25 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
   m_distractor->setToolTip(
       QStringLiteral("Synthetic: put a distractor phrase before each sentence (--distractor)"));
   options->addWidget(m_distractor);
-  options->addSpacing(12);
-  m_jobBar = new JobBar(QStringLiteral("Run probe"), QStringLiteral("probe"), this);
-  options->addWidget(m_jobBar);
-  layout->addLayout(options);
+}
 
+// Which report is shown (or what went wrong), and what the probe skipped.
+void ProbePanel::buildSummary(QVBoxLayout* layout) {
   m_summary = new QLabel(this);
   m_summary->setObjectName(QStringLiteral("probeSummary"));
-  m_summary->setWordWrap(true);
-  m_summary->setTextFormat(Qt::PlainText);  // "<s> and </s>" would read as strikethrough
-  m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  layout->addWidget(m_summary);
   m_skipped = new QLabel(this);
   m_skipped->setObjectName(QStringLiteral("probeSkipped"));
-  m_skipped->setWordWrap(true);
-  m_skipped->setTextFormat(Qt::PlainText);
-  m_skipped->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_skipped->setVisible(false);
-  layout->addWidget(m_skipped);
+  for (QLabel* label : {m_summary, m_skipped}) {
+    label->setWordWrap(true);
+    label->setTextFormat(Qt::PlainText);  // "<s> and </s>" would read as strikethrough
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(label);
+  }
+}
 
+// The accuracy matrix beside the summary table, the examples of a clicked head below.
+QSplitter* ProbePanel::buildResultViews() {
   auto* split = new QSplitter(Qt::Vertical, this);
   auto* top = new QSplitter(Qt::Horizontal, split);
   m_matrix = new widgets::ProbeMatrixPlot(top);
@@ -128,8 +149,10 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
   split->addWidget(m_examples);
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 1);
-  layout->addWidget(split, 1);
+  return split;
+}
 
+void ProbePanel::connectControls() {
   connect(m_matrix, &widgets::ProbeMatrixPlot::headClicked, this, [this](int layer, int head) {
     m_matrix->setSelectedHead(layer, head);
     m_examples->setHead(layer, head);
@@ -139,28 +162,25 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
           [this] { chooseDataFile(QStringLiteral("conll:")); });
   connect(m_linButton, &QPushButton::clicked, this,
           [this] { chooseDataFile(QStringLiteral("lin:")); });
-  connect(m_reportBox, &QComboBox::activated, this, [this](int i) {
-    if (i >= 0 && i < m_files.size()) openReport(m_files[i]);
-  });
-  connect(m_openButton, &QPushButton::clicked, this, &ProbePanel::chooseFile);
+  connect(m_picker, &ReportPicker::picked, this, &ProbePanel::openReport);
   connect(m_exportButton, &QPushButton::clicked, this, &ProbePanel::chooseExport);
   connect(m_jobBar, &JobBar::runClicked, this, [this] {
     if (!m_run) return;
     emit probeRequested(m_run, request());
     m_jobBar->markStarted();
   });
-  connect(m_jobBar, &JobBar::jobFinished, this,
-          [this](bool ok, bool cancelled, const QString& message, const QString& report) {
-            if (ok) {
-              rescan();
-              openReport(report);
-            } else {
-              m_summary->setText(cancelled ? QStringLiteral("Probe cancelled; nothing was written.")
-                                           : QStringLiteral("The probe failed: %1").arg(message));
-            }
-          });
-  updateOptions();
-  rescan();
+  connect(m_jobBar, &JobBar::jobFinished, this, &ProbePanel::probeFinished);
+}
+
+void ProbePanel::probeFinished(bool ok, bool cancelled, const QString& message,
+                               const QString& report) {
+  if (ok) {
+    rescan();
+    openReport(report);
+  } else {
+    m_summary->setText(cancelled ? QStringLiteral("Probe cancelled; nothing was written.")
+                                 : QStringLiteral("The probe failed: %1").arg(message));
+  }
 }
 
 ProbePanel::~ProbePanel() = default;
@@ -170,7 +190,12 @@ void ProbePanel::setRuns(const QList<RunSession*>& runs) {
   if (run == m_run && run != nullptr) return;
   m_run = run;
   m_jobBar->setRunnable(m_run != nullptr);
+  m_picker->setRunDirectory(m_run ? m_run->directory() : QString());
   rescan();
+}
+
+QStringList ProbePanel::reportFiles() const {
+  return m_picker->files();
 }
 
 void ProbePanel::setAnalysisController(AnalysisController* controller) {
@@ -218,13 +243,9 @@ void ProbePanel::setTheme(const widgets::Theme& theme) {
 }
 
 void ProbePanel::rescan() {
-  m_files = m_run ? runReports(m_run->directory(), analysis::ReportKind::Coref) : QStringList();
-  m_reportBox->clear();
-  for (const QString& f : m_files) m_reportBox->addItem(QFileInfo(f).dir().dirName(), f);
-  m_reportBox->setEnabled(!m_files.isEmpty());
-  if (!m_files.isEmpty()) {
-    m_reportBox->setCurrentIndex(static_cast<int>(m_files.size() - 1));
-    openReport(m_files.last());
+  m_picker->rescan();
+  if (!m_picker->files().isEmpty()) {
+    openReport(m_picker->files().last());  // the newest probe
   } else if (m_run) {
     m_summary->setText(QStringLiteral("%1 has no coreference probe yet. Run `attnlab-cli probe "
                                       "coref %2` (synthetic reflexives, conll:PATH or lin:PATH), "
@@ -234,13 +255,13 @@ void ProbePanel::rescan() {
 }
 
 void ProbePanel::openReport(const QString& path) {
-  const int request = ++m_loads;
   m_summary->setText(QStringLiteral("Reading %1 ...").arg(path));
-  readReportOffThread<analysis::CorefProbeReport>(
-      this, path, [](const std::string& p) { return analysis::readCorefJson(p); },
+  const auto read = [](const std::string& p) { return analysis::readCorefJson(p); };
+  const NewestWins::Ticket request = m_loads.next();
+  loadReportFor<analysis::CorefProbeReport>(
+      m_loads, request, this, path, read,
       [this, path, request](std::shared_ptr<analysis::CorefProbeReport> report,
                             const QString& error) {
-        if (request != m_loads) return;  // a newer request
         if (report) {
           showReport(std::move(report), path);
           loadExamples(path, request);
@@ -251,7 +272,9 @@ void ProbePanel::openReport(const QString& path) {
       });
 }
 
-void ProbePanel::loadExamples(const QString& reportPath, int request) {
+// The report's kept examples (coref_examples.json beside it), read for the same request: a
+// report asked for meanwhile drops them.
+void ProbePanel::loadExamples(const QString& reportPath, NewestWins::Ticket request) {
   m_kept.reset();
   const QString path = QFileInfo(reportPath).dir().filePath(QStringLiteral("coref_examples.json"));
   if (!QFileInfo::exists(path)) {
@@ -265,27 +288,33 @@ void ProbePanel::loadExamples(const QString& reportPath, int request) {
     return;
   }
   m_examples->setExamples(nullptr, QStringLiteral("Reading %1 ...").arg(path));
-  readReportOffThread<analysis::coref::ProbeExamples>(
-      this, path, [](const std::string& p) { return analysis::readCorefExamplesJson(p); },
-      [this, request](std::shared_ptr<analysis::coref::ProbeExamples> kept, const QString& error) {
-        if (request != m_loads) return;  // another report was asked for meanwhile
-        m_kept = kept;
-        m_examples->setExamples(
-            m_kept, kept ? QString() : QStringLiteral("Cannot show the examples: %1").arg(error));
-        // The head selected before stays selected; else the drill-down opens on the best
-        // head, the one a reader looks at first.
-        QPoint selected = m_matrix->selectedHead();
-        const bool fits = kept && selected.x() >= 0 && selected.x() < kept->layers &&
-                          selected.y() >= 0 && selected.y() < kept->heads;
-        if (kept && !fits && m_report && m_report->result.bestLayer >= 0)
-          selected = {m_report->result.bestLayer, m_report->result.bestHead};
-        if (kept && selected.x() >= 0 && selected.x() < kept->layers && selected.y() >= 0 &&
-            selected.y() < kept->heads) {
-          m_matrix->setSelectedHead(selected.x(), selected.y());
-          m_examples->setHead(selected.x(), selected.y());
-        }
-        emit examplesLoaded(kept != nullptr, error);
+  loadReportFor<analysis::coref::ProbeExamples>(
+      m_loads, request, this, path,
+      [](const std::string& p) { return analysis::readCorefExamplesJson(p); },
+      [this](std::shared_ptr<analysis::coref::ProbeExamples> kept, const QString& error) {
+        showExamples(std::move(kept), error);
       });
+}
+
+void ProbePanel::showExamples(std::shared_ptr<const analysis::coref::ProbeExamples> kept,
+                              const QString& error) {
+  m_kept = kept;
+  m_examples->setExamples(
+      m_kept, kept ? QString() : QStringLiteral("Cannot show the examples: %1").arg(error));
+  const auto fits = [&kept](QPoint head) {
+    return kept && head.x() >= 0 && head.x() < kept->layers && head.y() >= 0 &&
+           head.y() < kept->heads;
+  };
+  // The head selected before stays selected; else the drill-down opens on the best head, the
+  // one a reader looks at first.
+  QPoint selected = m_matrix->selectedHead();
+  if (kept && !fits(selected) && m_report && m_report->result.bestLayer >= 0)
+    selected = {m_report->result.bestLayer, m_report->result.bestHead};
+  if (fits(selected)) {
+    m_matrix->setSelectedHead(selected.x(), selected.y());
+    m_examples->setHead(selected.x(), selected.y());
+  }
+  emit examplesLoaded(kept != nullptr, error);
 }
 
 void ProbePanel::showReport(std::shared_ptr<analysis::CorefProbeReport> report,
@@ -293,38 +322,55 @@ void ProbePanel::showReport(std::shared_ptr<analysis::CorefProbeReport> report,
   m_report = std::move(report);
   m_reportPath = path;
   const auto& r = *m_report;
-  const auto& p = r.result;
   const std::string runName =
       r.source.runName.empty() ? QFileInfo(path).dir().dirName().toStdString() : r.source.runName;
+  drawMatrix(r, runName, path);
+  m_summary->setText(QStringLiteral("%1, checkpoint step %2: %3 (%4 mentions; argmax over %5)")
+                         .arg(QString::fromStdString(runName))
+                         .arg(r.source.step)
+                         .arg(QString::fromStdString(r.datasetDescription))
+                         .arg(r.result.items)
+                         .arg(QString::fromStdString(r.scope)));
+  m_summary->setToolTip(path);
+  showSkipped(r);
+  fillSummaryTable(r);
+  emit reportLoaded(path);
+}
+
+// The figures library's drawing, as attnlab-cli export --figure coref-heads.
+void ProbePanel::drawMatrix(const analysis::CorefProbeReport& report, const std::string& runName,
+                            const QString& path) {
   try {
-    figures::drawCorefHeads(*m_matrix, r, runName, path.toStdString());
+    figures::drawCorefHeads(*m_matrix, report, runName, path.toStdString());
     m_exportButton->setEnabled(true);
   } catch (const std::exception& e) {
     m_matrix->setTitle(QString::fromStdString(e.what()));
     m_exportButton->setEnabled(false);
   }
-  m_summary->setText(QStringLiteral("%1, checkpoint step %2: %3 (%4 mentions; argmax over %5)")
-                         .arg(QString::fromStdString(runName))
-                         .arg(r.source.step)
-                         .arg(QString::fromStdString(r.datasetDescription))
-                         .arg(p.items)
-                         .arg(QString::fromStdString(r.scope)));
-  m_summary->setToolTip(path);
-  if (r.skipped.empty()) {
+}
+
+void ProbePanel::showSkipped(const analysis::CorefProbeReport& report) {
+  const auto& skipped = report.skipped;
+  if (skipped.empty()) {
     m_skipped->setVisible(false);
-  } else {
-    // The count, and the first few messages with their file:line, as the CLI prints them.
-    QStringList first;
-    for (std::size_t i = 0; i < r.skipped.size() && i < 3; ++i)
-      first << QStringLiteral("%1: %2").arg(QString::fromStdString(r.skipped[i].where),
-                                            QString::fromStdString(r.skipped[i].reason));
-    m_skipped->setText(
-        QStringLiteral("%1 skipped (all in coref_skipped.csv)%2\n%3")
-            .arg(r.skipped.size())
-            .arg(r.skipped.size() > 3 ? QStringLiteral("; the first 3:") : QStringLiteral(":"))
-            .arg(first.join(QLatin1Char('\n'))));
-    m_skipped->setVisible(true);
+    return;
   }
+  // The count, and the first few messages with their file:line, as the CLI prints them.
+  QStringList first;
+  for (std::size_t i = 0; i < skipped.size() && i < 3; ++i)
+    first << QStringLiteral("%1: %2").arg(QString::fromStdString(skipped[i].where),
+                                          QString::fromStdString(skipped[i].reason));
+  m_skipped->setText(
+      QStringLiteral("%1 skipped (all in coref_skipped.csv)%2\n%3")
+          .arg(skipped.size())
+          .arg(skipped.size() > 3 ? QStringLiteral("; the first 3:") : QStringLiteral(":"))
+          .arg(first.join(QLatin1Char('\n'))));
+  m_skipped->setVisible(true);
+}
+
+// The best head, the mean over heads and each baseline with its accuracy.
+void ProbePanel::fillSummaryTable(const analysis::CorefProbeReport& report) {
+  const auto& p = report.result;
   m_table->clear();
   m_table->setColumnCount(2);
   m_table->setHorizontalHeaderLabels({QStringLiteral("predictor"), QStringLiteral("accuracy")});
@@ -342,23 +388,11 @@ void ProbePanel::showReport(std::shared_ptr<analysis::CorefProbeReport> report,
     row(static_cast<int>(2 + i),
         QStringLiteral("baseline: %1").arg(QString::fromStdString(p.baselines[i].name)),
         p.baselines[i].accuracy);
-  emit reportLoaded(path);
 }
 
 QString ProbePanel::exportFigure(const QString& path) {
   if (!m_report) return QStringLiteral("no probe report is shown");
   return exportCatalogFigure("coref-heads", m_report->source.runDir, m_report->source.step, path);
-}
-
-void ProbePanel::chooseFile() {
-  const QString start =
-      m_run ? QString::fromStdString(
-                  analysis::reportsFolder(m_run->directory().toStdString()).string())
-            : QDir::homePath();
-  const QString path = QFileDialog::getOpenFileName(
-      this, QStringLiteral("Open coreference probe report"), start,
-      QStringLiteral("Probe reports (coref.json);;JSON files (*.json)"));
-  if (!path.isEmpty()) openReport(path);
 }
 
 void ProbePanel::chooseExport() {

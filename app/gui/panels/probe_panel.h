@@ -9,6 +9,7 @@
 // CoNLL-2012 or Lin et al. file chosen with a file picker); clicking a head lists the kept
 // examples it gets right and wrong (ProbeExamplesView, from coref_examples.json).
 
+#include "app/gui/panels/newest_wins.h"
 #include "app/gui/panels/probe_request.h"
 #include "app/gui/panels/run_view.h"
 #include "app/gui/run_session.h"
@@ -21,14 +22,17 @@
 #include <QWidget>
 
 #include <memory>
+#include <string>
 
 class QCheckBox;
-class QComboBox;
+class QHBoxLayout;
 class QSpinBox;
 class QLineEdit;
 class QLabel;
 class QPushButton;
+class QSplitter;
 class QTableWidget;
+class QVBoxLayout;
 
 namespace attnlab::analysis {
 struct CorefProbeReport;
@@ -45,6 +49,7 @@ namespace attnlab::app {
 class AnalysisController;
 class JobBar;
 class ProbeExamplesView;
+class ReportPicker;
 
 class ProbePanel : public QWidget, public RunView {
   Q_OBJECT
@@ -65,7 +70,7 @@ class ProbePanel : public QWidget, public RunView {
 
   /// Reads `path` (a coref.json) off the GUI thread; reportLoaded() or loadFailed().
   void openReport(const QString& path);
-  QStringList reportFiles() const { return m_files; }
+  QStringList reportFiles() const;
   const analysis::CorefProbeReport* report() const { return m_report.get(); }
   /// Writes the matrix shown to `path` (.png, .svg or .pdf) as attnlab-cli export does;
   /// returns the error, empty on success.
@@ -88,23 +93,36 @@ class ProbePanel : public QWidget, public RunView {
   void probeRequested(attnlab::app::RunSession* run, const attnlab::app::ProbeRequest& request);
 
  private:
+  // The constructor's parts, in the order the tab reads from the top.
+  QHBoxLayout* buildReportBar();
+  QHBoxLayout* buildProbeOptions();
+  void buildDatasetChoice(QHBoxLayout* options);
+  void buildSyntheticOptions(QHBoxLayout* options);
+  void buildSummary(QVBoxLayout* layout);
+  QSplitter* buildResultViews();
+  void connectControls();
+
   void rescan();
+  void probeFinished(bool ok, bool cancelled, const QString& message, const QString& report);
   void showReport(std::shared_ptr<analysis::CorefProbeReport> report, const QString& path);
-  void chooseFile();
+  void drawMatrix(const analysis::CorefProbeReport& report, const std::string& runName,
+                  const QString& path);
+  void showSkipped(const analysis::CorefProbeReport& report);
+  void fillSummaryTable(const analysis::CorefProbeReport& report);
   void chooseDataFile(const QString& prefix);
-  void loadExamples(const QString& reportPath, int request);
+  void loadExamples(const QString& reportPath, NewestWins::Ticket request);
+  void showExamples(std::shared_ptr<const analysis::coref::ProbeExamples> kept,
+                    const QString& error);
   void updateOptions();
   void chooseExport();
 
   QPointer<RunSession> m_run;
-  QStringList m_files;
   std::shared_ptr<analysis::CorefProbeReport> m_report;
   std::shared_ptr<const analysis::coref::ProbeExamples> m_kept;
   QString m_reportPath;
-  int m_loads = 0;
+  NewestWins m_loads;  // the report asked for last is the one shown, with its examples
 
-  QComboBox* m_reportBox = nullptr;
-  QPushButton* m_openButton = nullptr;
+  ReportPicker* m_picker = nullptr;
   QPushButton* m_exportButton = nullptr;
   QLineEdit* m_dataset = nullptr;
   QPushButton* m_conllButton = nullptr;
