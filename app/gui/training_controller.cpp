@@ -17,6 +17,15 @@ namespace {
 double nowSeconds() {
   return static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
 }
+
+/// One visitor from a lambda per event type: a new kind of event does not compile until
+/// drain() says what it does with it.
+template <class... Handlers>
+struct Overloaded : Handlers... {
+  using Handlers::operator()...;
+};
+template <class... Handlers>
+Overloaded(Handlers...) -> Overloaded<Handlers...>;
 }  // namespace
 
 /// Runs on the engine thread: buffers events and posts one drain per batch.
@@ -177,84 +186,98 @@ void TrainingController::join() {
 
 void TrainingController::drain() {
   if (!m_observer) return;
-  bool progressed = false;
-  std::int64_t lastStep = -1, lastTotal = 0;
+  // One pass over the batch; the progress and the last step are reported once, after it.
+  BatchReport batch;
   for (auto& item : m_observer->take()) {
     if (item.end) {
-      join();
-      m_running = false;
-      m_paused = false;
-      RunMessage line{
-          m_progress.done, nowSeconds(),
-          item.ok ? QStringLiteral("engine") : QStringLiteral("error"),
-          item.ok ? QStringLiteral("the engine thread ended") : QString::fromStdString(item.error),
-          std::nullopt};
-      if (!item.ok) emit message(line);
-      const bool stopped = m_status == RunStatus::Stopping;
-      setStatus(!item.ok                                                      ? RunStatus::Failed
-                : stopped                                                     ? RunStatus::Stopped
-                : m_progress.total > 0 && m_progress.done >= m_progress.total ? RunStatus::Finished
-                                                                              : RunStatus::Stopped);
-      emit finished(m_status, item.ok ? QString() : QString::fromStdString(item.error));
+      onEngineThreadEnded(item.ok, item.error);
       continue;
     }
-    std::visit(
-        [&](const auto& e) {
-          using T = std::decay_t<decltype(e)>;
-          if constexpr (std::is_same_v<T, core::PhaseEvent>) {
-            m_progress.phase = QString::fromStdString(e.phase);
-            m_progress.done = e.done;
-            m_progress.total = e.total;
-            progressed = true;
-          } else if constexpr (std::is_same_v<T, core::StepEvent>) {
-            if (m_progress.startStep < 0) m_progress.startStep = e.step;
-            m_progress.phase = QStringLiteral("training");
-            m_progress.done = e.step;
-            m_progress.total = e.totalSteps;
-            m_progress.tokensPerSecond = e.tokensPerSecond;
-            m_progress.elapsedSeconds = e.elapsedSeconds;
-            m_progress.device = QString::fromStdString(e.device);
-            m_progress.deviceMemoryBytes = e.deviceMemoryBytes;
-            lastStep = e.step;
-            lastTotal = e.totalSteps;
-            progressed = true;
-            if (m_status == RunStatus::PreparingData) setStatus(RunStatus::Training);
-          } else if constexpr (std::is_same_v<T, core::EvaluationEvent>) {
-            emit message({e.step, nowSeconds(), QStringLiteral("evaluation"),
-                          QStringLiteral("evaluation at step %1: loss %2, accuracy %3")
-                              .arg(e.step)
-                              .arg(e.loss, 0, 'f', 4)
-                              .arg(e.accuracy, 0, 'f', 4),
-                          std::nullopt});
-          } else if constexpr (std::is_same_v<T, core::CheckpointEvent>) {
-            emit message({e.step, nowSeconds(), QStringLiteral("checkpoint"),
-                          QStringLiteral("checkpoint at step %1: %2")
-                              .arg(e.step)
-                              .arg(QString::fromStdString(e.path.string())),
-                          std::nullopt});
-          } else if constexpr (std::is_same_v<T, core::MilestoneEvent>) {
-            if (e.kind == core::RunEventKind::Paused && !m_paused) {
-              m_paused = true;  // a pause the engine thread decided (pauseAtStep)
-              setStatus(RunStatus::Paused);
-            }
-            const bool opened =
-                e.kind == core::RunEventKind::Start || e.kind == core::RunEventKind::Resume;
-            if (opened) {
-              if (m_status == RunStatus::PreparingData)
-                setStatus(m_paused ? RunStatus::Paused : RunStatus::Training);
-              if (m_progress.startStep < 0) m_progress.startStep = e.step;
-            }
-            emit message({e.step, nowSeconds(),
-                          QString::fromStdString(core::runEventKindString(e.kind)),
-                          QString::fromStdString(e.message), e.kind});
-            // The engine writes these right after opening the log: readers may open it now.
-            if (opened) emit logOpened();
-          }
-        },
-        item.event);
+    std::visit(Overloaded{[&](const core::PhaseEvent& e) { onPhase(e, batch); },
+                          [&](const core::StepEvent& e) { onStep(e, batch); },
+                          [&](const core::EvaluationEvent& e) { onEvaluation(e); },
+                          [&](const core::CheckpointEvent& e) { onCheckpoint(e); },
+                          [&](const core::MilestoneEvent& e) { onMilestone(e); }},
+               item.event);
   }
-  if (progressed) emit progressChanged();
-  if (lastStep >= 0) emit stepReported(lastStep, lastTotal);
+  if (batch.progressed) emit progressChanged();
+  if (batch.lastStep >= 0) emit stepReported(batch.lastStep, batch.lastTotal);
+}
+
+void TrainingController::onEngineThreadEnded(bool ok, const std::string& error) {
+  join();
+  m_running = false;
+  m_paused = false;
+  if (!ok) {
+    emit message({m_progress.done, nowSeconds(), QStringLiteral("error"),
+                  QString::fromStdString(error), std::nullopt, true});
+  }
+  setStatus(endStatus(ok));
+  emit finished(m_status, ok ? QString() : QString::fromStdString(error));
+}
+
+RunStatus TrainingController::endStatus(bool ok) const {
+  if (!ok) return RunStatus::Failed;
+  if (m_status == RunStatus::Stopping) return RunStatus::Stopped;
+  // Ended without a stop request: finished when every step was trained.
+  const bool allStepsDone = m_progress.total > 0 && m_progress.done >= m_progress.total;
+  return allStepsDone ? RunStatus::Finished : RunStatus::Stopped;
+}
+
+void TrainingController::onPhase(const core::PhaseEvent& e, BatchReport& batch) {
+  m_progress.phase = QString::fromStdString(e.phase);
+  m_progress.done = e.done;
+  m_progress.total = e.total;
+  batch.progressed = true;
+}
+
+void TrainingController::onStep(const core::StepEvent& e, BatchReport& batch) {
+  if (m_progress.startStep < 0) m_progress.startStep = e.step;
+  m_progress.phase = QStringLiteral("training");
+  m_progress.done = e.step;
+  m_progress.total = e.totalSteps;
+  m_progress.tokensPerSecond = e.tokensPerSecond;
+  m_progress.elapsedSeconds = e.elapsedSeconds;
+  m_progress.device = QString::fromStdString(e.device);
+  m_progress.deviceMemoryBytes = e.deviceMemoryBytes;
+  batch.lastStep = e.step;
+  batch.lastTotal = e.totalSteps;
+  batch.progressed = true;
+  if (m_status == RunStatus::PreparingData) setStatus(RunStatus::Training);
+}
+
+void TrainingController::onEvaluation(const core::EvaluationEvent& e) {
+  emit message({e.step, nowSeconds(), QStringLiteral("evaluation"),
+                QStringLiteral("evaluation at step %1: loss %2, accuracy %3")
+                    .arg(e.step)
+                    .arg(e.loss, 0, 'f', 4)
+                    .arg(e.accuracy, 0, 'f', 4),
+                std::nullopt});
+}
+
+void TrainingController::onCheckpoint(const core::CheckpointEvent& e) {
+  emit message({e.step, nowSeconds(), QStringLiteral("checkpoint"),
+                QStringLiteral("checkpoint at step %1: %2")
+                    .arg(e.step)
+                    .arg(QString::fromStdString(e.path.string())),
+                std::nullopt});
+}
+
+void TrainingController::onMilestone(const core::MilestoneEvent& e) {
+  if (e.kind == core::RunEventKind::Paused && !m_paused) {
+    m_paused = true;  // a pause the engine thread decided (pauseAtStep)
+    setStatus(RunStatus::Paused);
+  }
+  const bool opened = e.kind == core::RunEventKind::Start || e.kind == core::RunEventKind::Resume;
+  if (opened) {
+    if (m_status == RunStatus::PreparingData)
+      setStatus(m_paused ? RunStatus::Paused : RunStatus::Training);
+    if (m_progress.startStep < 0) m_progress.startStep = e.step;
+  }
+  emit message({e.step, nowSeconds(), QString::fromStdString(core::runEventKindString(e.kind)),
+                QString::fromStdString(e.message), e.kind});
+  // The engine writes these right after opening the log: readers may open it now.
+  if (opened) emit logOpened();
 }
 
 }  // namespace attnlab::app

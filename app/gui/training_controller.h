@@ -10,13 +10,16 @@
 #include "app/gui/training_session.h"
 
 #include "core/config/run_config.h"
+#include "core/train/training_progress.h"
 
 #include <QObject>
 #include <QString>
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -56,7 +59,23 @@ class TrainingController : public TrainingSession {
 
  private:
   class Observer;
+  /// What a batch of events changed, reported once after the batch.
+  struct BatchReport {
+    bool progressed = false;                    ///< a phase or a step moved: progressChanged()
+    std::int64_t lastStep = -1, lastTotal = 0;  ///< the batch's last step: stepReported()
+  };
+
+  /// Handles every event queued since the previous drain, in order (posted by the Observer).
   void drain();
+  /// The engine thread returned: failed (with `error`), stopped or finished.
+  void onEngineThreadEnded(bool ok, const std::string& error);
+  RunStatus endStatus(bool ok) const;
+  void onPhase(const core::PhaseEvent& event, BatchReport& batch);
+  void onStep(const core::StepEvent& event, BatchReport& batch);
+  void onEvaluation(const core::EvaluationEvent& event);
+  void onCheckpoint(const core::CheckpointEvent& event);
+  /// Start and Resume also mean the run log is open: logOpened() follows the message.
+  void onMilestone(const core::MilestoneEvent& event);
   void setStatus(RunStatus status);
   void join();
 
