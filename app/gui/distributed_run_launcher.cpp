@@ -346,8 +346,8 @@ void DistributedRunLauncher::emitLine(const QString& line, bool standardError) {
                      (standardError && line.contains(QStringLiteral("failed")));
   const double now = static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
   emit message({m_progress.done, now,
-                error ? QStringLiteral("error") : QStringLiteral("attnlab-cli"), line,
-                std::nullopt});
+                error ? QStringLiteral("error") : QStringLiteral("attnlab-cli"), line, std::nullopt,
+                error});
 }
 
 void DistributedRunLauncher::end(RunStatus status, const QString& error) {

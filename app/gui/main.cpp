@@ -2,7 +2,7 @@
 #include "app/gui/command_line.h"
 #include "app/gui/main_window.h"
 #include "app/gui/opened_runs.h"
-#include "app/gui/training_session.h"
+#include "app/gui/training_coordinator.h"
 #include "core/config/config_loader.h"
 #include "core/config/config_presets.h"
 
@@ -47,7 +47,7 @@ bool startTraining(attnlab::app::MainWindow& window, const attnlab::app::GuiComm
                             ? c.runDir
                             : attnlab::app::AppSettings().runsFolder() + QLatin1Char('/') +
                                   QString::fromStdString(config.run.name);
-    return window.startTraining(config, dir, c.processes);
+    return window.parts().training->start(config, dir, c.processes);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnlab: %s\n", e.what());
     return false;
@@ -58,7 +58,7 @@ bool startTraining(attnlab::app::MainWindow& window, const attnlab::app::GuiComm
 void saveAndQuit(attnlab::app::MainWindow& window, const QString& path) {
   const bool ok = window.grab().save(path, "PNG");
   if (!ok) std::fprintf(stderr, "attnlab: cannot write the screenshot %s\n", qPrintable(path));
-  if (attnlab::app::TrainingSession* session = window.trainingSession();
+  if (attnlab::app::TrainingSession* session = window.parts().training->session();
       session != nullptr && session->isRunning()) {
     QObject::connect(session, &attnlab::app::TrainingSession::finished, qApp,
                      [ok] { QApplication::exit(ok ? 0 : 1); });
@@ -75,7 +75,7 @@ void scheduleScreenshot(attnlab::app::MainWindow& window, const QString& path, q
   QObject::connect(poll, &QTimer::timeout, &window, [&window, path, wantStep, poll, waited] {
     *waited += 100;
     bool ready = true;
-    for (auto* run : window.openedRuns()->runs()) {
+    for (auto* run : window.parts().runs->runs()) {
       ready = ready && run->status() != attnlab::app::RunStatus::Opening;
       if (wantStep > 0 && attnlab::app::isActiveHere(run->status()))
         ready = ready && run->step() >= wantStep;

@@ -9,24 +9,15 @@
 #include <QContextMenuEvent>
 #include <QDir>
 #include <QMenu>
-#include <QRegularExpression>
 
 namespace attnlab::app {
-namespace {
-
-// "Attention entropy per head, step 8: tiny" -> "attention-entropy-per-head-step-8-tiny".
-QString fileStem(const QString& title) {
-  QString stem = title.toLower();
-  stem.replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")), QStringLiteral("-"));
-  stem.remove(QRegularExpression(QStringLiteral("^-+|-+$")));
-  if (stem.size() > 60) stem.truncate(60);
-  return stem.isEmpty() ? QStringLiteral("figure") : stem;
-}
-
-}  // namespace
 
 PlotContextMenu::PlotContextMenu(QObject* parent) : QObject(parent) {
   qApp->installEventFilter(this);
+}
+
+ExportFigureDialog* PlotContextMenu::dialog() const {
+  return m_dialog;
 }
 
 PlotContextMenu::~PlotContextMenu() {
@@ -76,7 +67,8 @@ void PlotContextMenu::popup(widgets::PlotWidget* plot, const QPoint& globalPos) 
 void PlotContextMenu::askExport(widgets::PlotWidget* plot) {
   if (m_dialog) m_dialog->deleteLater();
   const QString folder = m_folder ? m_folder() : QDir::homePath();
-  const QString suggested = QDir(folder).filePath(fileStem(plot->title()) + QStringLiteral(".png"));
+  const QString suggested =
+      QDir(folder).filePath(figureFileStem(plot->title()) + QStringLiteral(".png"));
   widgets::ExportOptions defaults;
   if (plot->width() > 200 && plot->height() > 150) {
     // What the person sees is the natural default size.

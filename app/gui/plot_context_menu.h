@@ -36,7 +36,7 @@ class PlotContextMenu : public QObject {
   /// The menu shown last (tests trigger its actions); null before the first.
   QMenu* menu() const { return m_menu; }
   /// The export dialog open now, if any (it is modeless to the event loop: open(), not exec()).
-  ExportFigureDialog* dialog() const { return m_dialog; }
+  ExportFigureDialog* dialog() const;
 
   /// The plot under a widget: itself or its nearest PlotWidget ancestor; null otherwise.
   static widgets::PlotWidget* plotOf(QObject* object);

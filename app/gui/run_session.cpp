@@ -2,7 +2,6 @@
 
 #include <QDateTime>
 #include <QFileInfo>
-#include <QRegularExpression>
 
 #include <algorithm>
 
@@ -105,14 +104,10 @@ void RunSession::setProcesses(int processes) {
 }
 
 int RunSession::recordedProcesses() const {
-  // Only the events after the latest start or resume: a run stopped in 2 processes may have
-  // been resumed in one.
-  static const QRegularExpression over(QStringLiteral("data-parallel over (\\d+) processes"));
+  // The latest start or resume says (logs written before events had a world size say 0,
+  // and ran in one process unless a distributed event followed).
   for (auto it = m_messages.rbegin(); it != m_messages.rend(); ++it) {
-    if (it->event == core::RunEventKind::Distributed) {
-      const auto m = over.match(it->text);
-      if (m.hasMatch()) return std::max(1, m.captured(1).toInt());
-    }
+    if (it->worldSize > 0) return it->worldSize;
     if (it->event == core::RunEventKind::Start || it->event == core::RunEventKind::Resume) break;
   }
   return 1;

@@ -85,6 +85,11 @@ struct RunMessage {
   /// The run event it is (a milestone of the engine or a row of the log's events); empty
   /// for the app's own lines (evaluation, checkpoint, error, a process' output).
   std::optional<core::RunEventKind> event;
+  /// An error (shown in red; the status bar repeats it): an engine failure, a worker's error.
+  bool error = false;
+  /// For a start, resume or distributed event: the processes training the run from then on
+  /// (the log's typed field); 0 when the event does not say.
+  int worldSize = 0;
 };
 
 /// What a watcher read since its previous batch. Lists marked "new" are appended to what

@@ -183,6 +183,20 @@ bool RunWatcher::openReader(RunUpdate& update) {
 }
 
 void RunWatcher::readNew(RunUpdate& update) {
+  readScalars(update);
+  readLayerSeries(update);
+  readSnapshotSteps(update);
+  readEvents(update);
+  const auto checkpoints = m_reader->checkpoints();
+  if (checkpoints.size() != m_checkpointCount) {
+    m_checkpointCount = checkpoints.size();
+    std::vector<CheckpointInfo> list;
+    for (const auto& c : checkpoints) list.push_back({c.step, qs(c.path), c.valLoss});
+    update.checkpoints = std::move(list);
+  }
+}
+
+void RunWatcher::readScalars(RunUpdate& update) {
   core::RunLogReader& r = *m_reader;
   for (const auto& name : m_scalarNames) {
     std::uint64_t& have = m_rowsRead[name];
@@ -202,6 +216,10 @@ void RunWatcher::readNew(RunUpdate& update) {
       it = it->second.steps.empty() ? update.scalars.erase(it) : std::next(it);
   }
   m_scalarsAnnounced = true;
+}
+
+void RunWatcher::readLayerSeries(RunUpdate& update) {
+  core::RunLogReader& r = *m_reader;
   for (const auto& name : m_layerSeriesNames) {
     std::uint64_t& have = m_rowsRead[name];
     if (r.seriesRows(name) <= have) continue;
@@ -216,21 +234,27 @@ void RunWatcher::readNew(RunUpdate& update) {
     rows.values = std::move(s.values);
     update.layerSeries[rows.name] = std::move(rows);
   }
-  const auto names = r.seriesNames();
-  if (std::find(names.begin(), names.end(), kSnapshotSeries) != names.end()) {
-    const auto fresh = r.seriesSteps(kSnapshotSeries, m_snapshotSteps.size());
-    if (!fresh.empty() || !m_rowsRead.count(kSnapshotSeries)) {
-      m_rowsRead[kSnapshotSeries] = 1;
-      m_snapshotSteps.insert(m_snapshotSteps.end(), fresh.begin(), fresh.end());
-      update.snapshotSteps = m_snapshotSteps;
-    }
+}
+
+void RunWatcher::readSnapshotSteps(RunUpdate& update) {
+  const auto names = m_reader->seriesNames();
+  if (std::find(names.begin(), names.end(), kSnapshotSeries) == names.end()) return;
+  const auto fresh = m_reader->seriesSteps(kSnapshotSeries, m_snapshotSteps.size());
+  if (!fresh.empty() || !m_rowsRead.count(kSnapshotSeries)) {
+    m_rowsRead[kSnapshotSeries] = 1;
+    m_snapshotSteps.insert(m_snapshotSteps.end(), fresh.begin(), fresh.end());
+    update.snapshotSteps = m_snapshotSteps;
   }
+}
+
+void RunWatcher::readEvents(RunUpdate& update) {
   std::uint64_t& eventsRead = m_rowsRead[kEventsKey];
-  const auto events = r.events(eventsRead);
+  const auto events = m_reader->events(eventsRead);
   eventsRead += events.size();
   for (const auto& e : events) {
     const std::optional<core::RunEventKind> kind = e.knownKind();
-    update.events.push_back({e.step, e.wallTime, qs(e.kind), qs(e.message), kind});
+    update.events.push_back(
+        {e.step, e.wallTime, qs(e.kind), qs(e.message), kind, /*error=*/false, e.worldSize});
     if (kind == core::RunEventKind::Start || kind == core::RunEventKind::Resume)
       m_finished = m_stopped = false;
     if (kind == core::RunEventKind::Finished) m_finished = true, m_stopped = false;
@@ -238,13 +262,6 @@ void RunWatcher::readNew(RunUpdate& update) {
   }
   update.finished = m_finished;
   update.stopped = m_stopped;
-  const auto checkpoints = r.checkpoints();
-  if (checkpoints.size() != m_checkpointCount) {
-    m_checkpointCount = checkpoints.size();
-    std::vector<CheckpointInfo> list;
-    for (const auto& c : checkpoints) list.push_back({c.step, qs(c.path), c.valLoss});
-    update.checkpoints = std::move(list);
-  }
 }
 
 void RunWatcher::loadSnapshot(qint64 step) {

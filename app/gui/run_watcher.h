@@ -63,6 +63,10 @@ class RunWatcher : public QObject {
   void reopenReadOnly();
   QString logPath() const;
   void readNew(RunUpdate& update);
+  void readScalars(RunUpdate& update);
+  void readLayerSeries(RunUpdate& update);
+  void readSnapshotSteps(RunUpdate& update);
+  void readEvents(RunUpdate& update);
   void schedule();
 
   QString m_directory;

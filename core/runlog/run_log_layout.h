@@ -15,6 +15,8 @@ inline const std::string kScalars = "scalars";
 inline const std::string kSeries = "series";
 inline const std::string kCheckpoints = "checkpoints";
 inline const std::string kEvents = "events";
+/// The events' world-size column (logs written before it existed lack it until resumed).
+inline const std::string kEventWorldSize = "world_size";
 inline const std::string kConfig = "config";
 inline const std::string kConfigJson = "config_json";
 inline const std::string kPieces = "tokenizer/pieces";

@@ -231,8 +231,14 @@ std::vector<RunEvent> RunLogReader::events(std::uint64_t firstRow) const {
   s.dataset(g + "/wall_time").readRows(times.data(), hdf5::ElementType::Float64, first, n);
   const auto kinds = s.dataset(g + "/kind").readStringRows(first, n);
   const auto messages = s.dataset(g + "/message").readStringRows(first, n);
+  // Logs written before the world-size column have none (0: not said).
+  std::vector<std::int64_t> worlds(n, 0);
+  const std::string worldPath = g + "/" + layout::kEventWorldSize;
+  if (s.root.isDataset(worldPath) && s.dataset(worldPath).rows() >= first + n)
+    s.dataset(worldPath).readRows(worlds.data(), hdf5::ElementType::Int64, first, n);
   std::vector<RunEvent> out(n);
-  for (std::uint64_t i = 0; i < n; ++i) out[i] = {steps[i], times[i], kinds[i], messages[i]};
+  for (std::uint64_t i = 0; i < n; ++i)
+    out[i] = {steps[i], times[i], kinds[i], messages[i], static_cast<int>(worlds[i])};
   return out;
 }
 

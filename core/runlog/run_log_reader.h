@@ -41,6 +41,9 @@ struct RunEvent {
   double wallTime = 0;
   std::string kind;
   std::string message;
+  /// The processes training the run from this event on (start, resume, distributed); 0
+  /// when the event does not say (other kinds, and logs written before the column).
+  int worldSize = 0;
   /// The kind, when this version knows its name.
   std::optional<RunEventKind> knownKind() const { return runEventKindFromName(kind); }
 };

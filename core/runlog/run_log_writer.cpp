@@ -57,6 +57,7 @@ struct EventRecord {
   double wallTime;
   std::string kind;
   std::string message;
+  std::int64_t worldSize;
 };
 
 struct Batch {
@@ -147,6 +148,18 @@ void createLayout(File& file, const RunLogSchema& schema) {
       "kind", hdf5::Datatype::fixedString(events.context(), kRunLogEventKindBytes), {}, 64);
   events.createExtensible(
       "message", hdf5::Datatype::fixedString(events.context(), kRunLogEventMessageBytes), {}, 16);
+  events.createExtensible(layout::kEventWorldSize, ElementType::Int64, {}, 64);
+}
+
+/// A log written before events had a world size gets the column on resume, 0 ("not said")
+/// for its earlier rows, so every events column keeps the same length.
+void addEventWorldSizeColumn(Group& root) {
+  Group events = root.openGroup(layout::kEvents);
+  if (events.isDataset(layout::kEventWorldSize)) return;
+  const std::uint64_t rows = events.openDataset("step").rows();
+  Dataset column = events.createExtensible(layout::kEventWorldSize, ElementType::Int64, {}, 64);
+  const std::vector<std::int64_t> zeros(rows, 0);
+  if (rows > 0) column.appendRows(zeros.data(), ElementType::Int64, rows);
 }
 
 /// On resume: the file must declare exactly the schema's scalars and series.
@@ -241,7 +254,7 @@ struct RunLogWriter::State {
   std::vector<Columns> scalarColumns;
   std::vector<Columns> seriesColumns;
   Dataset checkpointStep, checkpointPath, checkpointValLoss, checkpointWallTime;
-  Dataset eventStep, eventWallTime, eventKind, eventMessage;
+  Dataset eventStep, eventWallTime, eventKind, eventMessage, eventWorldSize;
 
   mutable std::mutex mutex;
   std::condition_variable wake;
@@ -364,18 +377,22 @@ void RunLogWriter::State::writeBatch(Batch& batch) {
   if (!batch.events.empty()) {
     std::vector<std::int64_t> steps;
     std::vector<double> times;
+    std::vector<std::int64_t> worldSizes;
     std::vector<std::string> kinds, messages;
     for (const auto& r : batch.events) {
       steps.push_back(r.step);
       times.push_back(r.wallTime);
       kinds.push_back(r.kind);
       messages.push_back(r.message);
+      worldSizes.push_back(r.worldSize);
     }
     eventKind.appendFixedStrings(kinds);
     eventMessage.appendFixedStrings(messages);
+    appendColumn(eventWorldSize, worldSizes, ElementType::Int64);
     appendColumn(eventWallTime, times, ElementType::Float64);
     appendColumn(eventStep, steps, ElementType::Int64);
-    for (auto* d : {&eventKind, &eventMessage, &eventWallTime, &eventStep}) touched.insert(d);
+    for (auto* d : {&eventKind, &eventMessage, &eventWorldSize, &eventWallTime, &eventStep})
+      touched.insert(d);
   }
   // One flush per touched dataset per batch: what makes the rows visible to SWMR readers.
   for (Dataset* d : touched) d->flush();
@@ -385,7 +402,7 @@ void RunLogWriter::State::closeFile() {
   scalarColumns.clear();
   seriesColumns.clear();
   for (auto* d : {&checkpointStep, &checkpointPath, &checkpointValLoss, &checkpointWallTime,
-                  &eventStep, &eventWallTime, &eventKind, &eventMessage})
+                  &eventStep, &eventWallTime, &eventKind, &eventMessage, &eventWorldSize})
     *d = Dataset();
   if (file.valid()) file.close();
 }
@@ -473,6 +490,7 @@ RunLogWriter::RunLogWriter(std::string path, RunLogSchema schema, double flushSe
     layout::checkSchemaVersion(root);
     checkSameSchema(root, s.schema, s.path);
     truncateAll(root, resumeAfterStep);
+    addEventWorldSizeColumn(root);
     s.file.startSwmrWrite();
   } else {
     // Made under a temporary name and renamed once its layout is written: a process killed
@@ -513,6 +531,7 @@ RunLogWriter::RunLogWriter(std::string path, RunLogSchema schema, double flushSe
   s.eventWallTime = events.openDataset("wall_time");
   s.eventKind = events.openDataset("kind");
   s.eventMessage = events.openDataset("message");
+  s.eventWorldSize = events.openDataset(layout::kEventWorldSize);
   s.thread = std::thread([&s] { s.run(); });
 }
 
@@ -574,13 +593,13 @@ void RunLogWriter::addCheckpoint(std::int64_t step, const std::string& path,
       {step, path, valLoss.value_or(std::numeric_limits<double>::quiet_NaN()), now});
 }
 
-void RunLogWriter::addEvent(std::int64_t step, const std::string& kind,
-                            const std::string& message) {
+void RunLogWriter::addEvent(std::int64_t step, const std::string& kind, const std::string& message,
+                            int worldSize) {
   State& s = *m_state;
   const double now = hdf5::wallTimeSeconds();
   std::lock_guard lock(s.mutex);
   s.checkOpenLocked();
-  s.queue.events.push_back({step, now, kind, message});
+  s.queue.events.push_back({step, now, kind, message, worldSize});
 }
 
 void RunLogWriter::sync() {

@@ -50,11 +50,15 @@ class RunLogWriter {
   void appendSeries(std::string_view name, std::int64_t step, const std::vector<float>& data);
   /// Records a checkpoint file (`valLoss` empty: stored as NaN).
   void addCheckpoint(std::int64_t step, const std::string& path, std::optional<double> valLoss);
-  /// Records an event: kind "stop", "non_finite_loss", "resume", ... and a message.
-  void addEvent(std::int64_t step, const std::string& kind, const std::string& message);
+  /// Records an event: kind "stop", "non_finite_loss", "resume", ... and a message;
+  /// `worldSize`: the processes training the run from this event on (start, resume,
+  /// distributed), 0 for an event that does not say.
+  void addEvent(std::int64_t step, const std::string& kind, const std::string& message,
+                int worldSize = 0);
   /// The same for one of the engine's kinds (its name is what the file stores).
-  void addEvent(std::int64_t step, RunEventKind kind, const std::string& message) {
-    addEvent(step, runEventKindString(kind), message);
+  void addEvent(std::int64_t step, RunEventKind kind, const std::string& message,
+                int worldSize = 0) {
+    addEvent(step, runEventKindString(kind), message, worldSize);
   }
 
   /// Blocks until everything queued so far is written and flushed (at a checkpoint, before

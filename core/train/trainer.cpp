@@ -315,8 +315,9 @@ class TrainingRun {
         exists ? std::optional<std::int64_t>(m_startStep) : std::nullopt);
     m_summary.runLog = path;
     m_interval = std::make_unique<IntervalMetrics>(c, quantities);
+    const int world = m_distributed ? m_distributed->worldSize() : 1;
     milestone(m_resume ? RunEventKind::Resume : RunEventKind::Start,
-              m_resume ? "resumed from " + m_resume->path.string() : "training started");
+              m_resume ? "resumed from " + m_resume->path.string() : "training started", world);
     milestone(RunEventKind::Variants, describeMechanisms(c));
     if (m_distributed)
       milestone(RunEventKind::Distributed,
@@ -458,7 +459,7 @@ class TrainingRun {
 
   /// A milestone for both the run log and the observer.
   void milestone(RunEventKind kind, const std::string& message, int worldSize = 0) {
-    m_log->addEvent(m_step, kind, message);
+    m_log->addEvent(m_step, kind, message, worldSize);
     m_events.send(MilestoneEvent{m_step, kind, message, worldSize});
   }
 

@@ -61,7 +61,7 @@ struct MilestoneEvent {
   std::int64_t step = 0;
   RunEventKind kind = RunEventKind::Note;
   std::string message;
-  int worldSize = 0;  ///< Distributed: the processes training the run (0 for other kinds)
+  int worldSize = 0;  ///< Start, Resume, Distributed: the processes training the run (else 0)
 };
 
 using TrainingEvent =

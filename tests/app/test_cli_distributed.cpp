@@ -105,10 +105,13 @@ class TestCliDistributed : public QObject {
         tests::kPython, {"-c",
                          "import h5py,sys; f=h5py.File(sys.argv[1],'r'); "
                          "print([m.decode() if isinstance(m,bytes) else m for m in "
-                         "f['events/message'][()]])",
+                         "f['events/message'][()]]); "
+                         "print('world sizes', sorted(set(f['events/world_size'][()].tolist())))",
                          path("two/run.h5")});
     QVERIFY2(events.out.contains("data-parallel over 2 processes"),
              qPrintable(events.out + events.err));
+    // ... and as a typed field: the start and distributed events carry 2, the others 0.
+    QVERIFY2(events.out.contains("world sizes [0, 2]"), qPrintable(events.out + events.err));
   }
 
   // --progress jsonl through the launcher, read by Python's json module: every line of the

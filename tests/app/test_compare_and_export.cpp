@@ -21,6 +21,8 @@
 #include "app/gui/panels/runs_panel.h"
 #include "app/gui/plot_context_menu.h"
 #include "app/gui/report_export_controller.h"
+#include "app/gui/view_tabs.h"
+#include "app/gui/window_exports.h"
 #include "core/config/config_loader.h"
 #include "tests/support/cli_process.h"
 #include "tests/support/tiny_run_setup.h"
@@ -127,21 +129,21 @@ class TestCompareAndExport : public QObject {
   void openAndSelectBoth(app::MainWindow& window) {
     QVERIFY(window.openRun(m_plain) != nullptr);
     QVERIFY(window.openRun(m_variant) != nullptr);
-    QListWidget* list = window.runsPanel()->list();
+    QListWidget* list = window.parts().runsPanel->list();
     QCOMPARE(list->count(), 2);
     QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
                       list->visualItemRect(list->item(0)).center());
     QTest::mouseClick(list->viewport(), Qt::LeftButton, Qt::ControlModifier,
                       list->visualItemRect(list->item(1)).center());
-    QCOMPARE(window.runsPanel()->selectedRuns().size(), 2);
+    QCOMPARE(window.parts().runsPanel->selectedRuns().size(), 2);
   }
 
   void clickTab(app::MainWindow& window, const QString& text) {
-    QTabBar* bar = window.views()->tabBar();
+    QTabBar* bar = window.parts().views->tabBar();
     for (int i = 0; i < bar->count(); ++i)
       if (bar->tabText(i) == text)
         QTest::mouseClick(bar, Qt::LeftButton, {}, bar->tabRect(i).center());
-    QCOMPARE(window.views()->tabText(window.views()->currentIndex()), text);
+    QCOMPARE(window.parts().views->tabText(window.parts().views->currentIndex()), text);
   }
 
   /// Fills the export dialog open now and presses Export.
@@ -190,10 +192,10 @@ class TestCompareAndExport : public QObject {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     openAndSelectBoth(window);
-    QSignalSpy ready(window.comparePanel(), &app::ComparePanel::summariesReady);
+    QSignalSpy ready(window.parts().views->comparePanel(), &app::ComparePanel::summariesReady);
     clickTab(window, "Compare");
     QVERIFY(ready.count() > 0 || ready.wait(20000));
-    QTableWidget* table = window.comparePanel()->table();
+    QTableWidget* table = window.parts().views->comparePanel()->table();
     QCOMPARE(table->rowCount(), 2);
 
     auto columnOf = [table](const QString& header) {
@@ -241,11 +243,14 @@ class TestCompareAndExport : public QObject {
 
     // The table as CSV: a header line and one line per run.
     const QString csv = path("comparison.csv");
-    QCOMPARE(window.comparePanel()->exportTable(csv), QString());
+    QCOMPARE(window.parts().views->comparePanel()->exportTable(csv), QString());
     QFile f(csv);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(QString::fromUtf8(f.readAll()).trimmed().split('\n').size(), 3);
-    QVERIFY(window.comparePanel()->exportTable(path("comparison.txt")).contains(".csv or .md"));
+    QVERIFY(window.parts()
+                .views->comparePanel()
+                ->exportTable(path("comparison.txt"))
+                .contains(".csv or .md"));
   }
 
   void violinsOfBothRunsShareOneScale() {
@@ -254,7 +259,7 @@ class TestCompareAndExport : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     openAndSelectBoth(window);
     clickTab(window, "Compare");
-    app::ComparePanel* compare = window.comparePanel();
+    app::ComparePanel* compare = window.parts().views->comparePanel();
     QVERIFY(compare->showComparison("realformer-fig4"));
     QCOMPARE(compare->figureViews().size(), 1);
     auto* violins = qobject_cast<widgets::ViolinGrid*>(compare->figureViews().front()->plot());
@@ -296,7 +301,7 @@ class TestCompareAndExport : public QObject {
     QVERIFY(compare->figureViews()[1]->plot() != nullptr);
 
     // One run selected: the tab says how to compare.
-    window.runsPanel()->selectOnly(window.openedRuns()->find(m_plain));
+    window.parts().runsPanel->selectOnly(window.parts().runs->find(m_plain));
     QVERIFY(compare->findChild<QLabel*>("compareHint")->isVisible());
   }
 
@@ -308,10 +313,10 @@ class TestCompareAndExport : public QObject {
     auto* action = window.findChild<QAction*>("figure:realformer-fig6");
     QVERIFY(action != nullptr);
     QVERIFY(action->text().contains("RealFormer"));
-    const int tabs = window.views()->count();
+    const int tabs = window.parts().views->count();
     action->trigger();
-    QCOMPARE(window.views()->count(), tabs + 1);
-    auto* view = qobject_cast<app::FigureView*>(window.views()->currentWidget());
+    QCOMPARE(window.parts().views->count(), tabs + 1);
+    auto* view = qobject_cast<app::FigureView*>(window.parts().views->currentWidget());
     QVERIFY(view != nullptr);
     QVERIFY2(view->error().isEmpty(), qPrintable(view->error()));
     QVERIFY(view->provenanceText().contains("plain"));
@@ -326,27 +331,27 @@ class TestCompareAndExport : public QObject {
     const QImage image(path("fig6.png"));
     QCOMPARE(image.size(), QSize(1280, 960));
     // SVG: the title and axis label are text.
-    QCOMPARE(window.exportCurrentView(path("fig6.svg")), QString());
+    QCOMPARE(window.parts().views->exportCurrentView(path("fig6.svg")), QString());
     const QString svg = svgTexts(path("fig6.svg")).join(' ');
     QVERIFY2(svg.contains("Adjacent-layer Jensen-Shannon"), qPrintable(svg.left(300)));
     QVERIFY2(svg.contains("bits") && svg.contains("head (ordered by median"),
              qPrintable(svg.left(300)));
     // An unwritable place: the error names it, the window goes on.
-    const QString bad = window.exportCurrentView("/proc/attnlab-no/fig.png");
+    const QString bad = window.parts().views->exportCurrentView("/proc/attnlab-no/fig.png");
     QVERIFY2(bad.contains("/proc/attnlab-no"), qPrintable(bad));
 
     // A figure whose input is missing says which command makes it.
-    window.runsPanel()->selectOnly(window.openedRuns()->find(m_plain));
+    window.parts().runsPanel->selectOnly(window.parts().runs->find(m_plain));
     window.findChild<QAction*>("figure:asa-fig5")->trigger();
-    auto* missing = qobject_cast<app::FigureView*>(window.views()->currentWidget());
+    auto* missing = qobject_cast<app::FigureView*>(window.parts().views->currentWidget());
     QVERIFY(missing != nullptr && missing->plot() == nullptr);
     QVERIFY2(missing->error().contains("asa"), qPrintable(missing->error()));
     // Figure tabs close; the fixed views do not.
-    const int index = window.views()->currentIndex();
-    emit window.views()->tabCloseRequested(index);
-    QCOMPARE(window.views()->count(), tabs + 1);
-    emit window.views()->tabCloseRequested(0);
-    QCOMPARE(window.views()->count(), tabs + 1);
+    const int index = window.parts().views->currentIndex();
+    emit window.parts().views->tabCloseRequested(index);
+    QCOMPARE(window.parts().views->count(), tabs + 1);
+    emit window.parts().views->tabCloseRequested(0);
+    QCOMPARE(window.parts().views->count(), tabs + 1);
     closeMessageBoxes(window);
   }
 
@@ -358,14 +363,14 @@ class TestCompareAndExport : public QObject {
     QVERIFY(window.openRun(m_plain) != nullptr);
     clickTab(window, "Curves");
     widgets::CurvePlot* plot = nullptr;
-    QTRY_VERIFY((plot = window.curvesPanel()->plotFor("train/loss")) != nullptr);
+    QTRY_VERIFY((plot = window.parts().views->curvesPanel()->plotFor("train/loss")) != nullptr);
     QTRY_VERIFY(plot->isVisible());
     // A right click on the plot, as the window system delivers it.
     QWidget* canvas = plot->customPlot();
     const QPoint at = canvas->rect().center();
     QContextMenuEvent event(QContextMenuEvent::Mouse, at, canvas->mapToGlobal(at));
     QApplication::sendEvent(canvas, &event);
-    QMenu* menu = window.plotContextMenu()->menu();
+    QMenu* menu = window.parts().plotMenu->menu();
     QVERIFY(menu != nullptr);
     QTRY_VERIFY(menu->isVisible());
     QAction* exportAction = nullptr;
@@ -373,8 +378,8 @@ class TestCompareAndExport : public QObject {
       if (a->text().startsWith("Export figure")) exportAction = a;
     QVERIFY(exportAction != nullptr);
     exportAction->trigger();
-    QTRY_VERIFY(window.plotContextMenu()->dialog() != nullptr);
-    fillExportDialog(window.plotContextMenu()->dialog(), path("loss.pdf"), 500, 300, 150);
+    QTRY_VERIFY(window.parts().plotMenu->dialog() != nullptr);
+    fillExportDialog(window.parts().plotMenu->dialog(), path("loss.pdf"), 500, 300, 150);
     QTRY_VERIFY(QFile::exists(path("loss.pdf")));
     // The PDF renders: pdftoppm makes an image of it.
     const auto r = tests::runProcess(
@@ -401,12 +406,14 @@ class TestCompareAndExport : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(window.openRun(run) != nullptr);
     clickTab(window, "Analysis");
-    app::AnalysisRunOptionsButton* options = window.analysisPanel()->runOptionsButton();
+    app::AnalysisRunOptionsButton* options =
+        window.parts().views->analysisPanel()->runOptionsButton();
     QTest::mouseClick(options->textChoice(), Qt::LeftButton);
     options->textFileField()->setText(text);
     options->pairwiseField()->setValue(2);
-    QSignalSpy finished(window.analysisController(), &app::AnalysisController::finished);
-    QPushButton* runButton = window.analysisPanel()->findChild<app::JobBar*>()->runButton();
+    QSignalSpy finished(window.parts().analysis, &app::AnalysisController::finished);
+    QPushButton* runButton =
+        window.parts().views->analysisPanel()->findChild<app::JobBar*>()->runButton();
     QVERIFY(runButton->isEnabled());
     QTest::mouseClick(runButton, Qt::LeftButton);
     QVERIFY(finished.wait(120000));
@@ -434,8 +441,8 @@ class TestCompareAndExport : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(window.openRun(run) != nullptr);
     clickTab(window, "Analysis");
-    QSignalSpy finished(window.analysisController(), &app::AnalysisController::finished);
-    QTest::mouseClick(window.analysisPanel()->findChild<app::JobBar*>()->runButton(),
+    QSignalSpy finished(window.parts().analysis, &app::AnalysisController::finished);
+    QTest::mouseClick(window.parts().views->analysisPanel()->findChild<app::JobBar*>()->runButton(),
                       Qt::LeftButton);
     QVERIFY(finished.wait(120000));
     QCOMPARE(finished.last().at(0).toBool(), false);
@@ -456,11 +463,12 @@ class TestCompareAndExport : public QObject {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(window.openRun(m_variant) != nullptr);
-    QSignalSpy finished(window.reportExport(), &app::ReportExportController::finished);
+    QSignalSpy finished(window.parts().exports->reportExport(),
+                        &app::ReportExportController::finished);
 
     // Cancelled at once: nothing under the chosen name, no partial folder.
     const QString cancelled = path("report-cancelled");
-    QCOMPARE(window.exportReport(cancelled), QString());
+    QCOMPARE(window.parts().exports->exportReport(cancelled), QString());
     window.findChild<QAction*>("cancelReportAction")->trigger();
     QVERIFY(finished.wait(30000));
     QCOMPARE(finished.last().at(0).toBool(), false);
@@ -468,7 +476,7 @@ class TestCompareAndExport : public QObject {
     QVERIFY(!QDir(cancelled + ".part").exists());
 
     const QString out = path("report-app");
-    QCOMPARE(window.exportReport(out), QString());
+    QCOMPARE(window.parts().exports->exportReport(out), QString());
     QVERIFY(finished.wait(120000));
     QVERIFY2(finished.last().at(0).toBool(), qPrintable(finished.last().at(2).toString()));
     QVERIFY(!QDir(out + ".part").exists());
@@ -490,7 +498,7 @@ class TestCompareAndExport : public QObject {
     QCOMPARE(filesUnder(path("report-cli")), files);
 
     // A folder that is not empty is refused with its name; nothing is written.
-    const QString refused = window.exportReport(out);
+    const QString refused = window.parts().exports->exportReport(out);
     QVERIFY2(refused.contains(out) && refused.contains("not empty"), qPrintable(refused));
   }
 };

@@ -10,11 +10,13 @@
 #include "app/gui/distributed_run_launcher.h"
 #include "app/gui/main_window.h"
 #include "app/gui/new_run/new_run_dialog.h"
+#include "app/gui/notices.h"
 #include "app/gui/opened_runs.h"
 #include "app/gui/panels/console_dock.h"
 #include "app/gui/panels/run_status_bar.h"
 #include "app/gui/panels/runs_panel.h"
 #include "app/gui/training_controller.h"
+#include "app/gui/training_coordinator.h"
 #include "core/runlog/run_log_reader.h"
 #include "tests/support/listening_socket.h"
 #include "tests/support/tiny_run_setup.h"
@@ -188,10 +190,10 @@ class TestDistributedRun : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     // Every row text and status-bar text the run shows, from its first status on.
     QStringList rows, statusBar;
-    connect(window.openedRuns(), &app::OpenedRuns::runOpened, this, [&](app::RunSession* run) {
+    connect(window.parts().runs, &app::OpenedRuns::runOpened, this, [&](app::RunSession* run) {
       const auto record = [&, run] {
-        rows << window.runsPanel()->rowText(run);
-        statusBar << window.runStatusBar()->text();
+        rows << window.parts().runsPanel->rowText(run);
+        statusBar << window.parts().statusBar->text();
       };
       connect(run, &app::RunSession::statusChanged, this, record);
       connect(run, &app::RunSession::stepChanged, this, record);
@@ -204,20 +206,20 @@ class TestDistributedRun : public QObject {
     QCOMPARE(runDir, QDir::cleanPath(qpath("runs/two")));
     QTest::mouseClick(dialog->startButton(), Qt::LeftButton);
 
-    QTRY_VERIFY(window.launcher()->isRunning());
-    QVERIFY(!window.training()->isRunning());
-    QCOMPARE(window.launcher()->processes(), 2);
-    app::RunSession* run = window.openedRuns()->find(runDir);
+    QTRY_VERIFY(window.parts().training->launcher()->isRunning());
+    QVERIFY(!window.parts().training->inProcess()->isRunning());
+    QCOMPARE(window.parts().training->launcher()->processes(), 2);
+    app::RunSession* run = window.parts().runs->find(runDir);
     QVERIFY(run != nullptr);
     QTRY_COMPARE_WITH_TIMEOUT(run->status(), app::RunStatus::Finished, 60000);
-    QVERIFY(!window.launcher()->isRunning());
+    QVERIFY(!window.parts().training->launcher()->isRunning());
     qInfo("rows: %s", qPrintable(rows.join(" | ").replace('\n', ' ')));
 
     // One entry for the one run (rank 0's log), with the whole schedule.
-    QCOMPARE(window.openedRuns()->runs().size(), 1);
-    QCOMPARE(window.runsPanel()->list()->count(), 1);
-    QCOMPARE(window.runsPanel()->list()->item(0)->toolTip(), runDir);
-    QTRY_VERIFY(window.runsPanel()->rowText(run).contains("finished · 8 / 8"));
+    QCOMPARE(window.parts().runs->runs().size(), 1);
+    QCOMPARE(window.parts().runsPanel->list()->count(), 1);
+    QCOMPARE(window.parts().runsPanel->list()->item(0)->toolTip(), runDir);
+    QTRY_VERIFY(window.parts().runsPanel->rowText(run).contains("finished · 8 / 8"));
     // While it trained, the row and the status bar said so, never "another process".
     QVERIFY2(rows.filter("training · 2 processes").size() > 0, qPrintable(rows.join(" | ")));
     QVERIFY2(rows.filter("preparing data · 2 processes").size() > 0, qPrintable(rows.join(" | ")));
@@ -234,7 +236,7 @@ class TestDistributedRun : public QObject {
     QCOMPARE(checkpointCount(runDir), 1);
     // The launcher's output is the console's: rank 0's progress and milestones (rank 1
     // speaks only when something goes wrong, or is stopped: the next test).
-    const QString console = window.console()->text();
+    const QString console = window.parts().console->text();
     QVERIFY2(console.contains("[rank 0] data-parallel over 2 processes"), qPrintable(console));
     QVERIFY(console.contains("[rank 0] step 8/8"));
     QVERIFY(console.contains("[rank 0] done: 8 steps"));
@@ -252,12 +254,12 @@ class TestDistributedRun : public QObject {
     const QString runDir = fillTinyRun(dialog, "stopped", "100000", 2);
     QVERIFY2(!runDir.isEmpty(), qPrintable(dialog->summaryText()));
     QTest::mouseClick(dialog->startButton(), Qt::LeftButton);
-    QTRY_VERIFY(window->launcher()->isRunning());
-    app::RunSession* run = window->openedRuns()->find(runDir);
+    QTRY_VERIFY(window->parts().training->launcher()->isRunning());
+    app::RunSession* run = window->parts().runs->find(runDir);
     QVERIFY(run != nullptr);
     QTRY_VERIFY_WITH_TIMEOUT(run->step() >= 3, 60000);
     QCOMPARE(run->status(), app::RunStatus::Training);
-    QVERIFY(window->runsPanel()->rowText(run).contains("training · 2 processes"));
+    QVERIFY(window->parts().runsPanel->rowText(run).contains("training · 2 processes"));
     // Pause and Checkpoint now are off for it, and say why; Stop and the Stop button are on;
     // the run cannot be closed while it trains.
     auto* pause = window->findChild<QAction*>("pauseAction");
@@ -266,24 +268,24 @@ class TestDistributedRun : public QObject {
     QVERIFY2(pause->toolTip().contains("not for a run in 2 processes"),
              qPrintable(pause->toolTip()));
     QVERIFY(window->findChild<QAction*>("stopAction")->isEnabled());
-    auto* stopButton = window->runsPanel()->findChild<QPushButton*>("stopRunButton");
+    auto* stopButton = window->parts().runsPanel->findChild<QPushButton*>("stopRunButton");
     QVERIFY(stopButton->isEnabled());
-    QVERIFY(!window->runsPanel()->findChild<QPushButton*>("closeRunButton")->isEnabled());
+    QVERIFY(!window->parts().runsPanel->findChild<QPushButton*>("closeRunButton")->isEnabled());
 
     // Stop: the launcher passes SIGTERM on, rank 0 checkpoints, the entry ends as stopped.
     QTest::mouseClick(stopButton, Qt::LeftButton);
     QCOMPARE(run->status(), app::RunStatus::Stopping);
-    QVERIFY(window->runsPanel()->rowText(run).contains("stopping · 2 processes"));
+    QVERIFY(window->parts().runsPanel->rowText(run).contains("stopping · 2 processes"));
     QTRY_COMPARE_WITH_TIMEOUT(run->status(), app::RunStatus::Stopped, 30000);
-    QVERIFY(!window->launcher()->isRunning());
+    QVERIFY(!window->parts().training->launcher()->isRunning());
     const QStringList checkpoints =
         QDir(runDir + "/checkpoints").entryList({"step-*.h5"}, QDir::Files);
     QCOMPARE(checkpoints.size(), 1);
     QVERIFY(!eventMessage(logEvents(runDir), "stopped").isEmpty());
-    const QString console = window->console()->text();
+    const QString console = window->parts().console->text();
     QVERIFY2(console.contains("[rank 1] stopping after this step"), qPrintable(console));
     QVERIFY(console.contains("[rank 0] stopping after this step"));
-    QTRY_VERIFY(window->runsPanel()->rowText(run).contains("stopped"));
+    QTRY_VERIFY(window->parts().runsPanel->rowText(run).contains("stopped"));
     // Resume takes as many processes: the window remembers them, and the log says so too.
     QCOMPARE(run->processes(), 2);
     QTRY_COMPARE(run->recordedProcesses(), 2);
@@ -291,16 +293,16 @@ class TestDistributedRun : public QObject {
     QVERIFY(stoppedAt >= 3);
 
     // Resume (the runs list's button): in 2 processes again, from the checkpoint.
-    auto* resume = window->runsPanel()->findChild<QPushButton*>("resumeRunButton");
+    auto* resume = window->parts().runsPanel->findChild<QPushButton*>("resumeRunButton");
     QTRY_VERIFY(resume->isEnabled());
     QTest::mouseClick(resume, Qt::LeftButton);
-    QTRY_VERIFY(window->launcher()->isRunning());
-    QCOMPARE(window->launcher()->processes(), 2);
-    app::RunSession* resumed = window->openedRuns()->find(runDir);
+    QTRY_VERIFY(window->parts().training->launcher()->isRunning());
+    QCOMPARE(window->parts().training->launcher()->processes(), 2);
+    app::RunSession* resumed = window->parts().runs->find(runDir);
     QVERIFY(resumed != nullptr);
-    QCOMPARE(window->openedRuns()->runs().size(), 1);
+    QCOMPARE(window->parts().runs->runs().size(), 1);
     QTRY_VERIFY_WITH_TIMEOUT(resumed->step() > stoppedAt + 1, 60000);
-    QVERIFY(window->runsPanel()->rowText(resumed).contains("training · 2 processes"));
+    QVERIFY(window->parts().runsPanel->rowText(resumed).contains("training · 2 processes"));
     // The watcher read the resumed log (a reader of our own would share its cached view).
     const auto resumedFrom = [resumed] {
       for (const app::RunMessage& m : resumed->messages())
@@ -316,7 +318,7 @@ class TestDistributedRun : public QObject {
     QVERIFY2(box->text().contains("in 2 processes"), qPrintable(box->text()));
     QTest::mouseClick(box->findChild<QPushButton*>("stopAndCloseButton"), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(!window->isVisible(), 30000);
-    QVERIFY(!window->launcher()->isRunning());
+    QVERIFY(!window->parts().training->launcher()->isRunning());
     QCOMPARE(resumed->status(), app::RunStatus::Stopped);
     QCOMPARE(checkpointCount(runDir), 2);
   }
@@ -328,21 +330,21 @@ class TestDistributedRun : public QObject {
     core::RunConfig config = m_config;
     config.corpus.paths = {qpath("no-such-corpus.txt").toStdString()};
     const QString runDir = qpath("runs/failing");
-    QVERIFY(window.startTraining(config, runDir, 2));
-    app::RunSession* run = window.openedRuns()->find(runDir);
+    QVERIFY(window.parts().training->start(config, runDir, 2));
+    app::RunSession* run = window.parts().runs->find(runDir);
     QVERIFY(run != nullptr);
     QTRY_COMPARE_WITH_TIMEOUT(run->status(), app::RunStatus::Failed, 60000);
     // The launcher's last line names the rank it saw end first. When that is rank 1, which
     // only lost its peer, rank 0's own error (the first) is added to the message.
-    qInfo("%s", qPrintable(window.lastError()));
-    const QString error = window.lastError();
+    qInfo("%s", qPrintable(window.parts().notices->lastError()));
+    const QString error = window.parts().notices->lastError();
     QVERIFY2(error.contains("attnlab-cli train: error: rank ") &&
                  (error.contains("error: rank 0 exited with status 1") ||
                   error.contains("first error: [rank 0] attnlab-cli train: error: ")) &&
                  error.contains("no-such-corpus.txt: corpus path does not exist"),
              qPrintable(error));
     QTRY_VERIFY(window.findChild<QMessageBox*>("errorBox") != nullptr);
-    QVERIFY(window.runsPanel()->rowText(run).contains("failed"));
+    QVERIFY(window.parts().runsPanel->rowText(run).contains("failed"));
     for (QMessageBox* box : window.findChildren<QMessageBox*>()) box->close();
   }
 

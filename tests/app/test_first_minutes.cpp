@@ -8,6 +8,7 @@
 #include "app/gui/opened_runs.h"
 #include "app/gui/panels/runs_panel.h"
 #include "app/gui/panels/welcome_panel.h"
+#include "app/gui/view_tabs.h"
 #include "core/config/config_loader.h"
 #include "tests/support/cli_process.h"
 #include "tests/support/tiny_run_setup.h"
@@ -35,7 +36,7 @@ class TestFirstMinutes : public QObject {
 
   static QCommandLinkButton* runButton(app::MainWindow& window, const QString& dir) {
     for (auto* b :
-         window.welcome()->findChildren<QCommandLinkButton*>(QStringLiteral("welcomeRun")))
+         window.parts().welcome->findChildren<QCommandLinkButton*>(QStringLiteral("welcomeRun")))
       if (b->description() == QDir::toNativeSeparators(dir)) return b;
     return nullptr;
   }
@@ -68,22 +69,24 @@ class TestFirstMinutes : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     auto* centre = qobject_cast<QStackedWidget*>(window.centralWidget());
     QVERIFY(centre != nullptr);
-    QCOMPARE(centre->currentWidget(), static_cast<QWidget*>(window.welcome()));
-    QVERIFY(window.welcome()->findChild<QCommandLinkButton*>(QStringLiteral("welcomeNewRun")));
-    QVERIFY(window.welcome()->findChild<QCommandLinkButton*>(QStringLiteral("welcomeOpenRun")));
+    QCOMPARE(centre->currentWidget(), static_cast<QWidget*>(window.parts().welcome));
+    QVERIFY(
+        window.parts().welcome->findChild<QCommandLinkButton*>(QStringLiteral("welcomeNewRun")));
+    QVERIFY(
+        window.parts().welcome->findChild<QCommandLinkButton*>(QStringLiteral("welcomeOpenRun")));
     // The demo's run (tiny under the runs folder) first, then the recent runs.
-    QCOMPARE(window.welcome()->offeredRuns(), (QStringList{QDir::cleanPath(m_run), other}));
+    QCOMPARE(window.parts().welcome->offeredRuns(), (QStringList{QDir::cleanPath(m_run), other}));
 
     QCommandLinkButton* demo = runButton(window, QDir::cleanPath(m_run));
     QVERIFY(demo != nullptr);
     QTest::mouseClick(demo, Qt::LeftButton);
-    QTRY_COMPARE(window.openedRuns()->runs().size(), qsizetype{1});
-    QCOMPARE(centre->currentWidget(), static_cast<QWidget*>(window.views()));
+    QTRY_COMPARE(window.parts().runs->runs().size(), qsizetype{1});
+    QCOMPARE(centre->currentWidget(), static_cast<QWidget*>(window.parts().views));
 
     // Closing the last run brings the offer back, with the run now among the recent ones.
-    window.closeRun(window.runsPanel()->currentRun());
-    QTRY_COMPARE(centre->currentWidget(), static_cast<QWidget*>(window.welcome()));
-    QVERIFY(window.welcome()->offeredRuns().contains(QDir::cleanPath(m_run)));
+    window.closeRun(window.parts().runsPanel->currentRun());
+    QTRY_COMPARE(centre->currentWidget(), static_cast<QWidget*>(window.parts().welcome));
+    QVERIFY(window.parts().welcome->offeredRuns().contains(QDir::cleanPath(m_run)));
   }
 
   void sameNamedRunsShowTheirFolders() {
@@ -97,15 +100,16 @@ class TestFirstMinutes : public QObject {
     QVERIFY(first != nullptr);
     QTRY_COMPARE(first->name(), QStringLiteral("tiny"));
     // Alone, a run shows its name.
-    QVERIFY(window.runsPanel()->rowText(first).startsWith(QStringLiteral("tiny\n")));
+    QVERIFY(window.parts().runsPanel->rowText(first).startsWith(QStringLiteral("tiny\n")));
     app::RunSession* second = window.openRun(copy);
     QVERIFY(second != nullptr);
     QTRY_COMPARE(second->name(), QStringLiteral("tiny"));
-    QTRY_VERIFY(window.runsPanel()->rowText(first).startsWith(QStringLiteral("tiny (tiny)\n")));
     QTRY_VERIFY(
-        window.runsPanel()->rowText(second).startsWith(QStringLiteral("tiny (tiny-again)\n")));
+        window.parts().runsPanel->rowText(first).startsWith(QStringLiteral("tiny (tiny)\n")));
+    QTRY_VERIFY(window.parts().runsPanel->rowText(second).startsWith(
+        QStringLiteral("tiny (tiny-again)\n")));
     window.closeRun(second);
-    QTRY_VERIFY(window.runsPanel()->rowText(first).startsWith(QStringLiteral("tiny\n")));
+    QTRY_VERIFY(window.parts().runsPanel->rowText(first).startsWith(QStringLiteral("tiny\n")));
   }
 
   void newRunDialogProposesAFreshName() {

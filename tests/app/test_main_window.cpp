@@ -7,6 +7,7 @@
 #include "app/gui/app_settings.h"
 #include "app/gui/main_window.h"
 #include "app/gui/new_run/new_run_dialog.h"
+#include "app/gui/notices.h"
 #include "app/gui/opened_runs.h"
 #include "app/gui/panels/analysis_panel.h"
 #include "app/gui/panels/attention_panel.h"
@@ -17,8 +18,11 @@
 #include "app/gui/panels/runs_panel.h"
 #include "app/gui/panels/welcome_panel.h"
 #include "app/gui/training_controller.h"
+#include "app/gui/training_coordinator.h"
+#include "app/gui/view_tabs.h"
 #include "core/config/config_loader.h"
 #include "core/runlog/run_log_reader.h"
+#include "core/runtime/compute_environment.h"
 #include "tests/support/cli_process.h"
 #include "tests/support/tiny_run_setup.h"
 #include "widgets/plots/attention_heatmap.h"
@@ -81,8 +85,8 @@ bool typeField(QWidget* dialog, const QString& key, const QString& text) {
 }
 
 std::size_t curvePoints(app::MainWindow& window, app::RunSession* run, const QString& scalar) {
-  widgets::CurvePlot* plot = window.curvesPanel()->plotFor(scalar);
-  return plot ? plot->pointCount(window.curvesPanel()->seriesName(run)) : 0;
+  widgets::CurvePlot* plot = window.parts().views->curvesPanel()->plotFor(scalar);
+  return plot ? plot->pointCount(window.parts().views->curvesPanel()->seriesName(run)) : 0;
 }
 
 // Another process opens the log as a notebook does by default: h5py, plain (not SWMR).
@@ -127,13 +131,13 @@ class TestMainWindow : public QObject {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QCOMPARE(window.windowTitle(), QStringLiteral("AttnLab"));
-    QVERIFY2(window.environmentSummary().contains("LibTorch"),
-             qPrintable(window.environmentSummary()));
+    QVERIFY2(QString::fromStdString(core::describeTorchBuild()).contains("LibTorch"),
+             qPrintable(QString::fromStdString(core::describeTorchBuild())));
     QVERIFY(window.findChild<QDockWidget*>("runsDock")->isVisible());
     QVERIFY(window.findChild<QDockWidget*>("consoleDock")->isVisible());
     // No run is open: the window offers ways to begin instead of empty tabs.
-    QVERIFY(window.welcome()->isVisible());
-    QVERIFY(!window.curvesPanel()->isVisible());
+    QVERIFY(window.parts().welcome->isVisible());
+    QVERIFY(!window.parts().views->curvesPanel()->isVisible());
     // Help > About shows the LibTorch / BLAS / device line.
     window.findChild<QAction*>("aboutAction")->trigger();
     QMessageBox* about = nullptr;
@@ -154,7 +158,7 @@ class TestMainWindow : public QObject {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     const auto plotBackground = [&] {
-      return window.attentionPanel()->heatmap()->theme().background;
+      return window.parts().views->attentionPanel()->heatmap()->theme().background;
     };
     window.findChild<QAction*>(QStringLiteral("theme%1Action").arg(int(app::ThemeMode::Dark)))
         ->trigger();
@@ -175,15 +179,18 @@ class TestMainWindow : public QObject {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(window.showView(QStringLiteral("analysis/head similarity")));
-    QCOMPARE(window.views()->currentWidget(), static_cast<QWidget*>(window.analysisPanel()));
+    QCOMPARE(window.parts().views->currentWidget(),
+             static_cast<QWidget*>(window.parts().views->analysisPanel()));
     bool innerShown = false;
-    for (QTabWidget* inner : window.analysisPanel()->findChildren<QTabWidget*>())
+    for (QTabWidget* inner : window.parts().views->analysisPanel()->findChildren<QTabWidget*>())
       innerShown = innerShown || inner->tabText(inner->currentIndex()) == "Head similarity";
     QVERIFY(innerShown);
     QVERIFY(window.showView(QStringLiteral("Compare")));
-    QCOMPARE(window.views()->currentWidget(), static_cast<QWidget*>(window.comparePanel()));
+    QCOMPARE(window.parts().views->currentWidget(),
+             static_cast<QWidget*>(window.parts().views->comparePanel()));
     QVERIFY(!window.showView(QStringLiteral("No such tab")));
-    QCOMPARE(window.views()->currentWidget(), static_cast<QWidget*>(window.comparePanel()));
+    QCOMPARE(window.parts().views->currentWidget(),
+             static_cast<QWidget*>(window.parts().views->comparePanel()));
   }
 
   void newRunTrainsPausesStopsAndReopens() {
@@ -212,17 +219,17 @@ class TestMainWindow : public QObject {
     QCOMPARE(runDir, QDir::cleanPath(qpath("runs/tiny")));
     QTest::mouseClick(dialog->startButton(), Qt::LeftButton);
 
-    QTRY_VERIFY(window.training()->isRunning());
-    app::RunSession* run = window.openedRuns()->find(runDir);
+    QTRY_VERIFY(window.parts().training->inProcess()->isRunning());
+    app::RunSession* run = window.parts().runs->find(runDir);
     QVERIFY(run != nullptr);
-    QCOMPARE(window.runsPanel()->selectedRuns(), QList<app::RunSession*>{run});
+    QCOMPARE(window.parts().runsPanel->selectedRuns(), QList<app::RunSession*>{run});
     // Live: the loss curve holds points, a snapshot is drawn, the status bar moves.
     QTRY_VERIFY_WITH_TIMEOUT(curvePoints(window, run, "train/loss") > 0, 120000);
-    window.views()->setCurrentWidget(window.attentionPanel());
-    QTRY_VERIFY_WITH_TIMEOUT(window.attentionPanel()->shownStep() >= 0, 30000);
-    QVERIFY(window.attentionPanel()->heatmap()->queries() > 1);
-    window.views()->setCurrentWidget(window.curvesPanel());
-    QVERIFY(window.runsPanel()->rowText(run).contains("training"));
+    window.parts().views->setCurrentWidget(window.parts().views->attentionPanel());
+    QTRY_VERIFY_WITH_TIMEOUT(window.parts().views->attentionPanel()->shownStep() >= 0, 30000);
+    QVERIFY(window.parts().views->attentionPanel()->heatmap()->queries() > 1);
+    window.parts().views->setCurrentWidget(window.parts().views->curvesPanel());
+    QVERIFY(window.parts().runsPanel->rowText(run).contains("training"));
 
     // Pause (Ctrl+Shift+P): the engine finishes its step and holds. The dialog had the
     // focus; shortcuts go to the active window.
@@ -230,10 +237,10 @@ class TestMainWindow : public QObject {
     QVERIFY(QTest::qWaitForWindowActive(&window));
     QTest::keyClick(&window, Qt::Key_P, Qt::ControlModifier | Qt::ShiftModifier);
     QCOMPARE(run->status(), app::RunStatus::Paused);
-    QTRY_VERIFY_WITH_TIMEOUT(window.console()->text().contains("paused after step"), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.parts().console->text().contains("paused after step"), 30000);
     // The status bar says so too (no step arrives while paused to refresh it).
-    QTRY_VERIFY2(window.runStatusBar()->text().contains("tiny: paused"),
-                 qPrintable(window.runStatusBar()->text()));
+    QTRY_VERIFY2(window.parts().statusBar->text().contains("tiny: paused"),
+                 qPrintable(window.parts().statusBar->text()));
     const std::int64_t heldAt = run->step();
     QSignalSpy stepped(run, &app::RunSession::stepChanged);
     QVERIFY(!stepped.wait(800));
@@ -244,7 +251,7 @@ class TestMainWindow : public QObject {
     // Stop (Ctrl+.): finish the step, checkpoint, close the log.
     QTest::keyClick(&window, Qt::Key_Period, Qt::ControlModifier);
     QTRY_COMPARE_WITH_TIMEOUT(run->status(), app::RunStatus::Stopped, 60000);
-    QVERIFY(!window.training()->isRunning());
+    QVERIFY(!window.parts().training->inProcess()->isRunning());
     QVERIFY(!QDir(runDir + "/checkpoints").entryList({"*.h5"}, QDir::Files).isEmpty());
     // Still shown in the app, the stopped run's log opens elsewhere without SWMR.
     QTRY_VERIFY_WITH_TIMEOUT(plainH5pyOpens(runDir + "/run.h5"), 20000);
@@ -254,7 +261,7 @@ class TestMainWindow : public QObject {
     // copy of it (which the watcher has read by now), and no command to run.
     QTRY_VERIFY(std::any_of(run->messages().begin(), run->messages().end(),
                             [](const app::RunMessage& m) { return m.kind == "stopped"; }));
-    const QString console = window.console()->text();
+    const QString console = window.parts().console->text();
     QCOMPARE(console.count(QStringLiteral("stopped after step")), 1);
     QVERIFY2(!console.contains(QStringLiteral("stopped on request")), qPrintable(console));
     QVERIFY2(!console.contains(QStringLiteral("same command")), qPrintable(console));
@@ -264,20 +271,20 @@ class TestMainWindow : public QObject {
     // log for writing on resume (HDF5 allows one open mode per file and process).
     const std::size_t rows =
         core::RunLogReader((runDir + "/run.h5").toStdString()).scalar("train/loss").steps.size();
-    window.runsPanel()->selectOnly(run);
+    window.parts().runsPanel->selectOnly(run);
     QTest::keyClick(&window, Qt::Key_W, Qt::ControlModifier);
-    QTRY_COMPARE(window.openedRuns()->runs().size(), 0);
+    QTRY_COMPARE(window.parts().runs->runs().size(), 0);
     app::RunSession* again = window.openRun(runDir);
     QVERIFY(again != nullptr);
     QTRY_COMPARE_WITH_TIMEOUT(again->status(), app::RunStatus::Stopped, 10000);
     QTRY_COMPARE_WITH_TIMEOUT(curvePoints(window, again, "train/loss"), rows, 10000);
 
     // Resume from the runs list: it continues from the checkpoint to the end.
-    QTest::mouseClick(window.runsPanel()->findChild<QPushButton*>("resumeRunButton"),
+    QTest::mouseClick(window.parts().runsPanel->findChild<QPushButton*>("resumeRunButton"),
                       Qt::LeftButton);
-    QTRY_VERIFY(window.training()->isRunning());
+    QTRY_VERIFY(window.parts().training->inProcess()->isRunning());
     // Training reopens the run (its log is read again from the start once the engine has it).
-    app::RunSession* resumed = window.openedRuns()->find(runDir);
+    app::RunSession* resumed = window.parts().runs->find(runDir);
     QVERIFY(resumed != nullptr);
     QTRY_COMPARE_WITH_TIMEOUT(resumed->status(), app::RunStatus::Finished, 120000);
     QCOMPARE(resumed->step(), std::int64_t{400});
@@ -303,7 +310,7 @@ class TestMainWindow : public QObject {
     app::RunSession* run = window.openRun(dir);
     QVERIFY(run != nullptr);
     QTRY_COMPARE_WITH_TIMEOUT(run->status(), app::RunStatus::LiveElsewhere, 10000);
-    QVERIFY(window.runsPanel()->rowText(run).contains("live in another process"));
+    QVERIFY(window.parts().runsPanel->rowText(run).contains("live in another process"));
     QTRY_VERIFY_WITH_TIMEOUT(curvePoints(window, run, "train/loss") > 0, 30000);
     const std::size_t early = curvePoints(window, run, "train/loss");
     QTRY_VERIFY_WITH_TIMEOUT(curvePoints(window, run, "train/loss") > early, 60000);
@@ -316,16 +323,18 @@ class TestMainWindow : public QObject {
     auto* exportAction = window.findChild<QAction*>("exportFigureAction");
     QVERIFY(exportAction != nullptr);
     QCOMPARE(exportAction->shortcut(), QKeySequence(QStringLiteral("Ctrl+E")));
-    window.views()->setCurrentWidget(window.curvesPanel());
-    QCOMPARE(window.exportCurrentView(qpath("curves.svg")), QString());
+    window.parts().views->setCurrentWidget(window.parts().views->curvesPanel());
+    QCOMPARE(window.parts().views->exportCurrentView(qpath("curves.svg")), QString());
     QFile svg(qpath("curves.svg"));
     QVERIFY(svg.open(QIODevice::ReadOnly));
     QVERIFY(svg.readAll().contains("train/loss"));
-    QCOMPARE(window.exportCurrentView(qpath("curves.png")), QString());
+    QCOMPARE(window.parts().views->exportCurrentView(qpath("curves.png")), QString());
     QVERIFY(!QImage(qpath("curves.png")).isNull());
-    QVERIFY(window.exportCurrentView(qpath("curves.txt")).contains("choose a .png, .svg or .pdf"));
-    window.views()->setCurrentWidget(window.analysisPanel());
-    QVERIFY(window.exportCurrentView(qpath("analysis.png")).contains("no report"));
+    QVERIFY(window.parts()
+                .views->exportCurrentView(qpath("curves.txt"))
+                .contains("choose a .png, .svg or .pdf"));
+    window.parts().views->setCurrentWidget(window.parts().views->analysisPanel());
+    QVERIFY(window.parts().views->exportCurrentView(qpath("analysis.png")).contains("no report"));
   }
 
   void badInputGetsAMessageAndTheWindowResponds() {
@@ -333,15 +342,17 @@ class TestMainWindow : public QObject {
     window.show();
     QDir().mkpath(qpath("not-a-run"));
     QVERIFY(window.openRun(qpath("not-a-run")) == nullptr);
-    QVERIFY2(window.lastError().contains("not an AttnLab run"), qPrintable(window.lastError()));
-    QVERIFY(window.lastError().contains(QDir::cleanPath(qpath("not-a-run"))));
+    QVERIFY2(window.parts().notices->lastError().contains("not an AttnLab run"),
+             qPrintable(window.parts().notices->lastError()));
+    QVERIFY(window.parts().notices->lastError().contains(QDir::cleanPath(qpath("not-a-run"))));
     QTRY_VERIFY(window.findChild<QMessageBox*>("errorBox") != nullptr);
-    QVERIFY(window.console()->text().contains("not an AttnLab run"));
+    QVERIFY(window.parts().console->text().contains("not an AttnLab run"));
     closeMessageBoxes(window);
     // A run directory on a read-only location fails before training, with the reason.
-    window.startTraining(m_config, QStringLiteral("/proc/attnlab-run"));
-    QTRY_VERIFY_WITH_TIMEOUT(!window.training()->isRunning(), 30000);
-    QVERIFY2(window.lastError().contains("/proc/attnlab-run"), qPrintable(window.lastError()));
+    window.parts().training->start(m_config, QStringLiteral("/proc/attnlab-run"));
+    QTRY_VERIFY_WITH_TIMEOUT(!window.parts().training->inProcess()->isRunning(), 30000);
+    QVERIFY2(window.parts().notices->lastError().contains("/proc/attnlab-run"),
+             qPrintable(window.parts().notices->lastError()));
     closeMessageBoxes(window);
     // The window still works: About opens.
     window.findChild<QAction*>("aboutAction")->trigger();
@@ -365,8 +376,8 @@ class TestMainWindow : public QObject {
     QVERIFY(enter.isAccepted());
     QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
     QApplication::sendEvent(&window, &drop);
-    QCOMPARE(window.openedRuns()->runs().size(), 1);
-    QTRY_COMPARE_WITH_TIMEOUT(window.openedRuns()->runs().front()->status(),
+    QCOMPARE(window.parts().runs->runs().size(), 1);
+    QTRY_COMPARE_WITH_TIMEOUT(window.parts().runs->runs().front()->status(),
                               app::RunStatus::Finished, 10000);
   }
 
@@ -376,20 +387,21 @@ class TestMainWindow : public QObject {
     auto* window = new app::MainWindow;
     window->show();
     const QString dir = qpath("closing");
-    QVERIFY(window->startTraining(c, dir));
-    QTRY_VERIFY_WITH_TIMEOUT(window->training()->status() == app::RunStatus::Training, 60000);
+    QVERIFY(window->parts().training->start(c, dir));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window->parts().training->inProcess()->status() == app::RunStatus::Training, 60000);
     window->close();
     QMessageBox* box = nullptr;
     QTRY_VERIFY((box = window->findChild<QMessageBox*>("closeWhileTrainingBox")) != nullptr);
     QTest::mouseClick(box->findChild<QPushButton*>("keepWindowButton"), Qt::LeftButton);
     QTRY_VERIFY(window->findChild<QMessageBox*>("closeWhileTrainingBox") == nullptr);
     QVERIFY(window->isVisible());
-    QVERIFY(window->training()->isRunning());
+    QVERIFY(window->parts().training->inProcess()->isRunning());
     window->close();
     QTRY_VERIFY((box = window->findChild<QMessageBox*>("closeWhileTrainingBox")) != nullptr);
     QTest::mouseClick(box->findChild<QPushButton*>("stopAndCloseButton"), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(!window->isVisible(), 60000);
-    QVERIFY(!window->training()->isRunning());
+    QVERIFY(!window->parts().training->inProcess()->isRunning());
     QVERIFY(!QDir(dir + "/checkpoints").entryList({"*.h5"}, QDir::Files).isEmpty());
     delete window;
   }

@@ -14,6 +14,7 @@
 #include "app/gui/opened_runs.h"
 #include "app/gui/panels/runs_panel.h"
 #include "app/gui/training_controller.h"
+#include "app/gui/training_coordinator.h"
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/config/config_loader.h"
 #include "core/errors/error.h"
@@ -165,12 +166,12 @@ class TestTrainingFaults : public QObject {
     app::RunSession* run = window.openRun(qpath(inApp));
     QVERIFY(run != nullptr);
     QTRY_COMPARE_WITH_TIMEOUT(run->status(), app::RunStatus::Incomplete, 10000);
-    window.runsPanel()->selectOnly(run);
-    auto* resume = window.runsPanel()->findChild<QPushButton*>("resumeRunButton");
+    window.parts().runsPanel->selectOnly(run);
+    auto* resume = window.parts().runsPanel->findChild<QPushButton*>("resumeRunButton");
     QTRY_VERIFY(resume->isEnabled());
     QTest::mouseClick(resume, Qt::LeftButton);
-    QTRY_VERIFY(window.training()->isRunning());
-    run = window.openedRuns()->find(qpath(inApp));  // training reopens the run
+    QTRY_VERIFY(window.parts().training->inProcess()->isRunning());
+    run = window.parts().runs->find(qpath(inApp));  // training reopens the run
     QVERIFY(run != nullptr);
     QTRY_COMPARE_WITH_TIMEOUT(run->status(), app::RunStatus::Finished, 120000);
     tests::compareLatestCheckpoints(m_reference, inApp, m_config.schedule.steps);

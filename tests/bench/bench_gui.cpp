@@ -16,12 +16,15 @@
 
 #include "app/gui/analysis_controller.h"
 #include "app/gui/main_window.h"
+#include "app/gui/notices.h"
 #include "app/gui/opened_runs.h"
 #include "app/gui/panels/analysis_panel.h"
 #include "app/gui/panels/attention_panel.h"
 #include "app/gui/panels/curves_panel.h"
 #include "app/gui/run_session.h"
 #include "app/gui/training_controller.h"
+#include "app/gui/training_coordinator.h"
+#include "app/gui/view_tabs.h"
 #include "core/config/config_loader.h"
 #include "core/data/mlm_data.h"
 #include "core/hdf5/hdf5_objects.h"
@@ -189,10 +192,10 @@ AppResult runApp(const core::RunConfig& config, const fs::path& dir) {
     r.error = "the window was not exposed";
     return r;
   }
-  window.views()->setCurrentWidget(window.curvesPanel());
+  window.parts().views->setCurrentWidget(window.parts().views->curvesPanel());
 
   StallProbe probe;
-  app::TrainingController* training = window.training();
+  app::TrainingController* training = window.parts().training->inProcess();
   const auto t0 = Clock::now();
   bool finished = false, finishedOk = false;
   QString finishError;
@@ -213,21 +216,21 @@ AppResult runApp(const core::RunConfig& config, const fs::path& dir) {
                      if (m.kind == QStringLiteral("data")) r.dataLine = m.text;
                    });
   // Halfway: show the Attention tab, so both live views paint during the run.
-  QObject::connect(training, &app::TrainingController::stepReported, &window,
-                   [&](qint64 step, qint64 total) {
-                     if (r.switchedAtStep < 0 && step * 2 >= total) {
-                       r.switchedAtStep = step;
-                       window.views()->setCurrentWidget(window.attentionPanel());
-                     }
-                   });
+  QObject::connect(
+      training, &app::TrainingController::stepReported, &window, [&](qint64 step, qint64 total) {
+        if (r.switchedAtStep < 0 && step * 2 >= total) {
+          r.switchedAtStep = step;
+          window.parts().views->setCurrentWidget(window.parts().views->attentionPanel());
+        }
+      });
 
   probe.start();
   const QString qdir = QString::fromStdString(dir.string());
-  if (!window.startTraining(config, qdir)) {
-    r.error = "startTraining refused: " + window.lastError().toStdString();
+  if (!window.parts().training->start(config, qdir)) {
+    r.error = "startTraining refused: " + window.parts().notices->lastError().toStdString();
     return r;
   }
-  app::RunSession* run = window.openedRuns()->find(app::OpenedRuns::runDirectoryOf(qdir));
+  app::RunSession* run = window.parts().runs->find(app::OpenedRuns::runDirectoryOf(qdir));
   if (run == nullptr) {
     r.error = "the training run is not among the opened runs";
     return r;
@@ -271,7 +274,7 @@ AppResult runApp(const core::RunConfig& config, const fs::path& dir) {
   }
   const app::ScalarPoints& tps = run->scalars().at(QStringLiteral("train/tokens_per_second"));
   r.throughput = throughputOf(tps.steps, tps.values);
-  r.attentionStep = window.attentionPanel()->shownStep();
+  r.attentionStep = window.parts().views->attentionPanel()->shownStep();
   r.ok = true;
   return r;
 }
@@ -444,12 +447,12 @@ OpenResult openFinished(const fs::path& dir) {
     r.error = "the window was not exposed";
     return r;
   }
-  window.views()->setCurrentWidget(window.curvesPanel());
+  window.parts().views->setCurrentWidget(window.parts().views->curvesPanel());
   const QString loss = QStringLiteral("train/loss");
   const auto t0 = Clock::now();
   app::RunSession* run = window.openRun(QString::fromStdString(dir.string()));
   if (run == nullptr) {
-    r.error = "openRun refused the folder: " + window.lastError().toStdString();
+    r.error = "openRun refused the folder: " + window.parts().notices->lastError().toStdString();
     return r;
   }
   QObject::connect(run, &app::RunSession::scalarsAppended, &window, [&](const QStringList&) {
@@ -460,9 +463,10 @@ OpenResult openFinished(const fs::path& dir) {
   });
   widgets::CurvePlot* plot = nullptr;
   auto plotHoldsAll = [&] {
-    plot = window.curvesPanel()->plotFor(loss);
+    plot = window.parts().views->curvesPanel()->plotFor(loss);
     return plot != nullptr &&
-           std::int64_t(plot->pointCount(window.curvesPanel()->seriesName(run))) >= kOpenRows;
+           std::int64_t(plot->pointCount(window.parts().views->curvesPanel()->seriesName(run))) >=
+               kOpenRows;
   };
   // Polled every millisecond: the figure's resolution, not a sleep.
   if (!waitUntil(plotHoldsAll, 120000, 1)) {
@@ -514,14 +518,15 @@ AnalysisStallResult runAnalysisInApp(const fs::path& runDir) {
     return r;
   }
   if (window.openRun(QString::fromStdString(runDir.string())) == nullptr) {
-    r.error = "could not open " + runDir.string() + ": " + window.lastError().toStdString();
+    r.error = "could not open " + runDir.string() + ": " +
+              window.parts().notices->lastError().toStdString();
     return r;
   }
-  window.views()->setCurrentWidget(window.analysisPanel());
+  window.parts().views->setCurrentWidget(window.parts().views->analysisPanel());
   StallProbe probe;
   bool done = false, ok = false;
   QString message;
-  QObject::connect(window.analysisController(), &app::AnalysisController::finished, &window,
+  QObject::connect(window.parts().analysis, &app::AnalysisController::finished, &window,
                    [&](bool success, bool, const QString& m, const QString&) {
                      done = true;
                      ok = success;
@@ -530,8 +535,8 @@ AnalysisStallResult runAnalysisInApp(const fs::path& runDir) {
   const auto t0 = Clock::now();
   probe.start();
   QString whyNot;
-  if (!window.analysisController()->start(QString::fromStdString(runDir.string()), std::nullopt, 0,
-                                          &whyNot)) {
+  if (!window.parts().analysis->start(QString::fromStdString(runDir.string()), std::nullopt, 0,
+                                      &whyNot)) {
     r.error = "the analysis did not start: " + whyNot.toStdString();
     return r;
   }
@@ -540,7 +545,7 @@ AnalysisStallResult runAnalysisInApp(const fs::path& runDir) {
     return r;
   }
   // The tab reads the new report off the GUI thread and paints it: part of the work.
-  waitUntil([&] { return window.analysisPanel()->report() != nullptr; }, 30000);
+  waitUntil([&] { return window.parts().views->analysisPanel()->report() != nullptr; }, 30000);
   QApplication::processEvents();
   probe.stop();
   r.seconds = msSince(t0) / 1000;

@@ -175,6 +175,51 @@ class TestRunLog : public QObject {
     QVERIFY(!events[std::size(expected) + 1].knownKind());
   }
 
+  // The world size is a typed column of the events (0: the event does not say), read back by
+  // the reader and by h5py; a log written before the column gets it on resume, 0 for its
+  // earlier rows, so the events' columns keep one length.
+  void eventsCarryTheirWorldSize() {
+    const std::string file = path("world.h5");
+    {
+      RunLogWriter w(file, testSchema(), 0.05);
+      w.addEvent(0, RunEventKind::Start, "training started", 2);
+      w.addEvent(0, RunEventKind::Distributed, "two processes", 2);
+      w.addEvent(3, RunEventKind::Stopped, "stopped");
+      w.close();
+    }
+    auto events = RunLogReader(file).events();
+    QCOMPARE(events.size(), std::size_t{3});
+    QCOMPARE(events[0].worldSize, 2);
+    QCOMPARE(events[1].worldSize, 2);
+    QCOMPARE(events[2].worldSize, 0);
+    QProcess py;
+    py.start(QStringLiteral(ATTNLAB_PYTHON),
+             {QStringLiteral("-c"),
+              QStringLiteral("import h5py,sys; print(list(h5py.File(sys.argv[1],'r')"
+                             "['events/world_size'][()]))"),
+              QString::fromStdString(file)});
+    QVERIFY(py.waitForFinished(60000));
+    QCOMPARE(QString::fromUtf8(py.readAllStandardOutput()).trimmed(), QStringLiteral("[2, 2, 0]"));
+
+    // An older log: no column. Resumed after step 3, it gains one, zeros for the old rows.
+    py.start(QStringLiteral(ATTNLAB_PYTHON),
+             {QStringLiteral("-c"),
+              QStringLiteral("import h5py,sys; f=h5py.File(sys.argv[1],'r+'); "
+                             "del f['events/world_size']"),
+              QString::fromStdString(file)});
+    QVERIFY(py.waitForFinished(60000) && py.exitCode() == 0);
+    QCOMPARE(RunLogReader(file).events()[0].worldSize, 0);
+    {
+      RunLogWriter w(file, testSchema(), 0.05, true, 3);
+      w.addEvent(4, RunEventKind::Resume, "resumed", 1);
+      w.close();
+    }
+    events = RunLogReader(file).events();
+    QCOMPARE(events.size(), std::size_t{4});
+    QCOMPARE(events[0].worldSize, 0);
+    QCOMPARE(events[3].worldSize, 1);
+  }
+
   // A live view reads only rows after those it holds, and the snapshot steps without their
   // values; the reads agree with a full read of the same log while the writer appends.
   void incrementalReadsWhileWriterIsLive() {

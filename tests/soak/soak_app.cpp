@@ -14,11 +14,14 @@
 // h5py_errors=<n> log_complete=<yes|no>; exit status 0 when every target holds.
 
 #include "app/gui/main_window.h"
+#include "app/gui/notices.h"
 #include "app/gui/opened_runs.h"
 #include "app/gui/panels/attention_panel.h"
 #include "app/gui/panels/curves_panel.h"
 #include "app/gui/panels/variants_panel.h"
 #include "app/gui/training_controller.h"
+#include "app/gui/training_coordinator.h"
+#include "app/gui/view_tabs.h"
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/config/config_loader.h"
 #include "tests/bench/gui_probes.h"
@@ -156,8 +159,9 @@ int main(int argc, char** argv) {
   window.show();
   StallProbe probe;
   const auto t0 = Clock::now();
-  if (!window.startTraining(config, runDir)) {
-    std::fprintf(stderr, "soak_app: training refused: %s\n", qPrintable(window.lastError()));
+  if (!window.parts().training->start(config, runDir)) {
+    std::fprintf(stderr, "soak_app: training refused: %s\n",
+                 qPrintable(window.parts().notices->lastError()));
     return 1;
   }
 
@@ -179,12 +183,13 @@ int main(int argc, char** argv) {
                {QStringLiteral("-c"), QString::fromLatin1(kReaderScript), runDir + "/run.h5"});
 
   // The live views in turn, each in front for 20 s; memory sampled every 10 s.
-  QWidget* views[] = {window.curvesPanel(), window.attentionPanel(), window.variantsPanel()};
+  QWidget* views[] = {window.parts().views->curvesPanel(), window.parts().views->attentionPanel(),
+                      window.parts().views->variantsPanel()};
   int shown = 0;
   QTimer rotate;
   QObject::connect(&rotate, &QTimer::timeout, [&] {
     shown = (shown + 1) % 3;
-    window.views()->setCurrentWidget(views[shown]);
+    window.parts().views->setCurrentWidget(views[shown]);
   });
   rotate.start(20000);
   std::vector<std::pair<double, double>> memory;  // (minute, MB)
@@ -197,9 +202,9 @@ int main(int argc, char** argv) {
   // and the memory baseline start after it.
   const double warmupMinutes = std::min(2.0, minutes / 10);
   QTimer::singleShot(static_cast<int>(warmupMinutes * 60000), [&] { probe.start(); });
-  const bool stillTraining =
-      !waitUntil([&] { return window.training()->status() == app::RunStatus::Failed; },
-                 static_cast<int>(minutes * 60000), 500);
+  const bool stillTraining = !waitUntil(
+      [&] { return window.parts().training->inProcess()->status() == app::RunStatus::Failed; },
+      static_cast<int>(minutes * 60000), 500);
   probe.stop();
   rotate.stop();
   sample.stop();
@@ -210,8 +215,9 @@ int main(int argc, char** argv) {
   }
   // Stop as a person would: the app finishes the step, checkpoints and closes the log.
   bool ended = false;
-  QObject::connect(window.training(), &app::TrainingController::finished, [&] { ended = true; });
-  window.training()->stop();
+  QObject::connect(window.parts().training->inProcess(), &app::TrainingController::finished,
+                   [&] { ended = true; });
+  window.parts().training->inProcess()->stop();
   waitUntil([&] { return ended; }, 300000);
   reader.kill();
   reader.waitForFinished();

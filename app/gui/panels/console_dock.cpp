@@ -24,7 +24,7 @@ void ConsoleDock::append(const QString& runName, const QColor& colour, const Run
                            ? QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(m.wallTime * 1000))
                                  .toString(QStringLiteral("HH:mm:ss"))
                            : QString();
-  const bool error = m.kind == QStringLiteral("error") || m.event == core::RunEventKind::NonFinite;
+  const bool error = m.error || m.event == core::RunEventKind::NonFinite;
   QString html = QStringLiteral(
                      "<span style='color:gray'>%1</span> <b style='color:%2'>%3</b> "
                      "<span style='color:gray'>[%4 @ %5]</span> ")

@@ -10,6 +10,22 @@
 
 namespace attnlab::app {
 
+QString figureFileStem(const QString& title) {
+  // Runs of anything but a-z and 0-9 become one dash, without dashes at either end.
+  QString stem;
+  for (const QChar c : title.toLower()) {
+    const bool keep = (c >= QLatin1Char('a') && c <= QLatin1Char('z')) ||
+                      (c >= QLatin1Char('0') && c <= QLatin1Char('9'));
+    if (keep)
+      stem += c;
+    else if (!stem.isEmpty() && !stem.endsWith(QLatin1Char('-')))
+      stem += QLatin1Char('-');
+  }
+  while (stem.endsWith(QLatin1Char('-'))) stem.chop(1);
+  if (stem.size() > 60) stem.truncate(60);
+  return stem.isEmpty() ? QStringLiteral("figure") : stem;
+}
+
 std::optional<widgets::ExportFormat> figureFormatOf(const QString& path, QString* error) {
   widgets::ExportFormat format{};
   if (widgets::parseExportFormat(QFileInfo(path).suffix(), &format)) return format;

@@ -22,6 +22,10 @@ namespace attnlab::app {
 
 /// The format `path`'s suffix names; nullopt with `error` set to "<path>: choose a .png,
 /// .svg or .pdf file" otherwise.
+/// A file name from a figure's or a tab's title: "Attention entropy per head, step 8: tiny"
+/// -> "attention-entropy-per-head-step-8-tiny" (at most 60 characters; "figure" when empty).
+QString figureFileStem(const QString& title);
+
 std::optional<widgets::ExportFormat> figureFormatOf(const QString& path, QString* error);
 
 /// Writes `plot` to `path` (format by its suffix) at `options`; "this view has nothing to
