@@ -222,78 +222,115 @@ std::vector<const analysis::TrainingStatisticsPoint*> trainingPoints(
   return points;
 }
 
+namespace {
+
+using TrainingPoints = std::vector<const analysis::TrainingStatisticsPoint*>;
+/// One per-head statistic of a training point: head h of row r at r * heads + h.
+using PerHeadValues = std::vector<double> analysis::TrainingStatisticsPoint::*;
+
+/// What the panels of the training figure share.
+struct TrainingPanelFrame {
+  const TrainingPoints& points;
+  int layers = 0;  ///< of the model: the layer colours
+  int heads = 0;
+  QString sourceText;
+  std::optional<std::int64_t> marker;
+};
+
+/// One panel: `rows` layers from `firstLayer` (the JSD to the layer below starts at 1).
+struct TrainingStatistic {
+  QString title;
+  QString yLabel;
+  int rows = 0;
+  int firstLayer = 0;
+  PerHeadValues values = nullptr;
+};
+
+QString trainingSourceText(const TrainingPoints& points) {
+  return points.front()->source == "checkpoint"
+             ? QStringLiteral("evaluation set under each checkpoint")
+             : QStringLiteral("the log's attention snapshots (probe batch)");
+}
+
+/// One head's statistic against step, drawn faint behind its layer's mean.
+widgets::XySeries headSeries(const TrainingPoints& points, PerHeadValues values, std::size_t i,
+                             const QColor& colour) {
+  widgets::XySeries head;
+  head.colour = colour;
+  head.lines = true;
+  head.markers = false;
+  head.opacity = 0.35;
+  for (const auto* p : points) {
+    const std::vector<double>& v = p->*values;
+    if (i >= v.size()) continue;
+    head.x << static_cast<double>(p->step);
+    head.y << v[i];
+  }
+  return head;
+}
+
+/// A layer's mean over its heads at each step, of the heads with a finite value there.
+widgets::XySeries layerMeanSeries(const TrainingPanelFrame& frame, PerHeadValues values, int row,
+                                  int layer, const QColor& colour) {
+  widgets::XySeries mean;
+  mean.name = QStringLiteral("layer %1 (mean of its heads)").arg(layer);
+  mean.colour = colour;
+  mean.lines = true;
+  for (const auto* p : frame.points) {
+    const std::vector<double>& v = p->*values;
+    double sum = 0;
+    int n = 0;
+    for (int h = 0; h < frame.heads; ++h) {
+      const auto i = static_cast<std::size_t>(row * frame.heads + h);
+      if (i < v.size() && std::isfinite(v[i])) sum += v[i], ++n;
+    }
+    if (n == 0) continue;
+    mean.x << static_cast<double>(p->step);
+    mean.y << sum / n;
+  }
+  return mean;
+}
+
+/// A panel per statistic: heads faint, layer means bold, coloured by layer.
+widgets::XyPanel trainingPanel(const TrainingPanelFrame& frame, const TrainingStatistic& stat) {
+  widgets::XyPanel panel;
+  panel.title = stat.title + QStringLiteral(" - ") + frame.sourceText;
+  panel.xLabel = QStringLiteral("step");
+  panel.yLabel = stat.yLabel;
+  for (int r = 0; r < stat.rows; ++r) {
+    const int layer = r + stat.firstLayer;
+    const QColor colour = widgets::ScatterPlot::layerColour(layer, frame.layers);
+    for (int h = 0; h < frame.heads; ++h)
+      panel.series << headSeries(frame.points, stat.values,
+                                 static_cast<std::size_t>(r * frame.heads + h), colour);
+    panel.series << layerMeanSeries(frame, stat.values, r, layer, colour);
+  }
+  if (frame.marker) panel.marker = static_cast<double>(*frame.marker);
+  return panel;
+}
+
+}  // namespace
+
 void drawTrainingStatistics(widgets::ScatterPlot& plot, const analysis::AnalysisReport& report,
                             const std::string& runName, const std::string& where,
                             std::optional<std::int64_t> marker, const std::string& source) {
   const auto& s = report.statistics;
-  const auto points = trainingPoints(report, source);
+  const TrainingPoints points = trainingPoints(report, source);
   if (points.empty() || s.layers < 1 || s.heads < 1)
     throw FigureInputError(where,
                            "the report has no statistics over training (the run logged no "
                            "attention snapshots, or it was analysed with --no-snapshots); run "
                            "`attnlab-cli analyze RUN --over-checkpoints` to add them");
-  const bool checkpoints = points.front()->source == "checkpoint";
-  const QString sourceText = checkpoints
-                                 ? QStringLiteral("evaluation set under each checkpoint")
-                                 : QStringLiteral("the log's attention snapshots (probe batch)");
-  // values(point) -> [rows * heads]; a panel per statistic, heads faint, layer means bold.
-  const auto panelOf = [&](const QString& title, const QString& yLabel, int rows, int firstLayer,
-                           auto values) {
-    widgets::XyPanel panel;
-    panel.title = title + QStringLiteral(" - ") + sourceText;
-    panel.xLabel = QStringLiteral("step");
-    panel.yLabel = yLabel;
-    for (int r = 0; r < rows; ++r) {
-      const QColor colour = widgets::ScatterPlot::layerColour(r + firstLayer, s.layers);
-      widgets::XySeries mean;
-      mean.name = QStringLiteral("layer %1 (mean of its heads)").arg(r + firstLayer);
-      mean.colour = colour;
-      mean.lines = true;
-      for (int h = 0; h < s.heads; ++h) {
-        widgets::XySeries head;
-        head.colour = colour;
-        head.lines = true;
-        head.markers = false;
-        head.opacity = 0.35;
-        for (const auto* p : points) {
-          const std::vector<double>& v = values(*p);
-          const auto i = static_cast<std::size_t>(r * s.heads + h);
-          if (i >= v.size()) continue;
-          head.x << static_cast<double>(p->step);
-          head.y << v[i];
-        }
-        panel.series << head;
-      }
-      for (const auto* p : points) {
-        const std::vector<double>& v = values(*p);
-        double sum = 0;
-        int n = 0;
-        for (int h = 0; h < s.heads; ++h) {
-          const auto i = static_cast<std::size_t>(r * s.heads + h);
-          if (i < v.size() && std::isfinite(v[i])) sum += v[i], ++n;
-        }
-        if (n == 0) continue;
-        mean.x << static_cast<double>(p->step);
-        mean.y << sum / n;
-      }
-      panel.series << mean;
-    }
-    if (marker) panel.marker = static_cast<double>(*marker);
-    return panel;
-  };
+  const TrainingPanelFrame frame{points, s.layers, s.heads, trainingSourceText(points), marker};
   QVector<widgets::XyPanel> panels;
-  panels << panelOf(QStringLiteral("median entropy per head"),
-                    QStringLiteral("median row entropy (nats)"), s.layers, 0,
-                    [](const analysis::TrainingStatisticsPoint& p) -> const std::vector<double>& {
-                      return p.medianEntropy;
-                    });
+  panels << trainingPanel(frame, {QStringLiteral("median entropy per head"),
+                                  QStringLiteral("median row entropy (nats)"), s.layers, 0,
+                                  &analysis::TrainingStatisticsPoint::medianEntropy});
   if (s.layers > 1)
-    panels << panelOf(QStringLiteral("median JSD to the layer below"),
-                      QStringLiteral("median JSD to the layer below (%1)").arg(jsdUnit(report)),
-                      s.layers - 1, 1,
-                      [](const analysis::TrainingStatisticsPoint& p) -> const std::vector<double>& {
-                        return p.medianAdjacentJsd;
-                      });
+    panels << trainingPanel(
+        frame, {QStringLiteral("median JSD to the layer below"),
+                QStringLiteral("median JSD to the layer below (%1)").arg(jsdUnit(report)),
+                s.layers - 1, 1, &analysis::TrainingStatisticsPoint::medianAdjacentJsd});
   plot.setPanels(panels, static_cast<int>(panels.size()));
   plot.setTitle(titleFor("training-statistics", report, runName));
 }
