@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <system_error>
+#include <utility>
 
 namespace attnlab::figures {
 namespace fs = std::filesystem;
@@ -58,6 +59,9 @@ struct Exported {
   std::vector<FigureProvenance> provenance;
   widgets::ExportOptions options;
 };
+
+// The figures that do not apply, with the reason.
+using SkippedFigures = std::vector<std::pair<const FigureSpec*, std::string>>;
 
 // A data file copied into the bundle, with what it holds.
 struct DataFile {
@@ -116,8 +120,7 @@ void copyReports(const fs::path& reportFile, const fs::path& outDir, const std::
 
 std::string indexText(const FigureReportOptions& o, const std::string& runName,
                       const std::vector<Exported>& done, const std::vector<DataFile>& data,
-                      const std::vector<std::pair<const FigureSpec*, std::string>>& skipped,
-                      double dpi) {
+                      const SkippedFigures& skipped, double dpi) {
   std::ostringstream md;
   md << "# Figures of run " << runName << "\n\n";
   md << "Run folder: `" << o.run.string() << "`. Written by `attnlab-cli export " << o.run.string()
@@ -154,24 +157,40 @@ std::string indexText(const FigureReportOptions& o, const std::string& runName,
   return md.str();
 }
 
-}  // namespace
-
-FigureReport writeFigureReport(const FigureReportOptions& given) {
-  FigureReportOptions o = given;
-  o.run = normaliseRunPath(o.run);
-  // The run must be one before anything is written: a typo makes no empty bundle.
-  const std::string runName = openRunLog(o.run).runName;
+void createReportFolder(const fs::path& outDir) {
   std::error_code ec;
-  fs::create_directories(o.outDir, ec);
-  if (ec || !fs::is_directory(o.outDir)) {
-    throw FigureError(o.outDir.string(), "cannot create the report folder" +
-                                             (ec ? ": " + ec.message() : std::string()));
+  fs::create_directories(outDir, ec);
+  if (ec || !fs::is_directory(outDir)) {
+    throw FigureError(outDir.string(), "cannot create the report folder" +
+                                           (ec ? ": " + ec.message() : std::string()));
   }
+}
 
-  FigureReport report;
+// The catalog's figures of one run: those that apply written, the others with the reason.
+struct CatalogExport {
+  std::vector<FigureReportEntry> entries;  // catalog order
   std::vector<Exported> done;
-  std::vector<std::pair<const FigureSpec*, std::string>> skipped;
-  const double dpi = o.dpi.value_or(widgets::ExportOptions{}.dpi);
+  SkippedFigures skipped;
+};
+
+// Writes `figure` as PNG, SVG and PDF into the bundle, at the size asked for or its own.
+Exported exportInEveryFormat(const FigureSpec& spec, Figure& figure, const FigureReportOptions& o,
+                             double dpi, FigureReportEntry& entry) {
+  Exported exported{&spec, {}, figure.provenance, defaultExportOptions(figure)};
+  if (o.widthPx) exported.options.widthPx = *o.widthPx;
+  if (o.heightPx) exported.options.heightPx = *o.heightPx;
+  exported.options.dpi = dpi;
+  for (const auto format : kFormats) {
+    const std::string name = spec.name + "." + formatExtension(format);
+    exportFigure(figure, o.outDir / name, format, exported.options);
+    exported.files.push_back(name);
+    entry.files.push_back(o.outDir / name);
+  }
+  return exported;
+}
+
+CatalogExport exportCatalogFigures(const FigureReportOptions& o, double dpi) {
+  CatalogExport result;
   for (const FigureSpec& spec : figureCatalog()) {
     FigureReportEntry entry{spec.name, {}, {}};
     Figure figure;
@@ -180,39 +199,35 @@ FigureReport writeFigureReport(const FigureReportOptions& given) {
     } catch (const FigureInputError& e) {
       // Said about this run, the run's name is noise; about another file, keep the file.
       entry.notApplicable = e.where() == o.run.string() ? e.reason() : e.what();
-      skipped.emplace_back(&spec, entry.notApplicable);
-      report.entries.push_back(entry);
+      result.skipped.emplace_back(&spec, entry.notApplicable);
+      result.entries.push_back(entry);
       continue;
     }
-    Exported exported{&spec, {}, figure.provenance, defaultExportOptions(figure)};
-    if (o.widthPx) exported.options.widthPx = *o.widthPx;
-    if (o.heightPx) exported.options.heightPx = *o.heightPx;
-    exported.options.dpi = dpi;
-    for (const auto format : kFormats) {
-      const std::string name = spec.name + "." + formatExtension(format);
-      exportFigure(figure, o.outDir / name, format, exported.options);
-      exported.files.push_back(name);
-      entry.files.push_back(o.outDir / name);
-    }
-    done.push_back(std::move(exported));
-    report.entries.push_back(entry);
+    result.done.push_back(exportInEveryFormat(spec, figure, o, dpi, entry));
+    result.entries.push_back(entry);
   }
-  // The data behind the figures: the reports the figures read, the resolved configuration
-  // and the run's one-row summary (the Compare tab's table).
+  return result;
+}
+
+// The resolved configuration and the run's one-row summary (the Compare tab's table).
+std::vector<DataFile> writeRunDataFiles(const FigureReportOptions& o) {
   std::vector<DataFile> data;
-  {
-    const RunLogInput log = openRunLog(o.run);
-    writeAtomically(o.outDir / "config.toml", log.reader.configToml());
-    data.push_back({"config.toml", "the whole run",
-                    "the resolved configuration the run trained with (docs/configuration.md)"});
-    const std::vector<RunSummary> summary{summariseRun(o.run)};
-    writeAtomically(o.outDir / "summary.md", runSummaryMarkdown(summary));
-    writeAtomically(o.outDir / "summary.csv", runSummaryCsv(summary));
-    data.push_back({"summary.md", "last logged step",
-                    "final eval loss (nats) and accuracy, probe best head, median entropy per "
-                    "layer (nats)"});
-    data.push_back({"summary.csv", "last logged step", "the same as CSV"});
-  }
+  const RunLogInput log = openRunLog(o.run);
+  writeAtomically(o.outDir / "config.toml", log.reader.configToml());
+  data.push_back({"config.toml", "the whole run",
+                  "the resolved configuration the run trained with (docs/configuration.md)"});
+  const std::vector<RunSummary> summary{summariseRun(o.run)};
+  writeAtomically(o.outDir / "summary.md", runSummaryMarkdown(summary));
+  writeAtomically(o.outDir / "summary.csv", runSummaryCsv(summary));
+  data.push_back({"summary.md", "last logged step",
+                  "final eval loss (nats) and accuracy, probe best head, median entropy per "
+                  "layer (nats)"});
+  data.push_back({"summary.csv", "last logged step", "the same as CSV"});
+  return data;
+}
+
+// The analysis and coreference reports the figures read, where the run has them.
+void copyRunReports(const FigureReportOptions& o, std::vector<DataFile>& data) {
   try {
     const ReportLocation a = findAnalysisReport(o.run, o.step);
     copyReports(a.file, o.outDir, "analysis", "checkpoint step " + std::to_string(a.step), data);
@@ -224,8 +239,25 @@ FigureReport writeFigureReport(const FigureReportOptions& given) {
     copyReports(c.file, o.outDir, "coref", "checkpoint step " + std::to_string(c.step), data);
   } catch (const FigureInputError&) {
   }
+}
+
+}  // namespace
+
+FigureReport writeFigureReport(const FigureReportOptions& given) {
+  FigureReportOptions o = given;
+  o.run = normaliseRunPath(o.run);
+  // The run must be one before anything is written: a typo makes no empty bundle.
+  const std::string runName = openRunLog(o.run).runName;
+  createReportFolder(o.outDir);
+  const double dpi = o.dpi.value_or(widgets::ExportOptions{}.dpi);
+  CatalogExport figures = exportCatalogFigures(o, dpi);
+  // The data behind the figures: the run's own files, then the reports the figures read.
+  std::vector<DataFile> data = writeRunDataFiles(o);
+  copyRunReports(o, data);
+  FigureReport report;
+  report.entries = std::move(figures.entries);
   report.index = o.outDir / "index.md";
-  writeAtomically(report.index, indexText(o, runName, done, data, skipped, dpi));
+  writeAtomically(report.index, indexText(o, runName, figures.done, data, figures.skipped, dpi));
   return report;
 }
 
