@@ -16,6 +16,7 @@
 #include <QStringList>
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 #include <set>
 
@@ -64,69 +65,112 @@ FigureProvenance provenanceOf(const RunReport& r, const std::string& what) {
           r.where.file.lexically_relative(r.runDir).string() + ": " + what};
 }
 
-// Row labels "L3 name", layer by layer with the runs interleaved, so the same layer of each
-// run sits one row apart on the shared scale.
-Figure interleavedViolins(const FigureSpec& spec, const FigureRequest& request, bool jsd) {
-  const std::vector<RunReport> runs = loadAnalyses(request);
-  const int heads = runs.front().report.statistics.heads;
-  int rowsPerRun = 0;
+// The violin rows one run has: its layers, or for the JSD its pairs of adjacent layers.
+int violinRowsOf(const analysis::AttentionStatisticsResult& s, bool jsd) {
+  return jsd ? s.layers - 1 : s.layers;
+}
+
+// Rows per run on the shared grid: as many as the deepest run has. The runs' JSD must share
+// a unit to share a scale.
+int rowsPerRun(const std::vector<RunReport>& runs, bool jsd) {
+  int rows = 0;
   for (const auto& r : runs) {
-    const auto& s = r.report.statistics;
-    rowsPerRun = std::max(rowsPerRun, jsd ? s.layers - 1 : s.layers);
+    rows = std::max(rows, violinRowsOf(r.report.statistics, jsd));
     if (jsd && r.report.statistics.jsdBase != runs.front().report.statistics.jsdBase)
       throw FigureInputError(r.where.file.string(), "measures JSD in another unit than " +
                                                         runs.front().label +
                                                         " (analyse both with the same --jsd-unit)");
   }
-  if (rowsPerRun < 1) {
+  if (rows < 1) {
     throw FigureInputError(runs.front().where.file.string(),
                            jsd ? "the models have one layer: there is no adjacent-layer JSD"
                                : "the reports hold no per-head entropy");
   }
-  const int R = static_cast<int>(runs.size());
-  const int rows = rowsPerRun * R;
-  std::vector<analysis::DistributionSummary> summaries(static_cast<std::size_t>(rows * heads));
-  std::vector<analysis::ColourClass> colours(summaries.size(), analysis::ColourClass::None);
-  std::vector<std::vector<int>> order(static_cast<std::size_t>(rows));
+  return rows;
+}
+
+// What the grid shows, row by row: summaries and colour classes [rows * heads], each row's
+// head order and its label.
+struct ViolinRows {
+  std::vector<analysis::DistributionSummary> summaries;
+  std::vector<analysis::ColourClass> colours;
+  std::vector<std::vector<int>> order;
   QStringList labels;
-  for (int l = 0; l < rowsPerRun; ++l) {
-    for (int r = 0; r < R; ++r) {
-      const auto& s = runs[static_cast<std::size_t>(r)].report.statistics;
-      const int row = l * R + r;
-      const auto& source = jsd ? s.adjacentJsd : s.entropy;
-      const auto& classes = jsd ? s.jsdColours : s.entropyColours;
-      const bool has = l < (jsd ? s.layers - 1 : s.layers);
-      std::vector<analysis::DistributionSummary> rowSummaries(static_cast<std::size_t>(heads));
-      for (int h = 0; h < heads && has; ++h) {
-        const auto i = static_cast<std::size_t>(l * heads + h);
-        rowSummaries[static_cast<std::size_t>(h)] = source[i];
-        summaries[static_cast<std::size_t>(row * heads + h)] = source[i];
-        if (i < classes.size()) colours[static_cast<std::size_t>(row * heads + h)] = classes[i];
-      }
-      order[static_cast<std::size_t>(row)] = has ? analysis::orderByMedian(rowSummaries) : [heads] {
-        std::vector<int> identity(static_cast<std::size_t>(heads));
-        std::iota(identity.begin(), identity.end(), 0);
-        return identity;
-      }();
-      const QString layer =
-          jsd ? QStringLiteral("L%1-L%2").arg(l).arg(l + 1) : QStringLiteral("L%1").arg(l);
-      labels << layer + QStringLiteral(" ") + q(runs[static_cast<std::size_t>(r)].label);
-    }
+};
+
+std::vector<int> identityOrder(int heads) {
+  std::vector<int> identity(static_cast<std::size_t>(heads));
+  std::iota(identity.begin(), identity.end(), 0);
+  return identity;
+}
+
+// Grid row `row` from layer `l` of `run`; a run with fewer layers leaves its row empty.
+void fillViolinRow(ViolinRows& grid, int row, int l, const RunReport& run, int heads, bool jsd) {
+  const auto& s = run.report.statistics;
+  const QString layer =
+      jsd ? QStringLiteral("L%1-L%2").arg(l).arg(l + 1) : QStringLiteral("L%1").arg(l);
+  grid.labels << layer + QStringLiteral(" ") + q(run.label);
+  if (l >= violinRowsOf(s, jsd)) {
+    grid.order[static_cast<std::size_t>(row)] = identityOrder(heads);
+    return;
   }
+  const auto& source = jsd ? s.adjacentJsd : s.entropy;
+  const auto& classes = jsd ? s.jsdColours : s.entropyColours;
+  std::vector<analysis::DistributionSummary> rowSummaries(static_cast<std::size_t>(heads));
+  for (int h = 0; h < heads; ++h) {
+    const auto i = static_cast<std::size_t>(l * heads + h);
+    rowSummaries[static_cast<std::size_t>(h)] = source[i];
+    grid.summaries[static_cast<std::size_t>(row * heads + h)] = source[i];
+    if (i < classes.size()) grid.colours[static_cast<std::size_t>(row * heads + h)] = classes[i];
+  }
+  grid.order[static_cast<std::size_t>(row)] = analysis::orderByMedian(rowSummaries);
+}
+
+// Layer by layer with the runs interleaved, so the same layer of each run sits one row
+// apart on the shared scale.
+ViolinRows interleaveRuns(const std::vector<RunReport>& runs, int perRun, int heads, bool jsd) {
+  const int R = static_cast<int>(runs.size());
+  const int rows = perRun * R;
+  ViolinRows grid;
+  grid.summaries.resize(static_cast<std::size_t>(rows * heads));
+  grid.colours.assign(grid.summaries.size(), analysis::ColourClass::None);
+  grid.order.resize(static_cast<std::size_t>(rows));
+  for (int l = 0; l < perRun; ++l)
+    for (int r = 0; r < R; ++r)
+      fillViolinRow(grid, l * R + r, l, runs[static_cast<std::size_t>(r)], heads, jsd);
+  return grid;
+}
+
+widgets::ViolinScale violinScale(analysis::LogBase jsdBase, bool jsd) {
+  if (!jsd) return widgets::ViolinScale::entropyNats();
+  return jsdBase == analysis::LogBase::Bits ? widgets::ViolinScale::jsdBits()
+                                            : widgets::ViolinScale::jsdNats();
+}
+
+// Row labels "L3 name"; the title names the runs compared.
+std::unique_ptr<widgets::ViolinGrid> violinPlot(const FigureSpec& spec,
+                                                const std::vector<RunReport>& runs, int heads,
+                                                ViolinRows grid, bool jsd) {
   auto plot = std::make_unique<widgets::ViolinGrid>();
-  const auto base = runs.front().report.statistics.jsdBase;
-  plot->setScale(jsd ? (base == analysis::LogBase::Bits ? widgets::ViolinScale::jsdBits()
-                                                        : widgets::ViolinScale::jsdNats())
-                     : widgets::ViolinScale::entropyNats());
-  plot->setSummaries(rows, heads, std::move(summaries), std::move(colours), std::move(order));
-  plot->setRowLabels(labels);
+  plot->setScale(violinScale(runs.front().report.statistics.jsdBase, jsd));
+  const int rows = static_cast<int>(grid.order.size());
+  plot->setSummaries(rows, heads, std::move(grid.summaries), std::move(grid.colours),
+                     std::move(grid.order));
+  plot->setRowLabels(grid.labels);
   QStringList names;
   for (const auto& r : runs) names << q(r.label);
   plot->setTitle(q(spec.title) + QStringLiteral(": ") + names.join(QStringLiteral(" vs ")));
+  return plot;
+}
 
+Figure interleavedViolins(const FigureSpec& spec, const FigureRequest& request, bool jsd) {
+  const std::vector<RunReport> runs = loadAnalyses(request);
+  const int heads = runs.front().report.statistics.heads;
+  const int perRun = rowsPerRun(runs, jsd);
+  const int rows = perRun * static_cast<int>(runs.size());
   Figure figure;
   figure.spec = &spec;
-  figure.plot = std::move(plot);
+  figure.plot = violinPlot(spec, runs, heads, interleaveRuns(runs, perRun, heads, jsd), jsd);
   for (const auto& r : runs)
     figure.provenance.push_back(
         provenanceOf(r, jsd ? "per-head JSD to the layer below" : "per-head row entropy (nats)"));
