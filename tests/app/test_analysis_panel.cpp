@@ -45,6 +45,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QThreadPool>
 #include <QXmlStreamReader>
 #include <QtTest>
 
@@ -809,6 +810,35 @@ class TestAnalysisPanel : public QObject {
     QSignalSpy loaded(&panel, &app::AnalysisPanel::reportLoaded);
     panel.openReport(m_run + "/analysis/step-8/analysis.json");
     QVERIFY(loaded.wait(10000));
+  }
+
+  // Two reads overlap (the person picked another report before the first was read): only the
+  // one asked for last is shown, whichever read ends first.
+  void theReportAskedForLastWins() {
+    const QString bad = m_dir.filePath("not-a-report-either.json");
+    QVERIFY(tests::writeBytes(bad, "{\"format\": \"something-else\"}"));
+    const QString good = m_run + "/analysis/step-8/analysis.json";
+    const auto settle = [] {
+      QThreadPool::globalInstance()->waitForDone();
+      QCoreApplication::sendPostedEvents();
+      QCoreApplication::processEvents();
+    };
+    app::AnalysisPanel panel;
+    QSignalSpy loaded(&panel, &app::AnalysisPanel::reportLoaded);
+    QSignalSpy failed(&panel, &app::AnalysisPanel::loadFailed);
+    panel.openReport(good);
+    panel.openReport(bad);
+    QVERIFY(failed.wait(10000));
+    settle();
+    QCOMPARE(loaded.size(), 0);
+    QVERIFY(panel.report() == nullptr);
+
+    panel.openReport(bad);
+    panel.openReport(good);
+    QVERIFY(loaded.wait(10000));
+    settle();
+    QCOMPARE(failed.size(), 1);
+    QCOMPARE(panel.reportPath(), good);
   }
 };
 
