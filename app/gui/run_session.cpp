@@ -187,39 +187,10 @@ void RunSession::addMessage(RunMessage message) {
 }
 
 void RunSession::applyUpdate(RunUpdate u) {
-  bool metadata = false;
-  if (u.runName) m_name = *u.runName, metadata = true;
-  if (u.configToml) m_configToml = *u.configToml, metadata = true;
-  if (u.probeTokens) m_probeTokens = std::move(*u.probeTokens), metadata = true;
-  if (u.totalSteps && *u.totalSteps > 0) m_totalSteps = *u.totalSteps, metadata = true;
-  if (u.guidancePatternOfHead) m_guidancePatternOfHead = std::move(*u.guidancePatternOfHead);
-  if (u.guidanceTargets) m_guidanceTargets = std::move(*u.guidanceTargets);
-  if (u.guidancePatternNames) m_guidancePatternNames = *u.guidancePatternNames;
-  if (metadata) emit metadataChanged();
-
-  QStringList changedScalars;
+  applyMetadata(u);
   std::int64_t lastStep = m_step;
-  for (auto& [name, points] : u.scalars) {
-    if (points.steps.empty() && m_scalars.count(name) != 0) continue;
-    ScalarPoints& s = m_scalars[name];
-    appendAll(s.steps, points.steps);
-    appendAll(s.values, points.values);
-    appendAll(s.wallTimes, points.wallTimes);
-    if (!points.steps.empty())
-      lastStep = std::max(lastStep, static_cast<std::int64_t>(points.steps.back()));
-    changedScalars << name;
-  }
-  QStringList changedSeries;
-  for (auto& [name, rows] : u.layerSeries) {
-    LayerSeries& s = m_layerSeries[name];
-    s.name = rows.name;
-    s.unit = rows.unit;
-    s.meaning = rows.meaning;
-    s.innerShape = rows.innerShape;
-    appendAll(s.steps, rows.steps);
-    appendAll(s.values, rows.values);
-    changedSeries << name;
-  }
+  const QStringList changedScalars = appendScalars(u, lastStep);
+  const QStringList changedSeries = appendLayerSeries(u);
   if (u.snapshotSteps && *u.snapshotSteps != m_snapshotSteps) {
     m_snapshotSteps = std::move(*u.snapshotSteps);
     emit snapshotStepsChanged();
@@ -242,18 +213,63 @@ void RunSession::applyUpdate(RunUpdate u) {
   }
   if (!changedScalars.isEmpty()) emit scalarsAppended(changedScalars);
   if (!changedSeries.isEmpty()) emit layerSeriesChanged(changedSeries);
+  if (!isActiveHere(m_status)) applyWriterState(u);
+}
 
-  if (!isActiveHere(m_status)) {
-    const bool active = u.writerActive.value_or(m_status == RunStatus::LiveElsewhere);
-    if (active) {
-      setStatus(RunStatus::LiveElsewhere);
-    } else if (u.finished.value_or(false)) {
-      setStatus(RunStatus::Finished);
-    } else if (u.stopped.value_or(false)) {
-      setStatus(RunStatus::Stopped);
-    } else if (m_status == RunStatus::Opening || m_status == RunStatus::LiveElsewhere) {
-      setStatus(RunStatus::Incomplete);
-    }
+void RunSession::applyMetadata(RunUpdate& u) {
+  bool metadata = false;
+  if (u.runName) m_name = *u.runName, metadata = true;
+  if (u.configToml) m_configToml = *u.configToml, metadata = true;
+  if (u.probeTokens) m_probeTokens = std::move(*u.probeTokens), metadata = true;
+  if (u.totalSteps && *u.totalSteps > 0) m_totalSteps = *u.totalSteps, metadata = true;
+  if (u.guidancePatternOfHead) m_guidancePatternOfHead = std::move(*u.guidancePatternOfHead);
+  if (u.guidanceTargets) m_guidanceTargets = std::move(*u.guidanceTargets);
+  if (u.guidancePatternNames) m_guidancePatternNames = *u.guidancePatternNames;
+  if (metadata) emit metadataChanged();
+}
+
+QStringList RunSession::appendScalars(RunUpdate& u, std::int64_t& lastStep) {
+  QStringList changed;
+  for (auto& [name, points] : u.scalars) {
+    if (points.steps.empty() && m_scalars.count(name) != 0) continue;
+    ScalarPoints& s = m_scalars[name];
+    appendAll(s.steps, points.steps);
+    appendAll(s.values, points.values);
+    appendAll(s.wallTimes, points.wallTimes);
+    if (!points.steps.empty())
+      lastStep = std::max(lastStep, static_cast<std::int64_t>(points.steps.back()));
+    changed << name;
+  }
+  return changed;
+}
+
+QStringList RunSession::appendLayerSeries(RunUpdate& u) {
+  QStringList changed;
+  for (auto& [name, rows] : u.layerSeries) {
+    LayerSeries& s = m_layerSeries[name];
+    s.name = rows.name;
+    s.unit = rows.unit;
+    s.meaning = rows.meaning;
+    s.innerShape = rows.innerShape;
+    appendAll(s.steps, rows.steps);
+    appendAll(s.values, rows.values);
+    changed << name;
+  }
+  return changed;
+}
+
+void RunSession::applyWriterState(const RunUpdate& u) {
+  // A followed run: its writer's lock says whether it trains elsewhere; else its events say
+  // how it ended.
+  const bool active = u.writerActive.value_or(m_status == RunStatus::LiveElsewhere);
+  if (active) {
+    setStatus(RunStatus::LiveElsewhere);
+  } else if (u.finished.value_or(false)) {
+    setStatus(RunStatus::Finished);
+  } else if (u.stopped.value_or(false)) {
+    setStatus(RunStatus::Stopped);
+  } else if (m_status == RunStatus::Opening || m_status == RunStatus::LiveElsewhere) {
+    setStatus(RunStatus::Incomplete);
   }
 }
 

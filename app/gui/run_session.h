@@ -192,6 +192,12 @@ class RunSession : public QObject {
   void colourChanged();
 
  private:
+  // The parts of applyUpdate, in the order it applies them.
+  void applyMetadata(RunUpdate& update);
+  QStringList appendScalars(RunUpdate& update, std::int64_t& lastStep);
+  QStringList appendLayerSeries(RunUpdate& update);
+  void applyWriterState(const RunUpdate& update);
+
   QString m_directory;
   QColor m_colour;
   QString m_name;
