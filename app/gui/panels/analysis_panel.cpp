@@ -346,14 +346,8 @@ QString AnalysisPanel::exportFigure(const QString& path) {
 }
 
 void AnalysisPanel::chooseExport() {
-  const QString name = currentFigureName() + QStringLiteral(".png");
-  const QString path = askFigurePath(this, m_run ? QDir(m_run->directory()).filePath(name) : name);
-  if (path.isEmpty()) return;
-  const QString error = exportFigure(path);
-  if (error.isEmpty())
-    emit exported(path);
-  else
-    emit exportFailed(error);
+  askAndExportFigure(this, m_run ? m_run->directory() : QString(),
+                     currentFigureName() + QStringLiteral(".png"));
 }
 
 QString AnalysisPanel::exportCurrentFigure(const QString& path,

@@ -37,6 +37,22 @@ QString exportPlotFile(widgets::PlotWidget* plot, const QString& path,
 /// cancelled.
 QString askFigurePath(QWidget* parent, const QString& suggested);
 
+/// Export figure... of a tab that writes a catalog figure (Analysis, Probe): asks where,
+/// proposing `fileName` in `runDirectory`, writes it with the tab's exportFigure(path) and
+/// emits the tab's exported(path) or exportFailed(error); nothing when the person cancels.
+template <class Tab>
+void askAndExportFigure(Tab* tab, const QString& runDirectory, const QString& fileName) {
+  const QString suggested =
+      runDirectory.isEmpty() ? fileName : runDirectory + QLatin1Char('/') + fileName;
+  const QString path = askFigurePath(tab, suggested);
+  if (path.isEmpty()) return;
+  const QString error = tab->exportFigure(path);
+  if (error.isEmpty())
+    emit tab->exported(path);
+  else
+    emit tab->exportFailed(error);
+}
+
 /// Writes the catalog figure `figure` of the run folder `runDir` at checkpoint `step` to
 /// `path`, as `attnlab-cli export RUN --figure NAME --step S` does. Returns the error (what
 /// and where), empty on success.

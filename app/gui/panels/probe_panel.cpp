@@ -396,14 +396,8 @@ QString ProbePanel::exportFigure(const QString& path) {
 }
 
 void ProbePanel::chooseExport() {
-  const QString name = QStringLiteral("coref-heads.png");
-  const QString path = askFigurePath(this, m_run ? QDir(m_run->directory()).filePath(name) : name);
-  if (path.isEmpty()) return;
-  const QString error = exportFigure(path);
-  if (error.isEmpty())
-    emit exported(path);
-  else
-    emit exportFailed(error);
+  askAndExportFigure(this, m_run ? m_run->directory() : QString(),
+                     QStringLiteral("coref-heads.png"));
 }
 
 QString ProbePanel::exportCurrentFigure(const QString& path,
