@@ -76,6 +76,23 @@ std::unique_ptr<widgets::CurvePlot> lossPlot(const FigureSpec& spec,
   return plot;
 }
 
+// The loss lines of every run in `runs` (its validation line too when `withEval`), a colour
+// a run, under `lineLabels`; the title names the run where `titleLabels` holds just one.
+Figure lossFigure(const FigureSpec& spec, const std::vector<RunLogInput>& runs,
+                  const std::vector<std::string>& lineLabels,
+                  const std::vector<std::string>& titleLabels, bool withEval) {
+  auto plot = lossPlot(spec, titleLabels);
+  Figure figure;
+  figure.spec = &spec;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    figure.provenance.push_back(addLossLines(
+        *plot, runs[i], lineLabels[i], plot->theme().seriesColour(static_cast<int>(i)), withEval));
+  }
+  plot->fitToData();
+  figure.plot = std::move(plot);
+  return figure;
+}
+
 // Where a complaint about a set of runs belongs: the run, or all of them.
 std::string runsWhere(const std::vector<RunLogInput>& runs) {
   std::string where;
@@ -124,16 +141,7 @@ Figure layerSeriesFigure(const FigureSpec& spec, const FigureRequest& request,
 Figure lossCurves(const FigureSpec& spec, const FigureRequest& request) {
   const auto runs = openRuns(request);
   const auto labels = runLabels(runs);
-  auto plot = lossPlot(spec, labels);
-  Figure figure;
-  figure.spec = &spec;
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    figure.provenance.push_back(addLossLines(
-        *plot, runs[i], labels[i], plot->theme().seriesColour(static_cast<int>(i)), true));
-  }
-  plot->fitToData();
-  figure.plot = std::move(plot);
-  return figure;
+  return lossFigure(spec, runs, labels, labels, true);
 }
 
 Figure guidanceFig3(const FigureSpec& spec, const FigureRequest& request) {
@@ -153,16 +161,7 @@ Figure guidanceFig3(const FigureSpec& spec, const FigureRequest& request) {
     labels[i] += hasScalar(runs[i], kGuidanceLoss) ? ": guided (" + guidancePatterns(runs[i]) + ")"
                                                    : ": unguided";
   }
-  auto plot = lossPlot(spec, {});
-  Figure figure;
-  figure.spec = &spec;
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    figure.provenance.push_back(addLossLines(
-        *plot, runs[i], labels[i], plot->theme().seriesColour(static_cast<int>(i)), false));
-  }
-  plot->fitToData();
-  figure.plot = std::move(plot);
-  return figure;
+  return lossFigure(spec, runs, labels, {}, false);
 }
 
 Figure asaFig5(const FigureSpec& spec, const FigureRequest& request) {

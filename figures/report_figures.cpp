@@ -55,22 +55,25 @@ void nameRun(LoadedReport<Report>& r) {
       r.report.source.runName.empty() ? r.runDir.filename().string() : r.report.source.runName;
 }
 
-LoadedReport<analysis::AnalysisReport> loadAnalysis(const FigureRequest& request) {
-  LoadedReport<analysis::AnalysisReport> r;
+// The request's run, its report at the step asked for (`find`: where it is, `read`: the
+// report read from there) and the run's name.
+template <typename Report, typename Find, typename Read>
+LoadedReport<Report> loadReport(const FigureRequest& request, Find find, Read read) {
+  LoadedReport<Report> r;
   r.runDir = existingRun(request);
-  r.where = findAnalysisReport(r.runDir, request.step);
-  r.report = analysis::readAnalysisJson(r.where.file);
+  r.where = find(r.runDir, request.step);
+  r.report = read(r.where.file);
   nameRun(r);
   return r;
 }
 
+LoadedReport<analysis::AnalysisReport> loadAnalysis(const FigureRequest& request) {
+  return loadReport<analysis::AnalysisReport>(request, findAnalysisReport,
+                                              analysis::readAnalysisJson);
+}
+
 LoadedReport<analysis::CorefProbeReport> loadCoref(const FigureRequest& request) {
-  LoadedReport<analysis::CorefProbeReport> r;
-  r.runDir = existingRun(request);
-  r.where = findCorefReport(r.runDir, request.step);
-  r.report = analysis::readCorefJson(r.where.file);
-  nameRun(r);
-  return r;
+  return loadReport<analysis::CorefProbeReport>(request, findCorefReport, analysis::readCorefJson);
 }
 
 // "checkpoint step 4 (step-0000004.h5)" and "<file in the run>: <what>".
@@ -103,30 +106,34 @@ Figure figureOf(const FigureSpec& spec, std::unique_ptr<widgets::PlotWidget> plo
   return figure;
 }
 
+// A violin grid drawn by `draw` (the Analysis tab's drawing too), `rows` rows tall; the
+// provenance says what a violin is (`what`) and what the report evaluated.
+using DrawViolins = void (*)(widgets::ViolinGrid&, const analysis::AnalysisReport&,
+                             const std::string&, const std::string&);
+Figure violinFigure(const FigureSpec& spec, const LoadedReport<analysis::AnalysisReport>& r,
+                    DrawViolins draw, const std::string& what, int rows) {
+  auto plot = std::make_unique<widgets::ViolinGrid>();
+  draw(*plot, r.report, r.runName, r.where.file.string());
+  Figure figure = figureOf(spec, std::move(plot), provenanceOf(r, what + evaluatedOn(r.report)));
+  figure.heightPx = violinHeight(spec, rows);
+  return figure;
+}
+
 }  // namespace
 
 Figure entropyViolins(const FigureSpec& spec, const FigureRequest& request) {
   const auto r = loadAnalysis(request);
-  const auto& s = r.report.statistics;
-  auto plot = std::make_unique<widgets::ViolinGrid>();
-  drawEntropyViolins(*plot, r.report, r.runName, r.where.file.string());
-  Figure figure = figureOf(spec, std::move(plot),
-                           provenanceOf(r, "per-head entropy (nats)" + evaluatedOn(r.report)));
-  figure.heightPx = violinHeight(spec, s.layers);
-  return figure;
+  return violinFigure(spec, r, drawEntropyViolins, "per-head entropy (nats)",
+                      r.report.statistics.layers);
 }
 
 Figure jsdViolins(const FigureSpec& spec, const FigureRequest& request) {
   const auto r = loadAnalysis(request);
   const auto& s = r.report.statistics;
-  auto plot = std::make_unique<widgets::ViolinGrid>();
-  drawJsdViolins(*plot, r.report, r.runName, r.where.file.string());
   const std::string unit = s.jsdBase == analysis::LogBase::Bits ? "bits" : "nats";
-  Figure figure = figureOf(
-      spec, std::move(plot),
-      provenanceOf(r, "per-head JSD to the layer below (" + unit + ")" + evaluatedOn(r.report)));
-  figure.heightPx = violinHeight(spec, s.layers - 1);
-  return figure;
+  // One row a pair of adjacent layers.
+  return violinFigure(spec, r, drawJsdViolins, "per-head JSD to the layer below (" + unit + ")",
+                      s.layers - 1);
 }
 
 Figure corefHeads(const FigureSpec& spec, const FigureRequest& request) {
