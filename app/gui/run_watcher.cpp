@@ -19,6 +19,17 @@ namespace attnlab::app {
 
 namespace {
 
+// The log records a checkpoint's path as the trainer was given it: relative to the folder
+// `attnlab-cli train` ran in ("runs/tiny/checkpoints/step-0002000.h5"), which is not this
+// process' folder. A recorded path that does not exist here is looked up where the
+// checkpoint store writes it, <run>/checkpoints/<file name> (also after the run was moved).
+QString checkpointFile(const QString& runDirectory, const QString& recorded) {
+  if (QFileInfo(recorded).isAbsolute() && QFileInfo::exists(recorded)) return recorded;
+  const QString inRun =
+      QDir(runDirectory).filePath(QStringLiteral("checkpoints/") + QFileInfo(recorded).fileName());
+  return QFileInfo::exists(inRun) ? inRun : recorded;
+}
+
 constexpr const char* kSnapshotSeries = "snapshots/probabilities";
 constexpr const char* kEventsKey = "\x01events";  // cannot clash with a log name
 // A log that is not readable yet while its writer starts up is retried this often before
@@ -191,7 +202,8 @@ void RunWatcher::readNew(RunUpdate& update) {
   if (checkpoints.size() != m_checkpointCount) {
     m_checkpointCount = checkpoints.size();
     std::vector<CheckpointInfo> list;
-    for (const auto& c : checkpoints) list.push_back({c.step, qs(c.path), c.valLoss});
+    for (const auto& c : checkpoints)
+      list.push_back({c.step, checkpointFile(m_directory, qs(c.path)), c.valLoss});
     update.checkpoints = std::move(list);
   }
 }

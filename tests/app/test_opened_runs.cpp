@@ -11,7 +11,9 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -92,6 +94,27 @@ class TestOpenedRuns : public QObject {
     // Opening it again gives the same session, not a second copy.
     QCOMPARE(runs.open(m_finished + QStringLiteral("/run.h5")), run);
     QCOMPARE(runs.runs().size(), 1);
+  }
+
+  // A run moved after training (or trained with a --run-dir relative to another folder):
+  // the log's checkpoint paths no longer name files here, and the session finds each where
+  // the checkpoint store writes it, <run>/checkpoints/<file name>, so Inspect can read it.
+  void movedRunFindsItsCheckpoints() {
+    const fs::path moved = path("moved");
+    fs::copy(m_finished.toStdString(), moved, fs::copy_options::recursive);
+    const fs::path away = path("finished-away");
+    fs::rename(m_finished.toStdString(), away);
+    const auto restore = qScopeGuard([&] { fs::rename(away, m_finished.toStdString()); });
+    app::OpenedRuns runs;
+    app::RunSession* run = runs.open(QString::fromStdString(moved.string()));
+    QVERIFY(run != nullptr);
+    QTRY_COMPARE_WITH_TIMEOUT(run->status(), app::RunStatus::Finished, 10000);
+    QVERIFY(!run->checkpoints().empty());
+    for (const auto& c : run->checkpoints()) {
+      QVERIFY2(c.path.startsWith(QString::fromStdString((moved / "checkpoints").string())),
+               qPrintable(c.path));
+      QVERIFY2(QFileInfo::exists(c.path), qPrintable(c.path));
+    }
   }
 
   void cliRunIsFollowedLive() {
