@@ -8,6 +8,7 @@
 #include "app/gui/panels/analysis_summary_view.h"
 #include "app/gui/panels/analysis_training_view.h"
 #include "app/gui/panels/figure_files.h"
+#include "app/gui/panels/followed_run.h"
 #include "app/gui/panels/job_bar.h"
 #include "app/gui/panels/report_picker.h"
 #include "app/gui/panels/run_reports.h"
@@ -75,11 +76,9 @@ QHBoxLayout* AnalysisPanel::buildToolbar() {
   m_statisticBox->addItem(QStringLiteral("Attention entropy (RealFormer Fig. 4)"));
   m_statisticBox->addItem(QStringLiteral("Adjacent-layer JSD (RealFormer Fig. 6)"));
   bar->addWidget(m_statisticBox);
-  m_exportButton = new QPushButton(QStringLiteral("Export figure..."), this);
-  m_exportButton->setObjectName(QStringLiteral("exportAnalysisFigureButton"));
+  m_exportButton = newExportFigureButton(QStringLiteral("exportAnalysisFigureButton"), this);
   m_exportButton->setToolTip(
       QStringLiteral("PNG, SVG or PDF of the view shown, as attnlab-cli export --figure draws it"));
-  m_exportButton->setEnabled(false);
   bar->addWidget(m_exportButton);
   bar->addStretch(1);
   return bar;
@@ -164,12 +163,7 @@ QStringList AnalysisPanel::findReports(const QString& runDirectory) {
 }
 
 void AnalysisPanel::setRuns(const QList<RunSession*>& runs) {
-  RunSession* run = runs.isEmpty() ? nullptr : runs.first();
-  if (run == m_run && run != nullptr) return;
-  m_run = run;
-  m_jobBar->setRunnable(m_run != nullptr);
-  m_picker->setRunDirectory(m_run ? m_run->directory() : QString());
-  rescan();
+  if (followReportsOfFirstRun(runs, m_run, *m_jobBar, *m_picker)) rescan();
 }
 
 void AnalysisPanel::setAnalysisController(AnalysisController* controller) {

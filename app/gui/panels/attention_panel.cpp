@@ -1,6 +1,7 @@
 #include "app/gui/panels/attention_panel.h"
 
 #include "app/gui/panels/figure_files.h"
+#include "app/gui/panels/followed_run.h"
 #include "app/gui/panels/placeholder_stack.h"
 #include "app/gui/panels/refresh_throttle.h"
 
@@ -44,17 +45,11 @@ QString previewOf(const QStringList& pieces, int length) {
 
 AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent) {
   m_refresh = new RefreshThrottle(this, [this] { refresh(); });
-  auto* outer = new QVBoxLayout(this);
-  outer->setContentsMargins(4, 4, 4, 4);
   m_page = new PlaceholderStack(QStringLiteral("attentionPlaceholder"), this);
-  outer->addWidget(m_page, 1);
-  auto* content = new QWidget(m_page);
-  auto* layout = new QVBoxLayout(content);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->setSpacing(4);
+  QVBoxLayout* layout = m_page->fillParentWithColumn();
+  QWidget* content = m_page->content();
   layout->addLayout(buildToolbar(content));
   layout->addWidget(buildHeads(content), 1);
-  m_page->setContent(content);
   connectStepControls();
   connectViewControls();
   refresh();
@@ -204,15 +199,8 @@ QString AttentionPanel::hoverText() const {
 }
 
 void AttentionPanel::setRuns(const QList<RunSession*>& runs) {
-  RunSession* run = nullptr;
-  for (RunSession* r : runs)
-    if (r != nullptr) {
-      run = r;
-      break;
-    }
-  if (run == m_run) return;
-  if (m_run) disconnect(m_run, nullptr, this, nullptr);
-  m_run = run;
+  RunSession* run = firstOpenRun(runs);
+  if (!switchFollowedRun(m_run, run, this)) return;
   m_steps.clear();
   m_wantedStep = m_requestedStep = m_shownStep = -1;
   m_layer = m_head = m_sequence = 0;

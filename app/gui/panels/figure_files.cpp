@@ -5,6 +5,7 @@
 
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QPushButton>
 
 #include <exception>
 
@@ -24,6 +25,13 @@ QString figureFileStem(const QString& title) {
   while (stem.endsWith(QLatin1Char('-'))) stem.chop(1);
   if (stem.size() > 60) stem.truncate(60);
   return stem.isEmpty() ? QStringLiteral("figure") : stem;
+}
+
+QPushButton* newExportFigureButton(const QString& objectName, QWidget* parent) {
+  auto* button = new QPushButton(QStringLiteral("Export figure..."), parent);
+  button->setObjectName(objectName);
+  button->setEnabled(false);
+  return button;
 }
 
 std::optional<widgets::ExportFormat> figureFormatOf(const QString& path, QString* error) {

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+class QPushButton;
 class QWidget;
 
 namespace attnlab::widgets {
@@ -20,12 +21,12 @@ class PlotWidget;
 
 namespace attnlab::app {
 
-/// The format `path`'s suffix names; nullopt with `error` set to "<path>: choose a .png,
-/// .svg or .pdf file" otherwise.
 /// A file name from a figure's or a tab's title: "Attention entropy per head, step 8: tiny"
 /// -> "attention-entropy-per-head-step-8-tiny" (at most 60 characters; "figure" when empty).
 QString figureFileStem(const QString& title);
 
+/// The format `path`'s suffix names; nullopt with `error` set to "<path>: choose a .png,
+/// .svg or .pdf file" otherwise.
 std::optional<widgets::ExportFormat> figureFormatOf(const QString& path, QString* error);
 
 /// Writes `plot` to `path` (format by its suffix) at `options`; "this view has nothing to
@@ -36,6 +37,10 @@ QString exportPlotFile(widgets::PlotWidget* plot, const QString& path,
 /// The save dialog for a figure (PNG, SVG, PDF) starting at `suggested`; empty when
 /// cancelled.
 QString askFigurePath(QWidget* parent, const QString& suggested);
+
+/// The Export figure... button of the Analysis and Probe tabs and of a FigureView, named
+/// `objectName`; disabled until its owner shows a figure it can write.
+QPushButton* newExportFigureButton(const QString& objectName, QWidget* parent);
 
 /// Export figure... of a tab that writes a catalog figure (Analysis, Probe): asks where,
 /// proposing `fileName` in `runDirectory`, writes it with the tab's exportFigure(path) and

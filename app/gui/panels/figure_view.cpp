@@ -26,9 +26,7 @@ FigureView::FigureView(QWidget* parent) : QWidget(parent) {
   QFont bold = m_heading->font();
   bold.setBold(true);
   m_heading->setFont(bold);
-  m_exportButton = new QPushButton(QStringLiteral("Export figure..."), this);
-  m_exportButton->setObjectName(QStringLiteral("figureExportButton"));
-  m_exportButton->setEnabled(false);
+  m_exportButton = newExportFigureButton(QStringLiteral("figureExportButton"), this);
   top->addWidget(m_heading, 1);
   top->addWidget(m_exportButton);
   m_layout->addLayout(top);

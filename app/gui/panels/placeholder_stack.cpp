@@ -2,6 +2,7 @@
 
 #include <QLabel>
 #include <QStackedLayout>
+#include <QVBoxLayout>
 
 namespace attnlab::app {
 
@@ -19,6 +20,18 @@ PlaceholderStack::PlaceholderStack(const QString& placeholderName, QWidget* pare
 void PlaceholderStack::setContent(QWidget* content) {
   m_content = content;
   m_stack->addWidget(content);  // reparents it to the stack
+}
+
+QVBoxLayout* PlaceholderStack::fillParentWithColumn() {
+  auto* outer = new QVBoxLayout(parentWidget());
+  outer->setContentsMargins(4, 4, 4, 4);
+  outer->addWidget(this, 1);
+  auto* content = new QWidget(this);
+  auto* column = new QVBoxLayout(content);
+  column->setContentsMargins(0, 0, 0, 0);
+  column->setSpacing(4);
+  setContent(content);
+  return column;
 }
 
 void PlaceholderStack::showPlaceholder(const QString& text) {

@@ -10,6 +10,7 @@
 
 class QLabel;
 class QStackedLayout;
+class QVBoxLayout;
 
 namespace attnlab::app {
 
@@ -21,6 +22,11 @@ class PlaceholderStack : public QWidget {
   /// The widget shown instead of the placeholder, set once (the stack becomes its parent).
   void setContent(QWidget* content);
   QWidget* content() const { return m_content; }
+
+  /// For a tab whose toolbar belongs to its content (hidden with it while the placeholder
+  /// shows): the stack fills its parent, the tab (4 px margins), and its content becomes a new
+  /// widget whose vertical layout, returned, takes the toolbar and what the toolbar controls.
+  QVBoxLayout* fillParentWithColumn();
 
   /// Shows `text` in the content's place.
   void showPlaceholder(const QString& text);

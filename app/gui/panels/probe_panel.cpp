@@ -3,6 +3,7 @@
 #include "analysis/report/report_readers.h"
 #include "analysis/runs/coref_probe_report.h"
 #include "app/gui/panels/figure_files.h"
+#include "app/gui/panels/followed_run.h"
 #include "app/gui/panels/job_bar.h"
 #include "app/gui/panels/probe_examples_view.h"
 #include "app/gui/panels/report_picker.h"
@@ -47,9 +48,7 @@ QHBoxLayout* ProbePanel::buildReportBar() {
   m_picker = new ReportPicker(analysis::ReportKind::Coref, QStringLiteral("probeReportBox"),
                               QStringLiteral("openProbeButton"), this);
   bar->addWidget(m_picker);
-  m_exportButton = new QPushButton(QStringLiteral("Export figure..."), this);
-  m_exportButton->setObjectName(QStringLiteral("exportProbeFigureButton"));
-  m_exportButton->setEnabled(false);
+  m_exportButton = newExportFigureButton(QStringLiteral("exportProbeFigureButton"), this);
   bar->addWidget(m_exportButton);
   bar->addStretch(1);
   return bar;
@@ -186,12 +185,7 @@ void ProbePanel::probeFinished(bool ok, bool cancelled, const QString& message,
 ProbePanel::~ProbePanel() = default;
 
 void ProbePanel::setRuns(const QList<RunSession*>& runs) {
-  RunSession* run = runs.isEmpty() ? nullptr : runs.first();
-  if (run == m_run && run != nullptr) return;
-  m_run = run;
-  m_jobBar->setRunnable(m_run != nullptr);
-  m_picker->setRunDirectory(m_run ? m_run->directory() : QString());
-  rescan();
+  if (followReportsOfFirstRun(runs, m_run, *m_jobBar, *m_picker)) rescan();
 }
 
 QStringList ProbePanel::reportFiles() const {

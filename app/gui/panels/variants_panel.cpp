@@ -1,6 +1,7 @@
 #include "app/gui/panels/variants_panel.h"
 
 #include "app/gui/panels/figure_files.h"
+#include "app/gui/panels/followed_run.h"
 #include "app/gui/panels/placeholder_stack.h"
 #include "app/gui/panels/plot_grid.h"
 #include "app/gui/panels/refresh_throttle.h"
@@ -64,19 +65,13 @@ QStringList VariantsPanel::rowLabels(const LayerSeries& series) {
 
 VariantsPanel::VariantsPanel(QWidget* parent) : QWidget(parent) {
   m_refresh = new RefreshThrottle(this, [this] { refresh(); });
-  auto* outer = new QVBoxLayout(this);
-  outer->setContentsMargins(4, 4, 4, 4);
   m_page = new PlaceholderStack(QStringLiteral("variantsPlaceholder"), this);
-  outer->addWidget(m_page, 1);
   // The View box belongs to the plots: hidden with them while the placeholder shows.
-  auto* content = new QWidget(m_page);
-  auto* layout = new QVBoxLayout(content);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->setSpacing(4);
+  QVBoxLayout* layout = m_page->fillParentWithColumn();
+  QWidget* content = m_page->content();
   layout->addLayout(buildToolbar(content));
   m_grid = new PlotGrid(kColumns, content);
   layout->addWidget(m_grid, 1);
-  m_page->setContent(content);
 
   connect(m_viewBox, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
     for (auto& [name, plot] : m_plots) plot->setView(viewFor(plot->seriesCount()));
@@ -129,15 +124,8 @@ widgets::LayerSeriesView VariantsPanel::viewFor(int rows) const {
 }
 
 void VariantsPanel::setRuns(const QList<RunSession*>& runs) {
-  RunSession* run = nullptr;
-  for (RunSession* r : runs)
-    if (r != nullptr) {
-      run = r;
-      break;
-    }
-  if (run == m_run) return;
-  if (m_run) disconnect(m_run, nullptr, this, nullptr);
-  m_run = run;
+  RunSession* run = firstOpenRun(runs);
+  if (!switchFollowedRun(m_run, run, this)) return;
   if (run != nullptr) {
     connect(run, &RunSession::layerSeriesChanged, this, [this](const QStringList& names) {
       for (const QString& n : names) m_pending.insert(n);
