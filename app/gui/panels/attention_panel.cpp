@@ -1,4 +1,5 @@
 #include "app/gui/panels/attention_panel.h"
+#include "app/gui/panels/heads_splitter.h"
 
 #include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/followed_run.h"
@@ -113,16 +114,8 @@ void AttentionPanel::addViewControls(QHBoxLayout* bar, QWidget* content) {
 }
 
 QSplitter* AttentionPanel::buildHeads(QWidget* content) {
-  m_splitter = new QSplitter(Qt::Horizontal, content);
-  m_grid = new widgets::HeadGrid(m_splitter);
-  m_grid->setObjectName(QStringLiteral("attentionHeadGrid"));
-  m_grid->setMinimumWidth(260);
-  m_splitter->addWidget(m_grid);
-  m_splitter->addWidget(buildEnlargedHead(m_splitter));
-  // Even halves: the enlarged head needs the room for its token labels.
-  m_splitter->setStretchFactor(0, 1);
-  m_splitter->setStretchFactor(1, 1);
-  m_splitter->setSizes({900, 1100});  // proportions; the splitter scales them to its width
+  m_splitter = newHeadsSplitter(content, QStringLiteral("attentionHeadGrid"), m_grid,
+                                [this](QWidget* parent) { return buildEnlargedHead(parent); });
   return m_splitter;
 }
 

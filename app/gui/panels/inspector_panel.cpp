@@ -1,4 +1,5 @@
 #include "app/gui/panels/inspector_panel.h"
+#include "app/gui/panels/heads_splitter.h"
 
 #include "analysis/attention/attention_statistics.h"
 #include "analysis/attention/guidance_patterns.h"
@@ -144,16 +145,8 @@ QHBoxLayout* InspectorPanel::buildToggles() {
 }
 
 QSplitter* InspectorPanel::buildHeads() {
-  auto* split = new QSplitter(Qt::Horizontal, this);
-  m_grid = new widgets::HeadGrid(split);
-  m_grid->setObjectName(QStringLiteral("inspectHeadGrid"));
-  m_grid->setMinimumWidth(260);
-  split->addWidget(m_grid);
-  split->addWidget(buildEnlargedHeads(split));
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 1);
-  split->setSizes({900, 1100});  // proportions: the enlarged head needs room for its tokens
-  return split;
+  return newHeadsSplitter(this, QStringLiteral("inspectHeadGrid"), m_grid,
+                          [this](QWidget* parent) { return buildEnlargedHeads(parent); });
 }
 
 QWidget* InspectorPanel::buildEnlargedHeads(QWidget* parent) {
