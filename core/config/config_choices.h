@@ -69,6 +69,7 @@ enum class ResidualScores { None, Sum, Mean };
 enum class AsaBinarize { Step, Gumbel };
 enum class AsaPenalty { Tau, TauSquared };
 enum class AsaKl { Forward, Symmetric };
+enum class AsaKlReduction { MaskedMean, BatchMean };
 
 /// SesameBERT.
 enum class BlurTarget { None, Context, Values };
@@ -119,6 +120,8 @@ ATTNLAB_CHOICE_TABLE(ResidualScores, {ResidualScores::None, "none"}, {ResidualSc
 ATTNLAB_CHOICE_TABLE(AsaBinarize, {AsaBinarize::Step, "step"}, {AsaBinarize::Gumbel, "gumbel"})
 ATTNLAB_CHOICE_TABLE(AsaPenalty, {AsaPenalty::Tau, "tau"}, {AsaPenalty::TauSquared, "tau_squared"})
 ATTNLAB_CHOICE_TABLE(AsaKl, {AsaKl::Forward, "forward"}, {AsaKl::Symmetric, "symmetric"})
+ATTNLAB_CHOICE_TABLE(AsaKlReduction, {AsaKlReduction::MaskedMean, "masked_mean"},
+                     {AsaKlReduction::BatchMean, "batchmean"})
 ATTNLAB_CHOICE_TABLE(BlurTarget, {BlurTarget::None, "none"}, {BlurTarget::Context, "context"},
                      {BlurTarget::Values, "values"})
 ATTNLAB_CHOICE_TABLE(SqueezeCombine, {SqueezeCombine::WeightedAverage, "weighted_average"},

@@ -412,6 +412,11 @@ std::vector<ConfigKey> buildSchema() {
           "attention.asa.kl", [](auto& c) -> auto& { return c.attention.asa.kl; },
           "`forward`: KL(clean || adversarial) (paper); `symmetric`: both directions halved "
           "(code)"),
+      configKey(
+          "attention.asa.kl_reduction",
+          [](auto& c) -> auto& { return c.attention.asa.klReduction; },
+          "token KL: `masked_mean`, the mean over the masked-LM positions; `batchmean`, summed "
+          "over every real position and the vocabulary, divided by the batch size (code)"),
 
       // [attention.blur] and [attention.squeeze]: SesameBERT
       configKey(

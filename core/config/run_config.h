@@ -155,6 +155,10 @@ struct AsaConfig {
       AsaPenalty::Tau;  ///< attention.asa.penalty: tau (paper) | tau_squared (code)
   /// attention.asa.kl: forward KL(clean||adv) (paper) | symmetric (code)
   AsaKl kl = AsaKl::Forward;
+  /// attention.asa.kl_reduction: the token KL as a mean over the masked-LM positions
+  /// (masked_mean) | summed over every real position and class, divided by the batch size
+  /// (batchmean: the official code's KLDivLoss(reduction="batchmean") on [B, T, C] logits)
+  AsaKlReduction klReduction = AsaKlReduction::MaskedMean;
 };
 
 /// Gaussian blurring (SesameBERT).

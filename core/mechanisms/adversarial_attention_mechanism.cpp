@@ -14,23 +14,40 @@ namespace {
 
 constexpr MechanismName kAsaName = *findMechanismName("asa");
 
+// kl_reduction = batchmean: the token KL as the official code's
+// KLDivLoss(reduction="batchmean") on the [B, T, V] logits, over every real position and
+// divided by B; masked_mean: the mean over the masked-LM positions.
+bool tokenKlPerSequence(const AsaConfig& config) {
+  switch (config.klReduction) {
+    case AsaKlReduction::MaskedMean:
+      return false;
+    case AsaKlReduction::BatchMean:
+      return true;
+  }
+  return false;
+}
+
 class AsaTerm : public ObjectiveTerm {
  public:
   explicit AsaTerm(const AsaConfig& config) : m_config(config) {}
 
-  void requestFromCleanPass(ForwardOptions& options) const override { options.wantLogits = true; }
+  void requestFromCleanPass(ForwardOptions& options) const override {
+    options.wantLogits = true;
+    options.wantRealLogits = perSequence();
+  }
 
   at::Tensor compute(const ObjectiveInputs& in, QuantityValues& measured) const override {
     ForwardOptions adversarial;
     adversarial.adversarial = true;
     adversarial.wantLogits = true;
+    adversarial.wantRealLogits = perSequence();
     adversarial.computeLoss = false;  // only its logits enter the KL terms
     adversarial.adversary.gumbel = m_config.binarize == AsaBinarize::Gumbel;
     adversarial.adversary.temperature = m_config.gumbelTemperature;
     // A second pass with its own dropout; the adversaries mask its attention.
     const MlmOutput adv = in.model.forward(in.inputIds, in.attentionMask, in.labels, adversarial);
     const bool symmetric = m_config.kl == AsaKl::Symmetric;
-    const auto tokenKl = predictionKl(in.clean.selectedLogits, adv.selectedLogits, symmetric);
+    const auto tokenKl = tokenDivergence(in, adv, symmetric);
     const auto sentenceKl = predictionKl(in.clean.firstLogits, adv.firstLogits, symmetric);
     const auto penalty =
         maskPenalty(adv.adversarialMasks, m_config.tau, m_config.penalty == AsaPenalty::TauSquared);
@@ -46,6 +63,17 @@ class AsaTerm : public ObjectiveTerm {
   }
 
  private:
+  bool perSequence() const { return tokenKlPerSequence(m_config); }
+
+  at::Tensor tokenDivergence(const ObjectiveInputs& in, const MlmOutput& adv,
+                             bool symmetric) const {
+    if (perSequence()) {
+      return predictionKlPerSequence(in.clean.realLogits, adv.realLogits, symmetric,
+                                     in.inputIds.size(0));
+    }
+    return predictionKl(in.clean.selectedLogits, adv.selectedLogits, symmetric);
+  }
+
   AsaConfig m_config;
 };
 
@@ -57,13 +85,17 @@ class AdversarialAttention : public AttentionMechanism {
   std::string summary(const RunConfig& c) const override {
     const auto& a = c.attention.asa;
     return "adversarial self-attention (binarize " + choiceText(a.binarize) + ", kl " +
-           choiceText(a.kl) + ", penalty " + choiceText(a.penalty) + ")";
+           choiceText(a.kl) + ", kl_reduction " + choiceText(a.klReduction) + ", penalty " +
+           choiceText(a.penalty) + ")";
   }
 
-  std::vector<LoggedQuantity> logged(const RunConfig&) const override {
+  std::vector<LoggedQuantity> logged(const RunConfig& c) const override {
+    const bool perSequence = tokenKlPerSequence(c.attention.asa);
     return {
         {"asa/token_kl", LoggedShape::Scalar, LoggedReduction::IntervalMean, "nats",
-         "KL between clean and adversarial predictions at the masked-LM positions"},
+         perSequence ? "KL between clean and adversarial predictions, summed over the real "
+                       "positions, per sequence"
+                     : "KL between clean and adversarial predictions at the masked-LM positions"},
         {"asa/sentence_kl", LoggedShape::Scalar, LoggedReduction::IntervalMean, "nats",
          "KL between clean and adversarial predictions at the first position"},
         {"asa/penalty", LoggedShape::Scalar, LoggedReduction::IntervalMean, "loss",

@@ -152,8 +152,20 @@ MlmOutput MaskedLanguageModelImpl::forward(const torch::Tensor& inputIds,
   const auto flatLabels = labels.reshape({-1});
   const auto selected = flatLabels.ne(-100).nonzero().squeeze(1);
   const auto targets = flatLabels.index_select(0, selected);
+  // The real positions likewise before the encoder (ASA's batchmean token KL); none to look
+  // up when the caller knows every position is real.
+  torch::Tensor real;
+  if (options.wantRealLogits && options.padding == BatchPadding::Some) {
+    real = attentionMask.reshape({-1}).nonzero().squeeze(1);
+  }
   out.hidden = encodeWith(inputIds, attentionMask, options, out);
   const auto hiddenSize = out.hidden.size(-1);
+  if (options.wantRealLogits) {
+    // The hidden rows are selected before the head, so the backward pass scatters [R, H]
+    // rather than vocabulary-sized gradients, and padding rows cost no head pass.
+    const auto flat = out.hidden.reshape({-1, hiddenSize});
+    out.realLogits = logits(real.defined() ? flat.index_select(0, real) : flat);
+  }
   torch::Tensor scores;
   if (options.wantLogits) {
     // Two head passes (selected rows, first positions) rather than one over their

@@ -23,6 +23,8 @@ struct ForwardOptions {
   bool adversarial = false;                ///< ASA: mask attention with the adversaries
   AdversaryOptions adversary;
   bool wantLogits = false;  ///< selected-position and first-position logits (ASA's KL terms)
+  /// Also the logits at every real position (ASA's token KL with kl_reduction = batchmean).
+  bool wantRealLogits = false;
   /// The MLM loss and accuracy; ASA's adversarial pass only needs its logits.
   bool computeLoss = true;
 };
@@ -36,6 +38,9 @@ struct MlmOutput {
   torch::Tensor hidden;          ///< final hidden states [B, T, H]
   torch::Tensor selectedLogits;  ///< [N, V] at the selected positions (wantLogits)
   torch::Tensor firstLogits;     ///< [B, V] at position 0 (wantLogits)
+  /// [R, V] at every real position (attention mask true), in the flattened [B, T] order
+  /// (wantRealLogits)
+  torch::Tensor realLogits;
   std::vector<torch::Tensor> guidanceProbabilities;  ///< per layer [B, H, T, T], with graph
   std::vector<torch::Tensor> adversarialMasks;       ///< per layer keep-masks [B, T, T]
   torch::Tensor squeezeWeights;                      ///< [B, L] when SE is on
@@ -64,7 +69,8 @@ class MaskedLanguageModelImpl : public torch::nn::Module {
 
   /// Full MLM pass. The output layer runs only on the selected positions (labels != -100):
   /// the other 85% would be discarded by the loss, and the vocabulary projection is the
-  /// largest matrix product of a small model.
+  /// largest matrix product of a small model. Only wantRealLogits (ASA's batchmean token KL)
+  /// runs it on every real position as well.
   MlmOutput forward(const torch::Tensor& inputIds, const torch::Tensor& attentionMask,
                     const torch::Tensor& labels, const ForwardOptions& options);
   MlmOutput forward(const torch::Tensor& inputIds, const torch::Tensor& attentionMask,

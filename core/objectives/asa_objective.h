@@ -2,6 +2,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <cstdint>
 #include <vector>
 
 namespace attnlab::core {
@@ -12,6 +13,14 @@ namespace attnlab::core {
 /// Neither side is detached (as the official code). Returns a 0-d tensor (nats).
 at::Tensor predictionKl(const at::Tensor& cleanLogits, const at::Tensor& adversarialLogits,
                         bool symmetric);
+
+/// The same divergence per sequence, the official code's KLDivLoss(reduction="batchmean") on
+/// [B, T, V] logits: the per-row KL (or its symmetric form) summed over the rows [R, V]
+/// given (the batch's real positions) and over the vocabulary, divided by `sequences` (B),
+/// not by R. Neither side detached. Returns a 0-d tensor (nats per sequence).
+at::Tensor predictionKlPerSequence(const at::Tensor& cleanLogits,
+                                   const at::Tensor& adversarialLogits, bool symmetric,
+                                   std::int64_t sequences);
 
 /// The mask penalty: sum over layers of M.sum() / B, times tau (paper) or tau^2 (code).
 /// M are keep-masks [B, T, T] (1 = keep). Through the adversary's gradient reversal, adding

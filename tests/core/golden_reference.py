@@ -312,7 +312,8 @@ class Bert(nn.Module):
 
     def forward(self, ids, real, labels, adversarial=False):
         """Returns the logits at the selected positions, their mean cross-entropy, each layer's
-        softmax output, the logits at position 0 and (adversarial pass) the keep-masks."""
+        softmax output, the logits at position 0, (adversarial pass) the keep-masks and the
+        final hidden states [B, T, H]."""
         T = ids.shape[1]
         x = self.word_embeddings(ids)
         if self.position_embeddings is not None:
@@ -337,7 +338,7 @@ class Bert(nn.Module):
         rows = x.reshape(-1, self.cfg.hidden)[selected]
         logits = self.head(rows)
         loss = F.cross_entropy(logits, labels.reshape(-1)[selected])
-        return logits, loss, probabilities, self.head(x[:, 0]), masks
+        return logits, loss, probabilities, self.head(x[:, 0]), masks, x
 
     def head(self, rows):
         h = self.transform_norm(F.gelu(self.transform(rows)))
@@ -436,30 +437,50 @@ def kl(p_logits, q_logits):
     return F.kl_div(F.log_softmax(q_logits, -1), F.log_softmax(p_logits, -1), reduction="batchmean", log_target=True)
 
 
-def asa_loss(cfg, model, batch, clean_logits, clean_first):
-    """ASA's pre-training terms: an adversarial pass, token-level KL on the selected positions,
-    sentence-level KL at position 0, and the mask penalty w * sum_l sum M_l / B."""
+def kl_per_sequence(p_logits, q_logits, real):
+    """The official code's reduction (adversarialSA, modeling/utils.py, divergence):
+    nn.KLDivLoss(reduction="batchmean") on [B, T, V] logits, i.e. KL(softmax(p) || softmax(q))
+    summed over the positions and the vocabulary and divided by B (batchmean divides by the
+    input's first dimension). Padding positions are excluded: both sides' logits are set to
+    the same zeros there, so their terms are exactly 0 (and carry no gradient)."""
+    keep = real[..., None]
+    p = torch.where(keep, p_logits, torch.zeros((), dtype=p_logits.dtype))
+    q = torch.where(keep, q_logits, torch.zeros((), dtype=q_logits.dtype))
+    div = nn.KLDivLoss(reduction="batchmean", log_target=True)
+    return div(F.log_softmax(q, -1), F.log_softmax(p, -1))
+
+
+def asa_loss(cfg, model, batch, clean):
+    """ASA's pre-training terms: an adversarial pass, the token-level KL (kl_reduction:
+    masked_mean, the mean over the selected positions; batchmean, the official per-sequence sum
+    over every real position), the sentence-level KL at position 0, and the mask penalty
+    w * sum_l sum M_l / B."""
     ids, real, labels = batch
-    adv_logits, _, _, adv_first, masks = model(ids, real, labels, adversarial=True)
+    clean_logits, clean_first, clean_hidden = clean
+    adv_logits, _, _, adv_first, masks, adv_hidden = model(ids, real, labels, adversarial=True)
     if cfg.asa["kl"] == "forward":  # the paper: D[p(y|x) || p(y|x, mu)]
-        D = kl
+        sym = lambda d: d
     else:  # the code: both directions halved
-        D = lambda p, q: 0.5 * (kl(p, q) + kl(q, p))
+        sym = lambda d: lambda p, q, *rest: 0.5 * (d(p, q, *rest) + d(q, p, *rest))
+    if cfg.asa["kl_reduction"] == "masked_mean":
+        token = sym(kl)(clean_logits, adv_logits)
+    else:
+        token = sym(kl_per_sequence)(model.head(clean_hidden), model.head(adv_hidden), real)
     tau = cfg.asa["tau"]
     w = tau if cfg.asa["penalty"] == "tau" else tau * tau
     penalty = w * sum(M.sum() for M in masks) / ids.shape[0]
-    return D(clean_logits, adv_logits) + D(clean_first, adv_first) + penalty
+    return token + sym(kl)(clean_first, adv_first) + penalty
 
 
 def objective(model, cfg, batch, step):
     ids, real, labels = batch
-    logits, mlm, probabilities, first, _ = model(ids, real, labels)
+    logits, mlm, probabilities, first, _, hidden = model(ids, real, labels)
     total, ag = mlm, None
     if cfg.guidance["enabled"]:
         ag = guidance_loss(cfg, probabilities, ids, real)
         total = total + guidance_weight(cfg, step) * ag
     if cfg.asa["enabled"]:
-        total = total + asa_loss(cfg, model, batch, logits, first)
+        total = total + asa_loss(cfg, model, batch, (logits, first, hidden))
     return logits, mlm, total, ag
 
 

@@ -399,6 +399,7 @@ class TestConfig : public QObject {
     checkTable<AsaBinarize>();
     checkTable<AsaPenalty>();
     checkTable<AsaKl>();
+    checkTable<AsaKlReduction>();
     checkTable<BlurTarget>();
     checkTable<SqueezeCombine>();
   }
@@ -636,6 +637,30 @@ class TestConfig : public QObject {
     QVERIFY(asa.attention.asa.enabled);
     QCOMPARE(asa.attention.asa.tau, 0.1);
     QVERIFY(asa.attention.asa.penalty == AsaPenalty::Tau);
+  }
+
+  void asaOfficialPresetHasTheCodesConventions() {
+    // Issue 30: the token KL is a mean over the masked-LM positions by default (unchanged);
+    // variant-asa-official.toml takes every convention of gingasan/adversarialSA with the
+    // paper's tau, on variant-asa.toml's model, data and schedule.
+    QVERIFY(RunConfig{}.attention.asa.klReduction == AsaKlReduction::MaskedMean);
+    const auto dir = kSourceDir / "resources/configs";
+    const RunConfig paper = loadRunConfig(dir / "variant-asa.toml");
+    QVERIFY(paper.attention.asa.klReduction == AsaKlReduction::MaskedMean);
+    QVERIFY(paper.attention.asa.kl == AsaKl::Forward);
+    const RunConfig code = loadRunConfig(dir / "variant-asa-official.toml");
+    QVERIFY(code.attention.asa.enabled);
+    QCOMPARE(code.attention.asa.tau, 0.1);
+    QVERIFY(code.attention.asa.penalty == AsaPenalty::TauSquared);
+    QVERIFY(code.attention.asa.kl == AsaKl::Symmetric);
+    QVERIFY(code.attention.asa.klReduction == AsaKlReduction::BatchMean);
+    QVERIFY(code.attention.asa.binarize == AsaBinarize::Step);
+    // Apart from the run name and those keys, the two presets are the same run.
+    RunConfig aligned = code;
+    aligned.run.name = paper.run.name;
+    aligned.attention.asa = paper.attention.asa;
+    QVERIFY2(differingKeys(aligned, paper).empty(),
+             qPrintable(describeDiff(differingKeys(aligned, paper))));
   }
 
   void docsReferenceIsCurrent() {

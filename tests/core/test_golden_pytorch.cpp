@@ -151,6 +151,13 @@ const std::vector<GoldenCase>& goldenCases() {
       {"asa_code_options",
        {"attention.asa.enabled=true", "attention.asa.kl=symmetric",
         "attention.asa.penalty=tau_squared"}},
+      // The token KL summed over every real position (padding excluded) per sequence, the
+      // official code's KLDivLoss(reduction="batchmean"): alone, and with every convention of
+      // the official code (variant-asa-official.toml).
+      {"asa_batchmean", {"attention.asa.enabled=true", "attention.asa.kl_reduction=batchmean"}},
+      {"asa_official",
+       {"attention.asa.enabled=true", "attention.asa.kl=symmetric",
+        "attention.asa.penalty=tau_squared", "attention.asa.kl_reduction=batchmean"}},
       // RealFormer carries the unmasked scores: with ASA every layer has its own mask.
       {"asa_realformer", {"attention.asa.enabled=true", "attention.residual=sum"}},
       {"combined",

@@ -565,6 +565,27 @@ class TestObjectives : public QObject {
     QVERIFY(adv.grad().abs().sum().item<double>() > 0);
   }
 
+  void perSequenceKlIsTheRowSumOverTheBatch() {
+    // kl_reduction = batchmean: KLDivLoss(reduction="batchmean") on [B, T, V] divides the sum
+    // over every row and class by B, not by the number of rows: 7 rows of a batch of 2 give
+    // 7/2 times the row mean.
+    const auto clean = torch::randn({7, 9}, torch::kFloat64);
+    const auto adv = torch::randn({7, 9}, torch::kFloat64);
+    const double rowMean = referenceKl(clean, adv);
+    QVERIFY(std::abs(predictionKlPerSequence(clean, adv, false, 2).item<double>() -
+                     rowMean * 7.0 / 2.0) < 1e-10);
+    const double symmetricMean = 0.5 * (rowMean + referenceKl(adv, clean));
+    QVERIFY(std::abs(predictionKlPerSequence(clean, adv, true, 2).item<double>() -
+                     symmetricMean * 7.0 / 2.0) < 1e-10);
+    // Divided by the number of rows it is predictionKl, bit for bit.
+    QCOMPARE(predictionKlPerSequence(clean, adv, true, 7).item<double>(),
+             predictionKl(clean, adv, true).item<double>());
+    // Its gradient with respect to the adversarial logits: (q - p) / B, row by row.
+    auto a = clean.clone().requires_grad_(), b = adv.clone().requires_grad_();
+    predictionKlPerSequence(a, b, false, 2).backward();
+    verifyClose(b.grad(), (torch::softmax(adv, -1) - torch::softmax(clean, -1)) / 2.0, 1e-12);
+  }
+
   // --- ASA: penalty and proportion --------------------------------------------------------
   void maskPenaltyByHand() {
     // Layer 1: B = 2, sums 5 and 5 -> 10 / 2 = 5. Layer 2: sum 6 -> 3. Total 8.

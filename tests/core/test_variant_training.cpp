@@ -64,6 +64,12 @@ class TestVariantTraining : public QObject {
     QTest::newRow("asa") << QStringList{"attention.asa.enabled=true"}
                          << QStringList{"asa/token_kl", "asa/sentence_kl", "asa/penalty"}
                          << QStringList{"asa/mask_proportion", "snapshots/asa_masks"};
+    QTest::newRow("asa (official conventions)")
+        << QStringList{"attention.asa.enabled=true", "attention.asa.kl=\"symmetric\"",
+                       "attention.asa.penalty=\"tau_squared\"",
+                       "attention.asa.kl_reduction=\"batchmean\""}
+        << QStringList{"asa/token_kl", "asa/sentence_kl", "asa/penalty"}
+        << QStringList{"asa/mask_proportion"};
     QTest::newRow("sesame") << QStringList{"attention.blur.target=\"context\"",
                                            "attention.squeeze.enabled=true"}
                             << QStringList{} << QStringList{"squeeze/weights"};
