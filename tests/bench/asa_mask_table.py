@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Prints the ASA masking-proportion table of docs/variants.md from run logs, read with h5py.
+Layers are numbered from 0, as the app and the figures number them.
 
     python3 tests/bench/asa_mask_table.py --baseline RUN NAME=RUN [NAME=RUN ...]
 
@@ -42,7 +43,7 @@ def mask_rows(runs):
         steps, values = series(f"{run}/run.h5", "series/asa/mask_proportion")
         for layer in range(values.shape[1]):
             cells = [percent(None if (v := at(steps, values, s)) is None else v[layer]) for s in STEPS]
-            lines.append(f"| {name} | {layer + 1} | " + " | ".join(cells) + " |")
+            lines.append(f"| {name} | {layer} | " + " | ".join(cells) + " |")
     return lines
 
 

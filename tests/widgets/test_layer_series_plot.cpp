@@ -43,6 +43,24 @@ class TestLayerSeriesPlot : public QObject {
     QVERIFY2(hot.lightness() > cold.lightness() + 60, qPrintable(hot.name() + cold.name()));
   }
 
+  // The legend keeps its own height at the top right: its rows are not spread over the plot's
+  // height (they were, one entry at the top and the next far below).
+  void legendKeepsItsHeightAtTheTop() {
+    LayerSeriesPlot w;
+    w.resize(800, 600);
+    w.setSeries("masked share", "fraction", {10, 20, 30}, Matrix(2, 3, 0.5f));
+    w.replotNow();
+    QCPLegend* legend = w.customPlot()->legend;
+    const QRect box = legend->outerRect();
+    const QRect plot = w.customPlot()->axisRect()->outerRect();
+    QVERIFY2(box.height() <= legend->minimumOuterSizeHint().height() + 4,
+             qPrintable(QStringLiteral("legend %1 px high for %2 px of rows")
+                            .arg(box.height())
+                            .arg(legend->minimumOuterSizeHint().height())));
+    QVERIFY(box.top() <= plot.top() + 4);
+    QVERIFY(box.left() >= plot.right());
+  }
+
   void heatmapRowAxisSaysWhatTheRowsAre() {
     LayerSeriesPlot w;
     w.setSeries("temperature/q", "temperature", {0, 50}, Matrix(4, 2, 1.0f),

@@ -9,9 +9,17 @@ namespace attnlab::widgets {
 
 LayerSeriesPlot::LayerSeriesPlot(QWidget* parent) : PlotWidget(parent) {
   m_plot->xAxis->setLabel(tr("step"));
-  // The legend goes right of the plot: twelve layer lines leave no empty corner for it.
+  // The legend goes right of the plot: twelve layer lines leave no empty corner for it. It
+  // sits at the top of a column of its own; an empty element below takes the rest of the
+  // height, which the legend's rows would otherwise spread over.
   m_plot->axisRect()->insetLayout()->take(m_plot->legend);
-  content()->addElement(0, 2, m_plot->legend);
+  auto* side = new QCPLayoutGrid;
+  content()->addElement(0, 2, side);
+  side->addElement(0, 0, m_plot->legend);
+  side->addElement(1, 0, new QCPLayoutElement(m_plot));
+  side->setRowStretchFactor(0, 0.0001);
+  side->setRowStretchFactor(1, 1);
+  side->setRowSpacing(0);
   m_plot->legend->setVisible(true);
   m_scale = new QCPColorScale(m_plot);
   m_scale->setType(QCPAxis::atRight);
