@@ -1,0 +1,3 @@
+# analysis/attention/attention_rollout: rollout (Abnar & Zuidema 2020) against a numpy
+# re-implementation from the paper (rollout_reference.py) and cases known by hand.
+attnlab_add_qtest(analysis test_attention_rollout LIBS attnlab_analysis_attention)
