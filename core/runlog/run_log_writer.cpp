@@ -228,10 +228,13 @@ void truncateAll(Group& root, std::optional<std::int64_t> lastStep) {
       truncateGroup(leaf, lastStep);
     }
   }
-  for (const auto& table : {layout::kCheckpoints, layout::kEvents}) {
-    Group g = root.openGroup(table);
-    truncateGroup(g, lastStep);
-  }
+  Group checkpoints = root.openGroup(layout::kCheckpoints);
+  truncateGroup(checkpoints, lastStep);
+  // The events are the history of the attempts: a start over (a negative step) keeps those
+  // at step 0, which say how the dropped attempt began.
+  Group events = root.openGroup(layout::kEvents);
+  if (lastStep) lastStep = std::max<std::int64_t>(*lastStep, 0);
+  truncateGroup(events, lastStep);
 }
 
 Columns openColumns(const Group& group) {

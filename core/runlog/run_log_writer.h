@@ -30,8 +30,11 @@ class RunLogWriter {
   /// `resume`), or with `resume` reopens an existing one, checks that it declares the same
   /// scalars and series as `schema`, clears a crashed writer's "open" mark, and continues.
   /// With `resumeAfterStep`, rows with a larger step (logged after the checkpoint the run
-  /// resumes from) are dropped so the curves have no duplicated tail. A new log is created
-  /// when `resume` is set but no log exists yet. Throws RunLogError.
+  /// resumes from) are dropped so the curves have no duplicated tail; a negative
+  /// `resumeAfterStep` starts over in an existing log (an attempt killed before its first
+  /// checkpoint): every scalar, series and checkpoint row goes, and the events at step 0 stay
+  /// as the record of that attempt. A new log is created when `resume` is set but no log
+  /// exists yet. Throws RunLogError.
   RunLogWriter(std::string path, RunLogSchema schema, double flushSeconds = 1.0,
                bool resume = false, std::optional<std::int64_t> resumeAfterStep = std::nullopt);
   /// Drains, flushes and closes like close(), swallowing any error.

@@ -297,6 +297,13 @@ class TrainingRun {
     }
   }
 
+  /// The rows an existing log keeps: up to the checkpoint resumed from, or none when there
+  /// is no checkpoint and the run starts over (its step-0 rows would be logged twice).
+  std::optional<std::int64_t> resumeAfterStep(bool logExists) const {
+    if (!logExists) return std::nullopt;
+    return m_resume ? m_startStep : std::int64_t{-1};
+  }
+
   void openRunLog() {
     const RunConfig& c = m_config;
     std::vector<LoggedQuantity> quantities = loggedQuantities(c);
@@ -311,13 +318,16 @@ class TrainingRun {
     m_log = std::make_unique<RunLogWriter>(
         path.string(),
         declareRunLog(c, configToml, m_data->tokenizer.tokenizer, quantities, *m_snapshots),
-        c.log.flushSeconds, /*resume=*/exists,
-        exists ? std::optional<std::int64_t>(m_startStep) : std::nullopt);
+        c.log.flushSeconds, /*resume=*/exists, resumeAfterStep(exists));
     m_summary.runLog = path;
     m_interval = std::make_unique<IntervalMetrics>(c, quantities);
     const int world = m_distributed ? m_distributed->worldSize() : 1;
     milestone(m_resume ? RunEventKind::Resume : RunEventKind::Start,
               m_resume ? "resumed from " + m_resume->path.string() : "training started", world);
+    if (exists && !m_resume)
+      milestone(RunEventKind::Note,
+                "starting over: an earlier attempt left a run log but no checkpoint; its rows "
+                "are dropped");
     milestone(RunEventKind::Variants, describeMechanisms(c));
     if (m_distributed)
       milestone(RunEventKind::Distributed,

@@ -539,6 +539,34 @@ class TestRunLog : public QObject {
     }
   }
 
+  void startingOverDropsTheRowsAndKeepsTheFirstEvents() {
+    // An attempt killed before its first checkpoint left a log with step-0 rows (the first
+    // attention snapshot): starting over must not log step 0 twice.
+    const std::string file = path("start-over.h5");
+    {
+      RunLogWriter w(file, testSchema(), 0.1);
+      w.addEvent(0, "start", "training started");
+      w.appendSeries("se/weights", 0, std::vector<float>{1, 2});
+      w.appendScalar("train/loss", 0, 9.0);
+      w.appendScalar("train/loss", 3, 8.0);
+      w.addEvent(3, "eval", "an evaluation the next attempt repeats");
+      w.close();
+    }
+    {
+      RunLogWriter w(file, testSchema(), 0.1, true, -1);
+      w.appendSeries("se/weights", 0, std::vector<float>{3, 4});
+      w.appendScalar("train/loss", 0, 7.0);
+      w.close();
+    }
+    RunLogReader r(file);
+    QCOMPARE(r.seriesRows("se/weights"), std::uint64_t{1});
+    const auto loss = r.scalar("train/loss");
+    QCOMPARE(loss.steps, (std::vector<std::int64_t>{0}));
+    QCOMPARE(loss.values[0], 7.0);
+    QCOMPARE(r.events().size(), std::size_t{1});
+    QCOMPARE(r.events()[0].message, std::string("training started"));
+  }
+
   void resumesAfterACrashedWriter() {
     const std::string file = path("crashed.h5");
     const pid_t child = fork();
