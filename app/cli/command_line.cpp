@@ -81,7 +81,8 @@ CLI::App* addTrainCommand(CLI::App& cli, TrainOptions& train) {
 CLI::App* addInspectCommand(CLI::App& cli, InspectOptions& inspect) {
   auto* cmd = cli.add_subcommand(
       "inspect",
-      "Write one text's attention under a checkpoint (probabilities, scores, ASA masks)");
+      "Write one text's attention under a checkpoint: weights (probabilities, scores, ASA "
+      "masks), rollout, norm-based attention, the logit lens");
   cmd->add_option("checkpoint", inspect.checkpoint,
                   "Checkpoint file, or a run directory (its latest checkpoint)")
       ->required()
@@ -90,6 +91,17 @@ CLI::App* addInspectCommand(CLI::App& cli, InspectOptions& inspect) {
   cmd->add_option("--out", inspect.out, "Output HDF5 file")->required();
   cmd->add_option("--tokenizer", inspect.tokenizer,
                   "SentencePiece model (default: the run's tokenizer.model)");
+  cmd->add_option("--view", inspect.views,
+                  "What to write (repeatable or comma-separated): weights (probabilities, "
+                  "scores, ASA masks), rollout, norms, lens (default weights)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"weights", "rollout", "norms", "lens"}));
+  cmd->add_option("--top", inspect.top, "The logit lens's best tokens per cell (default 5)")
+      ->check(CLI::Range(1, 100));
+  cmd->add_option("--mask", inspect.masks,
+                  "Token positions (0 = <s>) to replace by <mask> before the pass, "
+                  "comma-separated")
+      ->delimiter(',');
   return cmd;
 }
 

@@ -1,36 +1,66 @@
 #include "app/cli/inspect_command.h"
 
+#include "analysis/attention/attention_rollout.h"
 #include "app/cli/command_errors.h"
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/errors/error.h"
 #include "core/inspect/attention_inspector.h"
 
+#include <torch/torch.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <system_error>
 
 namespace attnlab::app {
 
+namespace {
+
+bool wants(const InspectOptions& options, const std::string& view) {
+  return std::find(options.views.begin(), options.views.end(), view) != options.views.end();
+}
+
+std::filesystem::path latestCheckpoint(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) return path;
+  // A run directory: its latest checkpoint.
+  const auto latest = core::CheckpointStore(path, 1, false).latest();
+  if (!latest) throw CheckpointError(path.string(), "this run directory holds no checkpoint yet");
+  return latest->path;
+}
+
+/// Abnar & Zuidema's rollout of the inspection's real tokens, [L, n, n].
+at::Tensor rolloutOf(const core::Inspection& r) {
+  const auto p = r.probabilities.contiguous();
+  const analysis::AttentionStack stack{p.data_ptr<float>(), static_cast<int>(p.size(0)),
+                                       static_cast<int>(p.size(1)), static_cast<int>(p.size(2))};
+  const auto n = static_cast<int>(r.realTokens);
+  std::vector<double> rollout = analysis::attentionRollout(stack, n);
+  return torch::from_blob(rollout.data(), {p.size(0), n, n}, torch::kDouble).clone();
+}
+
+}  // namespace
+
 int runInspect(const InspectOptions& options) {
-  namespace fs = std::filesystem;
   return runReportingErrors("inspect", [&] {
-    fs::path checkpoint = options.checkpoint;
-    std::error_code ec;
-    if (fs::is_directory(checkpoint, ec)) {
-      // A run directory: its latest checkpoint.
-      const auto latest = core::CheckpointStore(checkpoint, 1, false).latest();
-      if (!latest) {
-        throw CheckpointError(checkpoint.string(), "this run directory holds no checkpoint yet");
-      }
-      checkpoint = latest->path;
-    }
+    const auto checkpoint = latestCheckpoint(options.checkpoint);
     core::AttentionInspector inspector(checkpoint, options.tokenizer);
-    const auto result = inspector.inspect(options.text);
+    core::InspectOptions what;
+    what.scores = what.asaMasks = wants(options, "weights");
+    what.norms = wants(options, "norms");
+    what.lensTop = wants(options, "lens") ? options.top : 0;
+    what.maskPositions = options.masks;
+    auto result = inspector.inspect(options.text, what);
+    if (wants(options, "rollout")) result.rollout = rolloutOf(result);
+    // The weights are computed by every pass; written only when asked for.
+    const auto layers = result.probabilities.size(0), heads = result.probabilities.size(1);
+    if (!wants(options, "weights")) result.probabilities = at::Tensor();
     core::writeInspection(result, options.out);
     std::printf("%s: step %lld, %lld tokens%s, %lld layers x %lld heads -> %s\n",
                 checkpoint.string().c_str(), static_cast<long long>(result.step),
                 static_cast<long long>(result.realTokens), result.truncated ? " (truncated)" : "",
-                static_cast<long long>(result.probabilities.size(0)),
-                static_cast<long long>(result.probabilities.size(1)), options.out.string().c_str());
+                static_cast<long long>(layers), static_cast<long long>(heads),
+                options.out.string().c_str());
     return 0;
   });
 }

@@ -130,22 +130,37 @@ AttentionInspector::~AttentionInspector() = default;
 AttentionInspector::AttentionInspector(AttentionInspector&&) noexcept = default;
 AttentionInspector& AttentionInspector::operator=(AttentionInspector&&) noexcept = default;
 
-namespace {}  // namespace
+namespace {
 
-Inspection AttentionInspector::inspect(const std::string& text, const InspectOptions& options) {
-  auto& s = *m_state;
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-    throw DataError("--text", "the text to inspect is empty");
+/// Replaces the asked positions by <mask> (never <s>, </s> or padding), keeping the tokens.
+void maskPositions(Inspection& result, const std::vector<std::int64_t>& positions, int maskId) {
+  result.originalIds = result.ids;
+  for (const auto p : positions) {
+    if (p <= 0 || p >= result.realTokens - 1) continue;
+    if (result.ids[static_cast<size_t>(p)] == maskId) continue;
+    result.ids[static_cast<size_t>(p)] = maskId;
+    result.maskedPositions.push_back(p);
   }
-  Inspection result;
-  result.checkpoint = s.checkpoint;
-  result.step = s.step;
-  result.text = text;
-  result.configToml = s.configToml;
+}
 
+/// Norms of every layer of a one-sequence capture, the batch axis removed.
+std::vector<LayerNorms> sequenceNorms(const AttentionCapture& capture) {
+  std::vector<LayerNorms> out;
+  for (size_t l = 0; l < capture.mixing.size(); ++l) {
+    LayerNorms n = attentionNorms(capture.mixing[l], capture.valueNorms[l], capture.valueGram[l]);
+    out.push_back({n.valueNorms.squeeze(0), n.headNorms.squeeze(0), n.layerNorms.squeeze(0)});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> AttentionInspector::encodeForInspection(const std::string& text,
+                                                                  Inspection& result) const {
+  const auto& s = *m_state;
   const auto& special = s.tokenizer->specialIds();
   const bool fixedLength = s.config.attention.conv == ConvAttention::OneD;
-  const int limit = fixedLength ? s.config.data.sequenceLength : s.config.model.maxPositions;
+  const int limit = maxLength();
   std::vector<std::int64_t> ids = {special.bos};
   for (const int id : s.tokenizer->encode(text)) {
     if (static_cast<int>(ids.size()) >= limit - 1) {
@@ -158,25 +173,48 @@ Inspection AttentionInspector::inspect(const std::string& text, const InspectOpt
   result.realTokens = static_cast<std::int64_t>(ids.size());
   // 1-D convolved attention was built for one length: pad to it.
   if (fixedLength) ids.resize(static_cast<size_t>(limit), special.pad);
-  for (const auto id : ids) result.pieces.push_back(s.tokenizer->idToPiece(static_cast<int>(id)));
-  result.ids = ids;
+  return ids;
+}
+
+Inspection AttentionInspector::inspect(const std::string& text, const InspectOptions& options) {
+  auto& s = *m_state;
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw DataError("--text", "the text to inspect is empty");
+  }
+  Inspection result;
+  result.checkpoint = s.checkpoint;
+  result.step = s.step;
+  result.text = text;
+  result.configToml = s.configToml;
+  result.ids = encodeForInspection(text, result);
+  maskPositions(result, options.maskPositions, s.tokenizer->specialIds().mask);
+  for (const auto id : result.ids)
+    result.pieces.push_back(s.tokenizer->idToPiece(static_cast<int>(id)));
 
   torch::NoGradGuard noGrad;
-  const auto input = torch::tensor(ids, torch::kLong).unsqueeze(0);
-  const auto mask = input.ne(special.pad);
+  const auto input = torch::tensor(result.ids, torch::kLong).unsqueeze(0);
+  const auto mask = input.ne(s.tokenizer->specialIds().pad);
   AttentionCapture capture;
   capture.wantProbabilities = true;
   capture.wantScores = options.scores;
+  capture.wantNorms = options.norms;
+  capture.wantHiddenStates = options.lensTop > 0;
   ForwardOptions forward;
   forward.capture = &capture;
   MlmOutput unused;
-  s.model->encodeWith(input, mask, forward, unused);
+  const auto finalHidden = s.model->encodeWith(input, mask, forward, unused);
   if (options.stacked) {
     result.probabilities = stackLayers(capture.probabilities);
     if (options.scores) result.scores = stackLayers(capture.scores);
   } else {
     result.probabilityLayers = unbatchedLayers(capture.probabilities);
     result.scoreLayers = unbatchedLayers(capture.scores);
+  }
+  if (options.norms) result.norms = sequenceNorms(capture);
+  if (options.lensTop > 0) {
+    const LensInput lens{capture.hiddenStates, finalHidden, s.model->hasSqueezeExcitation()};
+    result.lens = lensPredictions(*s.model, lens, torch::tensor(result.originalIds, torch::kLong),
+                                  options.lensTop);
   }
   if (options.asaMasks && s.model->hasAdversaries()) {
     ForwardOptions adversarial;
@@ -189,6 +227,10 @@ Inspection AttentionInspector::inspect(const std::string& text, const InspectOpt
 }
 
 at::Tensor AttentionInspector::probabilitiesOf(const at::Tensor& ids) {
+  return captureBatch(ids, BatchRequest{}).probabilities;
+}
+
+BatchCapture AttentionInspector::captureBatch(const at::Tensor& ids, const BatchRequest& request) {
   auto& s = *m_state;
   if (ids.dim() != 2 || ids.scalar_type() != torch::kLong) {
     throw DataError("attention batch", "expected [batch, length] int64 token ids, got " +
@@ -210,16 +252,43 @@ at::Tensor AttentionInspector::probabilitiesOf(const at::Tensor& ids) {
   }
   const auto mask = input.ne(s.tokenizer->specialIds().pad);
   AttentionCapture capture;
-  capture.wantProbabilities = true;
+  capture.wantProbabilities = request.probabilities;
+  capture.wantNorms = request.norms;
+  capture.wantHiddenStates = request.lensPositions.defined();
   ForwardOptions options;
   options.capture = &capture;
   MlmOutput unused;
-  s.model->encodeWith(input, mask, options, unused);
-  auto probabilities = torch::stack(capture.probabilities).to(torch::kFloat);
-  if (probabilities.size(-1) != length) {
-    probabilities = probabilities.narrow(-1, 0, length).narrow(-2, 0, length);
+  const auto finalHidden = s.model->encodeWith(input, mask, options, unused);
+  BatchCapture out = cutBack(capture, length);
+  if (request.lensPositions.defined()) {
+    // Flat positions of [B, T] moved to the padded length the model ran at.
+    const auto padded = input.size(1);
+    const auto positions = request.lensPositions.div(length, "floor") * padded +
+                           request.lensPositions.remainder(length);
+    const LensInput lens{capture.hiddenStates, finalHidden, s.model->hasSqueezeExcitation()};
+    out.lens = lensAt(*s.model, lens, positions, request.lensTargets);
   }
-  return probabilities.contiguous();
+  return out;
+}
+
+BatchCapture AttentionInspector::cutBack(AttentionCapture& capture, std::int64_t length) const {
+  BatchCapture out;
+  auto cut = [length](const at::Tensor& t, std::initializer_list<int> dims) {
+    at::Tensor r = t;
+    for (const int d : dims)
+      if (r.size(d) != length) r = r.narrow(d, 0, length);
+    return r.contiguous();
+  };
+  if (!capture.probabilities.empty()) {
+    out.probabilities = cut(torch::stack(capture.probabilities).to(torch::kFloat), {-1, -2});
+    capture.probabilities.clear();
+  }
+  for (size_t l = 0; l < capture.mixing.size(); ++l) {
+    LayerNorms n = attentionNorms(cut(capture.mixing[l], {-1, -2}),
+                                  cut(capture.valueNorms[l], {-1}), cut(capture.valueGram[l], {1}));
+    out.norms.push_back(std::move(n));
+  }
+  return out;
 }
 
 std::int64_t AttentionInspector::step() const {
@@ -245,6 +314,47 @@ int AttentionInspector::maxLength() const {
   return c.attention.conv == ConvAttention::OneD ? c.data.sequenceLength : c.model.maxPositions;
 }
 
+namespace {
+
+/// A float32 or int64 tensor as a dataset of its shape (nothing for an undefined one).
+void writeTensor(hdf5::Group& group, const std::string& name, const at::Tensor& tensor) {
+  if (!tensor.defined()) return;
+  const auto type = tensor.scalar_type();
+  const auto stored = type == torch::kLong || type == torch::kDouble ? type : torch::kFloat;
+  const at::Tensor t = tensor.to(stored).contiguous();
+  const std::vector<std::uint64_t> dims(t.sizes().begin(), t.sizes().end());
+  const auto element = stored == torch::kLong     ? hdf5::ElementType::Int64
+                       : stored == torch::kDouble ? hdf5::ElementType::Float64
+                                                  : hdf5::ElementType::Float32;
+  group.writeArray(name, element, t.data_ptr(), dims);
+}
+
+void writeNorms(hdf5::Group& root, const std::vector<LayerNorms>& norms) {
+  if (norms.empty()) return;
+  std::vector<at::Tensor> value, head, layer;
+  for (const auto& n : norms) {
+    value.push_back(n.valueNorms);
+    head.push_back(n.headNorms);
+    layer.push_back(n.layerNorms);
+  }
+  auto group = root.createGroup("norms");
+  writeTensor(group, "value", torch::stack(value));
+  writeTensor(group, "head", torch::stack(head));
+  writeTensor(group, "layer", torch::stack(layer));
+}
+
+void writeLens(hdf5::Group& root, const std::optional<LensPredictions>& lens) {
+  if (!lens) return;
+  auto group = root.createGroup("lens");
+  group.setIntAttribute("output_row", lens->outputRow ? 1 : 0);
+  writeTensor(group, "top_ids", lens->topIds);
+  writeTensor(group, "top_probabilities", lens->topProbabilities);
+  writeTensor(group, "target_rank", lens->targetRank);
+  writeTensor(group, "target_probability", lens->targetProbability);
+}
+
+}  // namespace
+
 void writeInspection(const Inspection& r, const fs::path& out) {
   using hdf5::ElementType;
   const fs::path tmp = out.string() + ".tmp";
@@ -260,14 +370,18 @@ void writeInspection(const Inspection& r, const fs::path& out) {
     root.setIntAttribute("truncated", r.truncated ? 1 : 0);
     root.writeStrings("tokens", r.pieces);
     root.writeArray("token_ids", ElementType::Int64, r.ids.data(), {r.ids.size()});
-    auto write = [&root](const std::string& name, const at::Tensor& t) {
-      if (!t.defined()) return;
-      std::vector<std::uint64_t> dims(t.sizes().begin(), t.sizes().end());
-      root.writeArray(name, ElementType::Float32, t.data_ptr<float>(), dims);
-    };
-    write("probabilities", r.probabilities);
-    write("scores", r.scores);
-    write("asa_masks", r.asaMasks);
+    if (!r.maskedPositions.empty()) {
+      root.writeArray("masked_positions", ElementType::Int64, r.maskedPositions.data(),
+                      {r.maskedPositions.size()});
+      root.writeArray("original_ids", ElementType::Int64, r.originalIds.data(),
+                      {r.originalIds.size()});
+    }
+    writeTensor(root, "probabilities", r.probabilities);
+    writeTensor(root, "scores", r.scores);
+    writeTensor(root, "asa_masks", r.asaMasks);
+    writeTensor(root, "rollout", r.rollout);
+    writeNorms(root, r.norms);
+    writeLens(root, r.lens);
     root.writeString("config", r.configToml);
   }
   std::error_code ec;

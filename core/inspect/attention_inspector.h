@@ -1,18 +1,22 @@
 #pragma once
 
 #include "core/config/run_config.h"
+#include "core/inspect/attention_norms.h"
+#include "core/inspect/logit_lens.h"
 
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace attnlab::core {
 
 class SentencePieceTokenizer;
+struct AttentionCapture;
 
 /// Attention of one input text under a checkpoint, as `attnlab-cli inspect` writes it.
 struct Inspection {
@@ -30,6 +34,19 @@ struct Inspection {
   std::vector<at::Tensor> probabilityLayers;
   std::vector<at::Tensor> scoreLayers;
   at::Tensor asaMasks;  ///< [L, T, T] keep-masks, ASA runs only (else undefined)
+  /// Attention rollout over the real tokens [L, n, n] float64, when a caller computed it
+  /// (analysis::attentionRollout; core does not link the analyses).
+  at::Tensor rollout;
+  /// Norm-based attention per layer (InspectOptions::norms), the batch axis removed:
+  /// valueNorms [H, T], headNorms [H, T, T], layerNorms [T, T].
+  std::vector<LayerNorms> norms;
+  /// The logit lens at every position (InspectOptions::lensTop > 0); the target of a
+  /// position is its token before masking.
+  std::optional<LensPredictions> lens;
+  /// Positions replaced by <mask> (InspectOptions::maskPositions, those inside the input),
+  /// and the tokens they held: `ids` holds <mask> there.
+  std::vector<std::int64_t> maskedPositions;
+  std::vector<std::int64_t> originalIds;
   std::string configToml;
 };
 
@@ -41,6 +58,28 @@ struct InspectOptions {
   bool asaMasks = true;  ///< ASA runs: the adversary's keep-masks
   /// One [L, H, T, T] tensor each (a copy), or the layers as the model made them.
   bool stacked = true;
+  bool norms = false;  ///< norm-based attention (Inspection::norms)
+  int lensTop = 0;     ///< > 0: the logit lens with this many best tokens per cell
+  /// Token positions (0 = <s>) to replace by <mask> before the pass; outside the input or
+  /// on <s> / </s>: ignored.
+  std::vector<std::int64_t> maskPositions;
+};
+
+/// What captureBatch() should capture of a batch.
+struct BatchRequest {
+  bool probabilities = true;
+  bool norms = false;
+  /// The logit lens at these flat positions of [B, T] (int64 [N]) with these true tokens
+  /// ([N]); undefined: no lens. The caller masks the input ids itself.
+  at::Tensor lensPositions;
+  at::Tensor lensTargets;
+};
+
+/// One batch's capture, cut back to the input's length T.
+struct BatchCapture {
+  at::Tensor probabilities;       ///< [L, B, H, T, T] float32 contiguous (when asked)
+  std::vector<LayerNorms> norms;  ///< per layer, batch first (when asked)
+  std::optional<LensRows> lens;
 };
 
 /// Loads a checkpoint (its configuration, parameters and the run's tokenizer) once and
@@ -66,6 +105,8 @@ class AttentionInspector {
   /// the result [L, B, H, T, T] float32, contiguous. A 1-D convolved model is run at its
   /// fixed length and the result cut back to T.
   at::Tensor probabilitiesOf(const at::Tensor& ids);
+  /// The same pass with what `request` asks for (norms, the logit lens) as well.
+  BatchCapture captureBatch(const at::Tensor& ids, const BatchRequest& request);
 
   std::int64_t step() const;
   const std::filesystem::path& checkpoint() const;
@@ -79,6 +120,11 @@ class AttentionInspector {
   int maxLength() const;
 
  private:
+  /// <s> pieces </s>, cut to the model's length (and padded to a 1-D convolution's).
+  std::vector<std::int64_t> encodeForInspection(const std::string& text, Inspection& result) const;
+  /// The capture cut back from a 1-D convolution's fixed length to the input's.
+  BatchCapture cutBack(AttentionCapture& capture, std::int64_t length) const;
+
   struct State;
   std::unique_ptr<State> m_state;
 };

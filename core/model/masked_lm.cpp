@@ -110,6 +110,8 @@ torch::Tensor MaskedLanguageModelImpl::encodeWith(const torch::Tensor& inputIds,
     }
     x = m_layers->ptr<EncoderLayerImpl>(i)->forward(x, ctx);
     if (m_squeeze) outputs.push_back(x);
+    if (ctx.capture != nullptr && ctx.capture->wantHiddenStates)
+      ctx.capture->hiddenStates.push_back(x.detach());
   }
   if (m_squeeze) {
     out.squeezeWeights = m_squeeze->forward(outputs, attentionMask);
@@ -131,6 +133,10 @@ torch::Tensor MaskedLanguageModelImpl::encode(const torch::Tensor& inputIds,
 torch::Tensor MaskedLanguageModelImpl::logits(const torch::Tensor& hiddenRows) {
   auto h = m_headNorm(torch::gelu(m_headTransform(hiddenRows)));
   return torch::nn::functional::linear(h, m_tokenEmbedding->weight, m_decoderBias);
+}
+
+torch::Tensor MaskedLanguageModelImpl::lensLogits(const torch::Tensor& layerOutputRows) {
+  return logits(m_preNorm ? m_finalNorm(layerOutputRows) : layerOutputRows);
 }
 
 MlmOutput MaskedLanguageModelImpl::forward(const torch::Tensor& inputIds,

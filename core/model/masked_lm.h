@@ -67,6 +67,11 @@ class MaskedLanguageModelImpl : public torch::nn::Module {
   /// Vocabulary logits for hidden rows [N, H] -> [N, V].
   torch::Tensor logits(const torch::Tensor& hiddenRows);
 
+  /// The logit lens: the MLM head applied to one layer's output rows [N, H] -> [N, V], after
+  /// the final LayerNorm as the model's own output gets it (Pre-LN). For the last layer of a
+  /// model without SesameBERT's layer weights this is logits() of the model's output.
+  torch::Tensor lensLogits(const torch::Tensor& layerOutputRows);
+
   /// Full MLM pass. The output layer runs only on the selected positions (labels != -100):
   /// the other 85% would be discarded by the loss, and the vocabulary projection is the
   /// largest matrix product of a small model. Only wantRealLogits (ASA's batchmean token KL)

@@ -97,6 +97,7 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContex
     v = v * m_tauV.view({1, m_heads, 1, 1});
   }
 
+  if (ctx.capture != nullptr && ctx.capture->wantNorms) captureValueNorms(v, *ctx.capture);
   auto context = fusedAllowedBy(ctx, x) ? fusedAttention(q, k, v, ctx)
                                         : explicitAttention(q, k, v, ctx);  // [B, heads, T, d]
   context = context.transpose(1, 2).reshape({batch, length, hidden});
@@ -162,7 +163,33 @@ torch::Tensor SelfAttentionImpl::explicitAttention(const torch::Tensor& q, const
 
   if (m_conv1d) probs = m_conv1d->forward(probs);
   if (m_conv2d) probs = m_conv2d->forward(probs);
+  if (ctx.capture != nullptr && ctx.capture->wantNorms) captureMixing(probs, *ctx.capture);
   return torch::matmul(m_attentionDropout(probs), v);
+}
+
+void SelfAttentionImpl::captureValueNorms(const torch::Tensor& v, AttentionCapture& capture) const {
+  torch::NoGradGuard noGrad;
+  // f_h(x_j) = v_h,j W_O,h: the head's columns of the output projection ([out, in] weight,
+  // the input columns of head h are h*d .. (h+1)*d). The output bias is added once after
+  // the sum over heads, so it belongs to no head and is left out (Kobayashi et al.).
+  const auto weight = m_output->weight.detach().to(torch::kDouble);
+  const auto perHead = weight.view({weight.size(0), m_heads, m_headSize});
+  const auto f = torch::einsum("bhtd,ohd->bhto", {v.detach().to(torch::kDouble), perHead});
+  capture.valueNorms.push_back(f.norm(2, -1).to(v.scalar_type()));
+  const auto byToken = f.permute({0, 2, 1, 3});  // [B, T, heads, hidden]
+  capture.valueGram.push_back(torch::matmul(byToken, byToken.transpose(-2, -1)));
+}
+
+void SelfAttentionImpl::captureMixing(const torch::Tensor& probs, AttentionCapture& capture) const {
+  auto mixing = probs.detach();
+  if (m_blurTarget == BlurTarget::Context) {
+    // Blurring the context along the sequence blurs each head's rows of alpha along the
+    // query axis: context'_i = sum_m k_m sum_j alpha_(i+m)j v_j.
+    const auto b = mixing.size(0), h = mixing.size(1), t = mixing.size(2), s = mixing.size(3);
+    const auto byQuery = mixing.permute({0, 2, 1, 3}).reshape({b, t, h * s});
+    mixing = blurAlongSequence(byQuery, m_blurKernel).view({b, t, h, s}).permute({0, 2, 1, 3});
+  }
+  capture.mixing.push_back(mixing.contiguous());
 }
 
 }  // namespace attnlab::core

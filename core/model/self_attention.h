@@ -54,6 +54,10 @@ class SelfAttentionImpl : public torch::nn::Module {
   /// gradient).
   torch::Tensor fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
                                const torch::Tensor& v, AttentionContext& ctx);
+  /// Norm-based attention's capture (AttentionCapture::wantNorms): the norms and Gram
+  /// matrices of the heads' transformed values, and the matrix that mixed them.
+  void captureValueNorms(const torch::Tensor& v, AttentionCapture& capture) const;
+  void captureMixing(const torch::Tensor& probs, AttentionCapture& capture) const;
   /// The additive bias of this pass: padding, or ASA's adversarial mask for this layer.
   const torch::Tensor& maskBias(const AttentionContext& ctx) const;
 

@@ -1,3 +1,6 @@
 attnlab_add_qtest(core test_model LIBS attnlab_core_model)
 # The fused attention path (LibTorch 2.x) against the explicit one, every mechanism.
 attnlab_add_qtest(core test_fused_attention LIBS attnlab_core_model)
+# Norm-based attention and the logit lens against the papers' formulas written out in the tests.
+attnlab_add_qtest(core test_attention_norms LIBS attnlab_core_inspect)
+attnlab_add_qtest(core test_logit_lens LIBS attnlab_core_inspect)
