@@ -101,6 +101,22 @@ class TestAttentionRollout : public QObject {
     QVERIFY(std::fabs(r[n * n] - diag2) < 1e-15);
   }
 
+  // By hand, three tokens, two heads, two layers (every number exact in binary):
+  //   layer 0: head 0 rows [1,0,0] [.5,.5,0] [0,0,1], head 1 rows [1,0,0] [.5,.5,0] [0,1,0]
+  //     mean + I, rows / 2 -> [1,0,0] [.25,.75,0] [0,.25,.75]                  = R_0
+  //   layer 1: both heads attend to token 1: mean + I, rows / 2 -> [.5,.5,0] [0,1,0] [0,.5,.5]
+  //     R_1 = A~_1 R_0 = [.625,.375,0] [.25,.75,0] [.125,.5,.375]
+  void threeTokensByHand() {
+    const std::vector<float> a = {1, 0, 0, .5f, .5f, 0, 0, 0, 1,   // layer 0, head 0
+                                  1, 0, 0, .5f, .5f, 0, 0, 1, 0,   // layer 0, head 1
+                                  0, 1, 0, 0,   1,   0, 0, 1, 0,   // layer 1, head 0
+                                  0, 1, 0, 0,   1,   0, 0, 1, 0};  // layer 1, head 1
+    const auto r = attentionRollout({a.data(), 2, 2, 3});
+    const std::vector<double> expected = {1,    0,    0, .25, .75, 0, 0,    .25, .75,
+                                          .625, .375, 0, .25, .75, 0, .125, .5,  .375};
+    QCOMPARE(r, expected);
+  }
+
   void badInputSaysWhat() {
     std::vector<float> a(4, 0.25f);
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, attentionRollout({nullptr, 1, 1, 2}));
