@@ -172,11 +172,13 @@ void SelfAttentionImpl::captureValueNorms(const torch::Tensor& v, AttentionCaptu
   // f_h(x_j) = v_h,j W_O,h: the head's columns of the output projection ([out, in] weight,
   // the input columns of head h are h*d .. (h+1)*d). The output bias is added once after
   // the sum over heads, so it belongs to no head and is left out (Kobayashi et al.).
-  const auto weight = m_output->weight.detach().to(torch::kDouble);
+  // In the model's precision (float32: the vectors are its own products); the Gram matrices
+  // are accumulated in float64, where the layer norm's quadratic form may cancel.
+  const auto weight = m_output->weight.detach().to(v.scalar_type());
   const auto perHead = weight.view({weight.size(0), m_heads, m_headSize});
-  const auto f = torch::einsum("bhtd,ohd->bhto", {v.detach().to(torch::kDouble), perHead});
-  capture.valueNorms.push_back(f.norm(2, -1).to(v.scalar_type()));
-  const auto byToken = f.permute({0, 2, 1, 3});  // [B, T, heads, hidden]
+  const auto f = torch::einsum("bhtd,ohd->bhto", {v.detach(), perHead});  // [B, heads, T, hidden]
+  capture.valueNorms.push_back(f.norm(2, -1));
+  const auto byToken = f.permute({0, 2, 1, 3}).to(torch::kDouble);  // [B, T, heads, hidden]
   capture.valueGram.push_back(torch::matmul(byToken, byToken.transpose(-2, -1)));
 }
 
