@@ -136,10 +136,16 @@ int main(int argc, char** argv) {
       "%.2f (bound 1.5)\n",
       withNormsMs, normsMs, rolloutMs, (withNormsMs + rolloutMs) / plainMs);
   std::printf(
+      "norms per layer: %.1f ms (the same quantities written straight from the formula "
+      "in PyTorch: tests/bench/norms_explicit_pytorch.py %d)\n",
+      normsMs / 12, o.tokens);
+  std::printf(
       "logit lens, every position, top 5: %.0f ms for a %lld-token sentence (bound 1000), "
       "%.0f ms at %d tokens\n",
       lensMs, static_cast<long long>(sentence.size(1)), lensLongMs, o.tokens);
+  char viewSwitch[32] = "n/a";
+  if (o.viewSwitchMs >= 0) std::snprintf(viewSwitch, sizeof viewSwitch, "%.1f", o.viewSwitchMs);
   std::printf("rollout_ms=%.0f norms_ms=%.0f lens_ms=%.0f view_switch_ms=%s\n", rolloutMs, normsMs,
-              lensMs, o.viewSwitchMs < 0 ? "n/a" : std::to_string(o.viewSwitchMs).c_str());
+              lensMs, viewSwitch);
   return 0;
 }
