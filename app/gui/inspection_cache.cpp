@@ -13,13 +13,27 @@ std::size_t InspectionCache::frameBytes(const InspectionFrame& frame) {
   if (frame.asaMasks) bytes += cells * sizeof(float) * static_cast<std::size_t>(frame.layers);
   if (frame.thumbnails)
     for (const auto& t : *frame.thumbnails) bytes += t.values.size() * sizeof(float);
+  bytes += head * frame.headNorms.size();
+  bytes += cells * sizeof(float) * frame.layerNorms.size();
+  bytes += static_cast<std::size_t>(frame.length) * frame.heads * sizeof(float) *
+           frame.valueNorms.size();
+  if (frame.rollout) bytes += frame.rollout->size() * sizeof(float);
+  if (frame.lens)
+    bytes += frame.lens->topIds.size() * (sizeof(qint64) + sizeof(float) + 16) +
+             frame.lens->targetRank.size() * (sizeof(qint64) + sizeof(float));
+  for (const auto& thumbs : frame.viewThumbnails)
+    if (thumbs)
+      for (const auto& t : *thumbs) bytes += t.values.size() * sizeof(float);
   return bytes;
 }
 
 bool InspectionCache::satisfies(const InspectionFrame& frame,
                                 const InspectionRequestOptions& options) {
   return (!options.scores || !frame.scores.empty()) &&
-         (!options.asaMasks || !frame.hasAsa || frame.asaMasks);
+         (!options.asaMasks || !frame.hasAsa || frame.asaMasks) &&
+         (!options.beyondWeights ||
+          (frame.hasBeyondWeights() && frame.lens && frame.lens->top >= options.lensTop)) &&
+         frame.maskRequest == options.maskPositions;
 }
 
 void InspectionCache::setBudget(std::size_t budgetBytes) {
@@ -50,7 +64,8 @@ bool InspectionCache::contains(const QString& checkpoint, const QString& text,
 void InspectionCache::insert(const InspectionFrame& frame) {
   std::lock_guard lock(m_mutex);
   const auto same = std::find_if(m_frames.begin(), m_frames.end(), [&](const InspectionFrame& f) {
-    return f.checkpoint == frame.checkpoint && f.text == frame.text;
+    return f.checkpoint == frame.checkpoint && f.text == frame.text &&
+           f.maskRequest == frame.maskRequest;
   });
   if (same != m_frames.end()) {
     m_bytes -= frameBytes(*same);

@@ -4,6 +4,7 @@
 #include "app/gui/inspection_controller.h"
 
 #include "app/gui/inspection_cache.h"
+#include "app/gui/inspection_extras.h"
 #include "core/inspect/attention_inspector.h"
 #include "widgets/plots/head_grid.h"
 
@@ -112,14 +113,8 @@ struct InspectionController::Worker {
     return *inspectors.front().second;
   }
 
-  InspectionFrame inspect(const Request& request) {
-    const auto started = std::chrono::steady_clock::now();
-    core::AttentionInspector& inspector = inspectorFor(request.checkpoint);
-    core::InspectOptions options;
-    options.scores = request.options.scores;
-    options.asaMasks = request.options.asaMasks;
-    options.stacked = false;  // the model's own layers: no 150 MB stack per tensor
-    const core::Inspection r = inspector.inspect(request.text.toStdString(), options);
+  static InspectionFrame frameOf(const core::Inspection& r, const Request& request,
+                                 const core::AttentionInspector& inspector) {
     InspectionFrame frame;
     frame.checkpoint = request.checkpoint;
     frame.step = r.step;
@@ -129,24 +124,36 @@ struct InspectionController::Worker {
     frame.layers = static_cast<int>(r.probabilityLayers.size());
     frame.heads = static_cast<int>(sizes[0]);
     frame.length = static_cast<int>(sizes[1]);
+    frame.realTokens = static_cast<int>(r.realTokens);
     frame.truncated = r.truncated;
     frame.maxLength = inspector.maxLength();
     frame.residualScores = inspector.config().attention.residual != core::ResidualScores::None;
     frame.hasAsa = inspector.hasAsaMasks();
-    // The pointer owns a reference to the tensor: no copy (the inspector's tensors are
+    // The pointers own a reference to the tensors: no copy (the inspector's tensors are
     // float32, contiguous and on the CPU already; anything else is converted once).
-    const auto share = [](const at::Tensor& t) -> std::shared_ptr<const float> {
-      if (!t.defined()) return {};
-      at::Tensor c = t.to(torch::kCPU, torch::kFloat32).contiguous();
-      const float* data = c.data_ptr<float>();
-      return std::shared_ptr<const float>(
-          data, [keep = std::move(c)](const float*) mutable { keep.reset(); });
-    };
-    for (const auto& t : r.probabilityLayers) frame.probabilities.push_back(share(t));
-    for (const auto& t : r.scoreLayers) frame.scores.push_back(share(t));
-    frame.asaMasks = share(r.asaMasks);
+    for (const auto& t : r.probabilityLayers) frame.probabilities.push_back(shareTensor(t));
+    for (const auto& t : r.scoreLayers) frame.scores.push_back(shareTensor(t));
+    frame.asaMasks = shareTensor(r.asaMasks);
+    return frame;
+  }
+
+  InspectionFrame inspect(const Request& request) {
+    const auto started = std::chrono::steady_clock::now();
+    core::AttentionInspector& inspector = inspectorFor(request.checkpoint);
+    core::InspectOptions options;
+    options.scores = request.options.scores;
+    options.asaMasks = request.options.asaMasks;
+    options.stacked = false;  // the model's own layers: no 150 MB stack per tensor
+    options.norms = request.options.beyondWeights;
+    options.lensTop = request.options.beyondWeights ? request.options.lensTop : 0;
+    for (const int p : request.options.maskPositions) options.maskPositions.push_back(p);
+    const core::Inspection r = inspector.inspect(request.text.toStdString(), options);
+    InspectionFrame frame = frameOf(r, request, inspector);
+    frame.maskRequest = request.options.maskPositions;
+    if (request.options.beyondWeights) addBeyondWeights(frame, r, inspector.tokenizer());
     frame.thumbnails = std::make_shared<const std::vector<widgets::Matrix>>(
         widgets::headThumbnails(frame.headPointers(), frame.length, frame.length));
+    addViewThumbnails(frame);
     frame.inspectMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
             .count();

@@ -12,20 +12,53 @@
 
 #include "widgets/plots/plot_data.h"
 
+#include <QList>
 #include <QObject>
 #include <QString>
 #include <QStringList>
 
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <vector>
 
 namespace attnlab::app {
 
+/// What the Inspect tab's maps show: the attention weights, the pre-softmax scores, the
+/// rollout after each layer (Abnar & Zuidema 2020), the norm of each head's weighted value
+/// vectors ||alpha_ij,h f_h(x_j)|| and the layer's ||sum_h alpha_ij,h f_h(x_j)|| (Kobayashi et
+/// al. 2020). Rollout and layer norms have one map per layer, the others one per head.
+enum class InspectView { Weights, Scores, Rollout, HeadNorms, LayerNorms };
+constexpr int kInspectViews = 5;
+
 /// What a request asks for beyond the probabilities (each costs time on a large model).
 struct InspectionRequestOptions {
   bool scores = false;    ///< the pre-softmax scores
   bool asaMasks = false;  ///< ASA runs: the keep-masks (a second forward pass)
+  /// Norms, rollout and the logit lens, made in the same job so that switching views redraws.
+  bool beyondWeights = false;
+  int lensTop = 5;  ///< the lens's best tokens per cell
+  /// Token positions (0 = <s>) replaced by <mask> before the pass, ascending; part of the key
+  /// under which a frame is kept.
+  QList<int> maskPositions;
+};
+
+/// The logit lens of one inspection (core::LensPredictions as plain arrays, with the pieces
+/// of the predicted tokens), rows = layers (+ the combined output when `outputRow`).
+struct LensFrame {
+  int rows = 0, length = 0, top = 0;
+  bool outputRow = false;
+  std::vector<qint64> topIds;            ///< [rows, length, top], most probable first
+  std::vector<float> topProbability;     ///< [rows, length, top]
+  QStringList topPieces;                 ///< [rows, length, top]: the tokenizer's pieces of topIds
+  std::vector<qint64> targetRank;        ///< [rows, length]: rank of the position's own token
+  std::vector<float> targetProbability;  ///< [rows, length]
+  std::size_t at(int row, int position, int k = 0) const {
+    return (static_cast<std::size_t>(row) * length + position) * top + k;
+  }
+  std::size_t cell(int row, int position) const {
+    return static_cast<std::size_t>(row) * length + position;
+  }
 };
 
 /// One inspection: probabilities and pre-softmax scores, per layer [H, T, T] row-major; ASA
@@ -53,6 +86,23 @@ struct InspectionFrame {
   /// The probabilities' grid thumbnails (widgets::headThumbnails, layer-major), made on the
   /// inspection thread so showing a frame does no block means on the GUI thread.
   std::shared_ptr<const std::vector<widgets::Matrix>> thumbnails;
+
+  // Beyond the weights (InspectionRequestOptions::beyondWeights): empty or null otherwise.
+  std::vector<std::shared_ptr<const float>> headNorms;   ///< per layer [H, T, T]
+  std::vector<std::shared_ptr<const float>> valueNorms;  ///< per layer [H, T]: ||f_h(x_j)||
+  std::vector<std::shared_ptr<const float>> layerNorms;  ///< per layer [T, T]
+  /// Rollout after each layer, [L, T, T] (padding rows and columns 0).
+  std::shared_ptr<const std::vector<float>> rollout;
+  std::shared_ptr<const LensFrame> lens;
+  int realTokens = 0;  ///< positions that are not padding
+  /// Grid thumbnails of the views other than the weights (null where not made), by view.
+  std::array<std::shared_ptr<const std::vector<widgets::Matrix>>, kInspectViews> viewThumbnails;
+  /// Positions replaced by <mask>, and the pieces before masking (T of them).
+  QList<int> maskedPositions;
+  QStringList originalPieces;
+  /// The positions the request asked to mask (the key under which the frame is kept).
+  QList<int> maskRequest;
+  bool hasBeyondWeights() const { return rollout != nullptr; }
   /// The T x T matrix of (layer, head): probabilities, or the scores when `scores` is set.
   widgets::Matrix head(int layer, int head, bool scores = false) const;
   /// The first cell of (layer, head)'s T x T block (nullptr when out of range or absent).

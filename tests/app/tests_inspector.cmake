@@ -6,3 +6,9 @@ if(TARGET app_test_inspector_compare)
 endif()
 # The frames the Inspect tab keeps in memory (look-ups, budget, least recently used first).
 attnlab_add_qtest(app test_inspection_cache LIBS attnlab_gui GUI LABELS threads)
+# The Inspect tab's views (rollout, norms, scores) and its logit lens in the MainWindow,
+# against attnlab-cli inspect --view and the numpy float64 reference.
+attnlab_add_qtest(app test_inspector_views LIBS attnlab_gui attnlab_analysis attnlab_core GUI LABELS deepbind TIMEOUT 600)
+if(TARGET app_test_inspector_views)
+  add_dependencies(app_test_inspector_views attnlab-cli)
+endif()

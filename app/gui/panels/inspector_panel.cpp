@@ -3,8 +3,11 @@
 
 #include "analysis/attention/attention_statistics.h"
 #include "analysis/attention/guidance_patterns.h"
+#include "app/gui/inspection_cache.h"
+#include "app/gui/inspection_views.h"
 #include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/inspector_source_bar.h"
+#include "app/gui/panels/lens_panel.h"
 #include "widgets/plots/attention_heatmap.h"
 #include "widgets/plots/head_grid.h"
 
@@ -14,6 +17,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QShortcut>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSplitter>
@@ -68,11 +72,12 @@ InspectorPanel::InspectorPanel(QWidget* parent) : QWidget(parent) {
   m_status->setWordWrap(true);
   m_status->setTextFormat(Qt::PlainText);  // texts and messages may hold "<s>"
   layout->addWidget(m_status);
-  layout->addWidget(buildHeads(), 1);
+  layout->addWidget(buildMapsAndLens(), 1);
 
   connectTextSources();
   connectViewControls();
   connectControllers();
+  buildViewShortcuts();
   refreshCheckpoints();
 }
 
@@ -118,12 +123,19 @@ QHBoxLayout* InspectorPanel::buildToggles() {
   m_logScale = new QCheckBox(QStringLiteral("Log colour scale"), this);
   m_logScale->setObjectName(QStringLiteral("inspectLogScale"));
   toggles->addWidget(m_logScale);
-  m_scoresBox = new QCheckBox(QStringLiteral("Pre-softmax scores"), this);
-  m_scoresBox->setObjectName(QStringLiteral("inspectScores"));
-  m_scoresBox->setToolTip(QStringLiteral(
-      "The logits before the softmax (RealFormer's running residual scores where the run "
-      "uses residual attention)"));
-  toggles->addWidget(m_scoresBox);
+  toggles->addWidget(new QLabel(QStringLiteral("View"), this));
+  m_viewCombo = new QComboBox(this);
+  m_viewCombo->setObjectName(QStringLiteral("inspectView"));
+  for (const InspectView view : kInspectViewOrder)
+    m_viewCombo->addItem(inspectViewName(view), static_cast<int>(view));
+  m_viewCombo->setToolTip(QStringLiteral(
+      "What the maps show (Alt+1 ... Alt+5): the attention weights; the logits before the "
+      "softmax (RealFormer's running residual scores where the run uses them); the rollout "
+      "after each layer (Abnar & Zuidema 2020: heads' mean + identity, multiplied up the "
+      "layers; one map per layer); ||alpha f_h(x_j)||, how large each head's weighted value "
+      "vector is (Kobayashi et al. 2020); ||sum_h alpha f_h(x_j)||, the layer's (one map per "
+      "layer)"));
+  toggles->addWidget(m_viewCombo);
   m_asaBox = new QCheckBox(QStringLiteral("ASA keep-mask"), this);
   m_asaBox->setObjectName(QStringLiteral("inspectAsaMask"));
   m_asaBox->setEnabled(false);
@@ -142,6 +154,27 @@ QHBoxLayout* InspectorPanel::buildToggles() {
   toggles->addWidget(m_guidanceCombo);
   toggles->addStretch(1);
   return toggles;
+}
+
+QSplitter* InspectorPanel::buildMapsAndLens() {
+  auto* splitter = new QSplitter(Qt::Vertical, this);
+  splitter->setObjectName(QStringLiteral("inspectMapsAndLens"));
+  splitter->addWidget(buildHeads());
+  m_lens = new LensPanel(splitter);
+  splitter->addWidget(m_lens);
+  splitter->setStretchFactor(0, 3);
+  splitter->setStretchFactor(1, 1);
+  splitter->setChildrenCollapsible(true);
+  return splitter;
+}
+
+void InspectorPanel::buildViewShortcuts() {
+  for (int i = 0; i < kInspectViews; ++i) {
+    auto* shortcut =
+        new QShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)), this);
+    shortcut->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(shortcut, &QShortcut::activated, this, [this, i] { showView(kInspectViewOrder[i]); });
+  }
 }
 
 QSplitter* InspectorPanel::buildHeads() {
@@ -200,7 +233,9 @@ void InspectorPanel::connectViewControls() {
     for (auto* map : {m_heatmap, m_compareHeatmap}) map->setLogScale(on);
     drawHead();  // the shared range is recomputed for the scale
   });
-  connect(m_scoresBox, &QCheckBox::toggled, this, &InspectorPanel::setShowScores);
+  connect(m_viewCombo, qOverload<int>(&QComboBox::currentIndexChanged), this,
+          [this] { showView(static_cast<InspectView>(m_viewCombo->currentData().toInt())); });
+  connect(m_lens, &LensPanel::maskToggled, this, &InspectorPanel::toggleMask);
   connect(m_asaBox, &QCheckBox::toggled, this, [this] {
     requestMissing();
     drawHead();
@@ -238,10 +273,11 @@ void InspectorPanel::showHover(int query, int key, double value) {
   if (!m_frame || query < 0 || key < 0 || query >= m_frame->pieces.size() ||
       key >= m_frame->pieces.size())
     return;
-  m_hover->setText(QStringLiteral("%1 -> %2: %3 %4")
-                       .arg(m_frame->pieces[query], m_frame->pieces[key])
-                       .arg(value, 0, 'g', 4)
-                       .arg(m_scores ? QStringLiteral("(score)") : QString()));
+  const bool asa = m_asaBox->isChecked() && m_frame->hasAsa;
+  m_hover->setText(asa ? QStringLiteral("%1 -> %2: keep-mask %3")
+                             .arg(m_frame->pieces[query], m_frame->pieces[key])
+                             .arg(value, 0, 'g', 4)
+                       : hoverText(*m_frame, m_view, m_layer, m_head, query, key, value));
 }
 
 InspectorPanel::~InspectorPanel() = default;
@@ -273,6 +309,7 @@ void InspectorPanel::setTheme(const widgets::Theme& theme) {
   m_grid->setTheme(theme);
   m_heatmap->setTheme(theme);
   m_compareHeatmap->setTheme(theme);
+  m_lens->setTheme(theme);
 }
 
 void InspectorPanel::refreshCheckpoints() {
@@ -335,8 +372,10 @@ bool InspectorPanel::selectCheckpointStep(qint64 step) {
 
 InspectionRequestOptions InspectorPanel::requestOptions() const {
   InspectionRequestOptions options;
-  options.scores = m_scores;
+  options.scores = m_view == InspectView::Scores;
   options.asaMasks = m_asaBox->isChecked();
+  options.beyondWeights = true;  // every view but the scores is then a redraw
+  options.maskPositions = m_masked;
   return options;
 }
 
@@ -346,6 +385,7 @@ void InspectorPanel::request() {
 
 void InspectorPanel::requestText(const QString& text) {
   if (!m_run || m_run->checkpoints().empty()) return;
+  if (m_frame && text != m_frame->text) m_masked.clear();  // positions of another text
   const auto& c = m_run->checkpoints()[static_cast<std::size_t>(m_checkpointSlider->value())];
   m_status->setText(QStringLiteral("Inspecting under step %1 ...").arg(c.step));
   m_controller.inspect(c.path, text, requestOptions());
@@ -379,8 +419,7 @@ void InspectorPanel::requestCompare(const QString& text) {
   if (path.isEmpty()) return;
   const InspectionRequestOptions options = requestOptions();
   if (m_compareFrame && m_compareFrame->checkpoint == path && m_compareFrame->text == text &&
-      (!options.scores || !m_compareFrame->scores.empty()) &&
-      (!options.asaMasks || !m_compareFrame->hasAsa || m_compareFrame->asaMasks))
+      InspectionCache::satisfies(*m_compareFrame, options))
     return;  // shown already (the slider moved the other side only)
   m_compareStatus->setText(QStringLiteral("Inspecting %1 ...").arg(m_compareTarget));
   m_compareStatus->setVisible(true);
@@ -389,7 +428,7 @@ void InspectorPanel::requestCompare(const QString& text) {
 
 void InspectorPanel::requestMissing() {
   if (!m_frame) return;
-  const bool needScores = m_scores && m_frame->scores.empty();
+  const bool needScores = m_view == InspectView::Scores && m_frame->scores.empty();
   const bool needMasks = m_asaBox->isChecked() && m_frame->hasAsa && !m_frame->asaMasks;
   if (needScores || needMasks) requestText(m_frame->text);
 }
@@ -411,15 +450,10 @@ void InspectorPanel::showFrame(const InspectionFrame& frame) {
                   "(<s> and </s> included).")
                   .arg(frame.maxLength);
   m_status->setText(status);
-  if (frame.thumbnails && m_grid->thumbnailResolution() == widgets::kHeadThumbnailCells)
-    m_grid->setThumbnails(frame.layers, frame.heads, *frame.thumbnails);
-  else
-    m_grid->setHeads(frame.layers, frame.heads, frame.headPointers(), frame.length, frame.length);
-  m_grid->setSelected(m_layer, m_head);
-  m_grid->setTitle(QStringLiteral("step %1: every layer and head").arg(frame.step));
-  m_grid->requestReplot();
+  drawGrid();
   updateToggles();
   drawHead();
+  m_lens->setFrame(frame);
   prefetchNeighbours();
   emit inspected(frame.step);
 }
@@ -447,17 +481,58 @@ void InspectorPanel::showCompareFrame(const InspectionFrame& frame) {
 
 void InspectorPanel::selectHead(int layer, int head) {
   m_layer = layer;
-  m_head = head;
-  m_grid->setSelected(layer, head);
+  if (!isPerLayerView(m_view)) m_head = head;  // a per-layer grid's column is not a head
+  m_grid->setSelected(layer, isPerLayerView(m_view) ? 0 : head);
   m_grid->requestReplot();
   drawHead();
 }
 
 void InspectorPanel::setShowScores(bool on) {
-  m_scores = on;
-  if (m_scoresBox->isChecked() != on) m_scoresBox->setChecked(on);
+  showView(on ? InspectView::Scores : InspectView::Weights);
+}
+
+void InspectorPanel::showView(InspectView view) {
+  const int index = m_viewCombo->findData(static_cast<int>(view));
+  if (m_viewCombo->currentIndex() != index) {
+    QSignalBlocker block(m_viewCombo);
+    m_viewCombo->setCurrentIndex(index);
+  }
+  m_view = view;
   requestMissing();  // scores are captured only when asked for
+  drawGrid();
   drawHead();
+}
+
+void InspectorPanel::toggleMask(int position) {
+  if (!m_frame) return;
+  if (m_masked.contains(position))
+    m_masked.removeAll(position);
+  else
+    m_masked.insert(std::lower_bound(m_masked.begin(), m_masked.end(), position), position);
+  requestText(m_frame->text);
+}
+
+void InspectorPanel::drawGrid() {
+  if (!m_frame) return;
+  const InspectionFrame& frame = *m_frame;
+  // The scores view shows the weights' grid until the scores arrive.
+  const InspectView view = viewPointers(frame, m_view).empty() ? InspectView::Weights : m_view;
+  const int columns = viewColumns(frame, view);
+  const auto& thumbnails = view == InspectView::Weights
+                               ? frame.thumbnails
+                               : frame.viewThumbnails[static_cast<std::size_t>(view)];
+  if (thumbnails && m_grid->thumbnailResolution() == widgets::kHeadThumbnailCells)
+    m_grid->setThumbnails(frame.layers, columns, *thumbnails);
+  else
+    m_grid->setHeads(frame.layers, columns, viewPointers(frame, view), frame.length, frame.length);
+  m_grid->setSelected(m_layer, isPerLayerView(view) ? 0 : m_head);
+  m_grid->setTitle(isPerLayerView(view) ? QStringLiteral("step %1: %2 after every layer")
+                                              .arg(frame.step)
+                                              .arg(inspectViewName(view))
+                                        : QStringLiteral("step %1: %2 of every layer and head")
+                                              .arg(frame.step)
+                                              .arg(inspectViewName(view)));
+  m_grid->requestReplot();
 }
 
 void InspectorPanel::updateToggles() {
@@ -481,17 +556,22 @@ widgets::Matrix InspectorPanel::matrixToShow(const InspectionFrame& frame, bool 
     valueLabel = QStringLiteral("ASA keep-mask (1 kept, 0 masked)");
     return frame.asaMask(m_layer);
   }
-  if (m_scores && !frame.scores.empty()) {
-    valueLabel = frame.residualScores ? QStringLiteral("residual score (pre-softmax)")
-                                      : QStringLiteral("score (pre-softmax)");
-    return frame.head(m_layer, m_head, true);
+  const widgets::Matrix shown = viewMatrix(frame, m_view, m_layer, m_head);
+  if (shown.isValid()) {
+    valueLabel = inspectViewValueLabel(m_view, frame.residualScores);
+    return shown;
   }
-  return frame.head(m_layer, m_head);
+  return frame.head(m_layer, m_head);  // until the view's data arrives
 }
 
 QString InspectorPanel::headCaption(bool asa) const {
-  return asa ? QStringLiteral("layer %1, ASA keep-mask").arg(m_layer)
-             : QStringLiteral("layer %1, head %2").arg(m_layer).arg(m_head);
+  if (asa) return QStringLiteral("layer %1, ASA keep-mask").arg(m_layer);
+  if (isPerLayerView(m_view))
+    return QStringLiteral("%1 after layer %2").arg(inspectViewName(m_view)).arg(m_layer);
+  return QStringLiteral("layer %1, head %2, %3")
+      .arg(m_layer)
+      .arg(m_head)
+      .arg(inspectViewName(m_view));
 }
 
 widgets::Matrix InspectorPanel::drawShownHead(bool asa, QString& valueLabel) {

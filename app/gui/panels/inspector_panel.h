@@ -9,6 +9,10 @@
 // model runs on InspectionController's threads (one for the shown inspection, one for the
 // compared one); each keeps its recent checkpoints' inspectors and frames between requests,
 // and the shown one prefetches the text under the slider's neighbouring checkpoints.
+// A view selector switches the maps between the weights, the pre-softmax scores, the rollout
+// after each layer, the norms per head and the layer norms (all made in the same inspection
+// job, so switching redraws only); the logit-lens panel below shows each layer's prediction
+// for every token, and clicking a token masks it and inspects again.
 
 #include "app/gui/inspection_controller.h"
 #include "app/gui/panels/run_view.h"
@@ -39,6 +43,7 @@ class HeadGrid;
 namespace attnlab::app {
 
 class InspectorSourceBar;
+class LensPanel;
 
 class InspectorPanel : public QWidget, public RunView {
   Q_OBJECT
@@ -58,7 +63,18 @@ class InspectorPanel : public QWidget, public RunView {
   /// Moves the checkpoint slider to the checkpoint of `step` (re-inspects the text shown).
   bool selectCheckpointStep(qint64 step);
   void selectHead(int layer, int head);
+  /// The scores view (on) or the weights view (off).
   void setShowScores(bool on);
+  /// Shows `view` in the grid and the enlarged map (what the view selector does): a redraw
+  /// from the frame when it holds the view (every view but the scores, which are asked for
+  /// when first shown).
+  void showView(InspectView view);
+  InspectView view() const { return m_view; }
+  /// Masks `position` (0 = <s>) when not masked, else unmasks it, and inspects the text again
+  /// (what clicking a token in the logit lens does).
+  void toggleMask(int position);
+  /// The positions to be masked in the next inspection.
+  const QList<int>& maskPositions() const { return m_masked; }
 
   /// The inspection shown (nullopt before the first one).
   const std::optional<InspectionFrame>& frame() const { return m_frame; }
@@ -70,6 +86,7 @@ class InspectorPanel : public QWidget, public RunView {
   widgets::AttentionHeatmap* heatmap() const { return m_heatmap; }
   widgets::AttentionHeatmap* compareHeatmap() const { return m_compareHeatmap; }
   InspectorSourceBar* sourceBar() const { return m_source; }
+  LensPanel* lensPanel() const { return m_lens; }
   InspectionController& controller() { return m_controller; }
 
  signals:
@@ -89,6 +106,8 @@ class InspectorPanel : public QWidget, public RunView {
   QHBoxLayout* buildCheckpointBar();  ///< the checkpoint slider and Compare with
   QHBoxLayout* buildToggles();        ///< log scale, scores, ASA keep-mask, guidance target
   QSplitter* buildHeads();            ///< the layer x head grid beside the enlarged head(s)
+  QSplitter* buildMapsAndLens();      ///< the heads above the logit lens
+  void buildViewShortcuts();          ///< Alt+1 ... Alt+5: the views in the selector's order
   QWidget* buildEnlargedHeads(QWidget* parent);
   void connectTextSources();
   void connectViewControls();
@@ -108,6 +127,8 @@ class InspectorPanel : public QWidget, public RunView {
   void prefetchNeighbours();
   void showCompareFrame(const InspectionFrame& frame);
   void drawHead();
+  /// The grid of the view shown: layers x heads, or one map per layer.
+  void drawGrid();
   /// One frame's matrix as the toggles ask: the ASA keep-mask, the scores or the weights;
   /// `valueLabel` is set to what the first two hold and left alone for the weights.
   widgets::Matrix matrixToShow(const InspectionFrame& frame, bool asa, QString& valueLabel) const;
@@ -128,7 +149,8 @@ class InspectorPanel : public QWidget, public RunView {
   std::optional<InspectionFrame> m_compareFrame;
   QString m_compareTarget;  ///< what the compared view shows ("step 4", "run b, step 8")
   int m_layer = 0, m_head = 0;
-  bool m_scores = false;
+  InspectView m_view = InspectView::Weights;
+  QList<int> m_masked;  ///< ascending
 
   QLineEdit* m_text = nullptr;
   QPushButton* m_inspectButton = nullptr;
@@ -136,7 +158,7 @@ class InspectorPanel : public QWidget, public RunView {
   QSlider* m_checkpointSlider = nullptr;
   QLabel* m_checkpointLabel = nullptr;
   QCheckBox* m_logScale = nullptr;
-  QCheckBox* m_scoresBox = nullptr;
+  QComboBox* m_viewCombo = nullptr;
   QCheckBox* m_asaBox = nullptr;
   QComboBox* m_guidanceCombo = nullptr;
   QComboBox* m_compareCombo = nullptr;
@@ -146,6 +168,7 @@ class InspectorPanel : public QWidget, public RunView {
   widgets::HeadGrid* m_grid = nullptr;
   widgets::AttentionHeatmap* m_heatmap = nullptr;
   widgets::AttentionHeatmap* m_compareHeatmap = nullptr;
+  LensPanel* m_lens = nullptr;
 };
 
 }  // namespace attnlab::app

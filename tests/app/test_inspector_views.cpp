@@ -1,0 +1,341 @@
+// The Inspect tab's views beyond the weights and its logit lens, driven in the real
+// MainWindow on a tiny run trained by attnlab-cli. Each view chosen with the selector (the
+// keyboard on the combo box) shows in the enlarged map what `attnlab-cli inspect --view
+// weights,rollout,norms,lens` writes for the same text and checkpoint (read back with h5py),
+// and that file is checked against the model recomputed in numpy float64 from the
+// checkpoint's tensors (inspect_views_reference.py); the rollout also equals Abnar &
+// Zuidema's formula written out here over the frame's weights and analysis::attentionRollout;
+// a head-norm cell equals weight x ||f_h(x_j)|| (Kobayashi et al.'s factorisation) and the
+// hover shows both; a layer-norm cell is at most the sum of its heads' norms. The lens panel's
+// cells hold the tokenizer's pieces of the CLI's top ids; clicking a token's header masks it
+// (the CLI with --mask gives the ranks the column shows), clicking again unmasks it. Each view
+// exports (the SVG names it). ATTNLAB_INSPECT_SHOT_RUN=<run> ATTNLAB_INSPECT_SHOT_DIR=<dir>
+// saves the documentation's screenshots of that run (skipped otherwise).
+#include "analysis/attention/attention_rollout.h"
+#include "app/gui/inspection_views.h"
+#include "app/gui/main_window.h"
+#include "app/gui/panels/inspector_panel.h"
+#include "app/gui/panels/lens_panel.h"
+#include "app/gui/view_tabs.h"
+#include "core/config/config_loader.h"
+#include "core/tokenizer/sentencepiece_tokenizer.h"
+#include "tests/app/inspector_test_support.h"
+#include "tests/support/tiny_run_setup.h"
+#include "widgets/plots/attention_heatmap.h"
+#include "widgets/plots/head_grid.h"
+#include "widgets/plots/plot_export.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+
+using namespace attnlab;
+
+namespace {
+
+const QString kText = QStringLiteral("the cat watched the river .");
+
+bool close(double a, double b, double tol = 1e-5) {
+  return std::abs(a - b) <= tol * std::max(1.0, std::abs(b));
+}
+
+/// The shown matrix's first n x n cells equal `rows` (JSON, n x n).
+bool sameTopLeft(const QJsonArray& rows, const widgets::Matrix& shown, double tol = 1e-5) {
+  for (int q = 0; q < int(rows.size()); ++q) {
+    const QJsonArray row = rows[q].toArray();
+    for (int k = 0; k < int(row.size()); ++k)
+      if (q >= shown.rows || k >= shown.cols || !close(shown.at(q, k), row[k].toDouble(), tol))
+        return false;
+  }
+  return int(rows.size()) > 0;
+}
+
+/// Abnar & Zuidema's rollout written out: A~ = rownorm(mean_h A + I), R_l = A~_l R_(l-1), over
+/// the first n positions, in double; returns R after `layer`.
+std::vector<double> rolloutByHand(const app::InspectionFrame& f, int layer, int n) {
+  std::vector<double> r(static_cast<std::size_t>(n) * n, 0.0);
+  for (int l = 0; l <= layer; ++l) {
+    std::vector<double> a(static_cast<std::size_t>(n) * n, 0.0);
+    for (int i = 0; i < n; ++i) {
+      double sum = 0;
+      for (int j = 0; j < n; ++j) {
+        double mean = 0;
+        for (int h = 0; h < f.heads; ++h) mean += f.head(l, h).at(i, j);
+        a[i * n + j] = mean / f.heads + (i == j ? 1.0 : 0.0);
+        sum += a[i * n + j];
+      }
+      for (int j = 0; j < n; ++j) a[i * n + j] /= sum;
+    }
+    if (l == 0) {
+      r = a;
+      continue;
+    }
+    std::vector<double> next(static_cast<std::size_t>(n) * n, 0.0);
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < n; ++k)
+        for (int j = 0; j < n; ++j) next[i * n + j] += a[i * n + k] * r[k * n + j];
+    r = next;
+  }
+  return r;
+}
+
+/// Moves the mouse over the enlarged map's cell (query, key); false when no pixel shows it.
+bool hoverCell(widgets::AttentionHeatmap* map, int query, int key) {
+  for (int y = 0; y < map->height(); y += 2)
+    for (int x = 0; x < map->width(); x += 2) {
+      int q = -1, k = -1;
+      if (map->cellAt(QPointF(x, y), &q, &k) && q == query && k == key) {
+        QTest::mouseMove(map, QPoint(x, y));
+        return true;
+      }
+    }
+  return false;
+}
+
+void clickHeader(QTableWidget* table, int column) {
+  QHeaderView* header = table->horizontalHeader();
+  table->scrollToItem(table->item(0, column));
+  const QPoint at(header->sectionViewportPosition(column) + header->sectionSize(column) / 2,
+                  header->height() / 2);
+  QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, at);
+}
+
+}  // namespace
+
+class TestInspectorViews : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  QString m_run;
+
+  /// The run opened in the window, the Inspect tab shown, `text` typed and inspected.
+  app::InspectorPanel* openAndInspect(app::MainWindow& window, const QString& run,
+                                      const QString& text) {
+    window.show();
+    if (!QTest::qWaitForWindowExposed(&window)) return nullptr;
+    if (!window.openRun(run) || !window.showView(QStringLiteral("Inspect"))) return nullptr;
+    app::InspectorPanel* panel = window.parts().views->inspectorPanel();
+    auto* edit = panel->findChild<QLineEdit*>("inspectText");
+    edit->setFocus();
+    edit->selectAll();
+    QTest::keyClick(edit, Qt::Key_Backspace);
+    QTest::keyClicks(edit, text);
+    QTest::keyClick(edit, Qt::Key_Return);
+    const bool shown =
+        QTest::qWaitFor([&] { return panel->frame() && panel->frame()->text == text; }, 60000);
+    return shown ? panel : nullptr;
+  }
+
+  QString cliViews(const QString& text, const QString& out, const QString& mask = {}) {
+    QStringList args = {"inspect", tests::checkpointFile(m_run, 8), "--text", text,
+                        "--view",  "weights,rollout,norms,lens",    "--out",  out};
+    if (!mask.isEmpty()) args << "--mask" << mask;
+    const auto r = tests::runCli(args);
+    return r.exitCode == 0 ? QString() : r.err + r.out;
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    const core::RunConfig config = tests::prepareTinyRun(m_dir.path().toStdString());
+    const QString toml = m_dir.filePath("tiny.toml");
+    std::ofstream(toml.toStdString()) << core::toToml(config);
+    m_run = m_dir.filePath("run");
+    const auto r = tests::runCli({"train", "--config", toml, "--run-dir", m_run, "--plain"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+  }
+
+  void eachViewShowsTheCliValues();
+  void lensPanelShowsThePiecesAndMasksAColumn();
+  void screenshotsOfARun();
+};
+
+void TestInspectorViews::eachViewShowsTheCliValues() {
+  app::MainWindow window;
+  window.resize(1400, 900);
+  app::InspectorPanel* panel = openAndInspect(window, m_run, kText);
+  QVERIFY(panel);
+  QTRY_VERIFY_WITH_TIMEOUT(panel->frame()->hasBeyondWeights(), 30000);
+  const QString h5 = m_dir.filePath("views.h5");
+  const QString cliError = cliViews(kText, h5);
+  QVERIFY2(cliError.isEmpty(), qPrintable(cliError));
+  // The CLI's file against the model recomputed in numpy float64 from the checkpoint.
+  const auto ref = tests::runProcess(
+      tests::kPython, {QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/app/inspect_views_reference.py"),
+                       tests::checkpointFile(m_run, 8), h5});
+  QVERIFY2(ref.exitCode == 0, qPrintable(ref.out + ref.err));
+
+  const int layer = 1, head = 1;
+  panel->selectHead(layer, head);
+  auto* combo = panel->findChild<QComboBox*>("inspectView");
+  combo->setFocus();
+  const app::InspectionFrame& f = *panel->frame();
+  const int n = f.realTokens;
+
+  // weights
+  QCOMPARE(panel->view(), app::InspectView::Weights);
+  const QJsonArray weights = tests::inspectDataset(h5, "probabilities");
+  QVERIFY(sameTopLeft(weights[layer].toArray()[head].toArray(), panel->heatmap()->matrix()));
+
+  // pre-softmax scores: asked for when first shown
+  QTest::keyClick(combo, Qt::Key_Down);
+  QCOMPARE(panel->view(), app::InspectView::Scores);
+  QTRY_VERIFY_WITH_TIMEOUT(!panel->frame()->scores.empty(), 30000);
+  QVERIFY(sameTopLeft(tests::inspectDataset(h5, "scores")[layer].toArray()[head].toArray(),
+                      panel->heatmap()->matrix()));
+
+  // rollout: one map per layer
+  QTest::keyClick(combo, Qt::Key_Down);
+  QCOMPARE(panel->view(), app::InspectView::Rollout);
+  QCOMPARE(panel->headGrid()->heads(), 1);
+  QCOMPARE(panel->headGrid()->layers(), f.layers);
+  const widgets::Matrix rollout = panel->heatmap()->matrix();
+  QVERIFY(sameTopLeft(tests::inspectDataset(h5, "rollout")[layer].toArray(), rollout));
+  const std::vector<double> byHand = rolloutByHand(*panel->frame(), layer, n);
+  std::vector<float> stack;
+  for (int l = 0; l < f.layers; ++l)
+    for (int h = 0; h < f.heads; ++h) {
+      const widgets::Matrix m = f.head(l, h);
+      stack.insert(stack.end(), m.values.begin(), m.values.end());
+    }
+  const std::vector<double> analysis =
+      analysis::attentionRollout({stack.data(), f.layers, f.heads, f.length}, n);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      QVERIFY(close(rollout.at(i, j), byHand[i * n + j]));
+      QVERIFY(close(rollout.at(i, j), analysis[(layer * n + i) * n + j]));
+    }
+
+  // norms per head: ||alpha f|| = alpha ||f||, and the hover shows the weight and ||f||
+  QTest::keyClick(combo, Qt::Key_Down);
+  QCOMPARE(panel->view(), app::InspectView::HeadNorms);
+  QCOMPARE(panel->headGrid()->heads(), f.heads);
+  const widgets::Matrix norms = panel->heatmap()->matrix();
+  QVERIFY(sameTopLeft(tests::inspectDataset(h5, "norms/head")[layer].toArray()[head].toArray(),
+                      norms, 1e-4));
+  const QJsonArray values =
+      tests::inspectDataset(h5, "norms/value")[layer].toArray()[head].toArray();
+  const widgets::Matrix w = f.head(layer, head);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      QVERIFY(close(norms.at(i, j), w.at(i, j) * values[j].toDouble(), 1e-4));
+  QVERIFY(hoverCell(panel->heatmap(), 2, 1));
+  const QString hover = panel->findChild<QLabel*>("inspectHover")->text();
+  QVERIFY2(hover.contains(QStringLiteral("weight %1").arg(w.at(2, 1), 0, 'g', 4)) &&
+               hover.contains(QStringLiteral("||f(x_j)|| %1").arg(values[1].toDouble(), 0, 'g', 4)),
+           qPrintable(hover));
+
+  // layer norms: one map per layer; the norm of the sum is at most the sum of the norms
+  QTest::keyClick(combo, Qt::Key_Down);
+  QCOMPARE(panel->view(), app::InspectView::LayerNorms);
+  QCOMPARE(panel->headGrid()->heads(), 1);
+  const widgets::Matrix layerNorms = panel->heatmap()->matrix();
+  QVERIFY(sameTopLeft(tests::inspectDataset(h5, "norms/layer")[layer].toArray(), layerNorms, 1e-4));
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int h = 0; h < f.heads; ++h)
+        sum += app::viewMatrix(f, app::InspectView::HeadNorms, layer, h).at(i, j);
+      QVERIFY(layerNorms.at(i, j) <= sum * (1 + 1e-5) + 1e-6);
+    }
+
+  // Each view exports, and the figure names it; Alt+1 goes back to the weights.
+  for (const app::InspectView view : app::kInspectViewOrder) {
+    panel->showView(view);
+    const QString svg = m_dir.filePath(QStringLiteral("view-%1.svg").arg(int(view)));
+    QCOMPARE(panel->exportCurrentFigure(svg, {}), QString());
+    QFile file(svg);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QVERIFY2(file.readAll().contains(app::inspectViewName(view).toUtf8()),
+             qPrintable(app::inspectViewName(view)));
+  }
+  QTest::keyClick(combo, Qt::Key_1, Qt::AltModifier);
+  QCOMPARE(panel->view(), app::InspectView::Weights);
+  QCOMPARE(combo->currentIndex(), 0);
+}
+
+void TestInspectorViews::lensPanelShowsThePiecesAndMasksAColumn() {
+  app::MainWindow window;
+  window.resize(1400, 900);
+  app::InspectorPanel* panel = openAndInspect(window, m_run, kText);
+  QVERIFY(panel);
+  QTRY_VERIFY_WITH_TIMEOUT(panel->frame()->lens != nullptr, 30000);
+  const auto tokenizer =
+      core::SentencePieceTokenizer::load((m_run + "/tokenizer.model").toStdString());
+  const QString h5 = m_dir.filePath("lens.h5");
+  QString cliError = cliViews(kText, h5);
+  QVERIFY2(cliError.isEmpty(), qPrintable(cliError));
+  const QJsonArray topIds = tests::inspectDataset(h5, "lens/top_ids");
+  const QJsonArray topP = tests::inspectDataset(h5, "lens/top_probabilities");
+  QTableWidget* table = panel->lensPanel()->table();
+  QCOMPARE(table->rowCount(), int(topIds.size()));
+  QCOMPARE(table->columnCount(), panel->frame()->length);
+  for (int r = 0; r < table->rowCount(); ++r)
+    for (int t = 0; t < table->columnCount(); ++t) {
+      const QStringList lines = table->item(r, t)->text().split('\n');
+      const int id = topIds[r].toArray()[t].toArray()[0].toInt();
+      QCOMPARE(lines[0], QString::fromStdString(tokenizer.idToPiece(id)));
+      QCOMPARE(lines[1], QString::number(topP[r].toArray()[t].toArray()[0].toDouble(), 'f', 2));
+    }
+
+  // Click the third token: it is masked and its column shows the own token's rank.
+  const int column = 3;
+  const QString own = panel->frame()->pieces[column];
+  clickHeader(table, column);
+  QTRY_VERIFY_WITH_TIMEOUT(panel->frame()->maskedPositions == QList<int>{column}, 30000);
+  QCOMPARE(panel->frame()->pieces[column], QStringLiteral("<mask>"));
+  QVERIFY(table->horizontalHeaderItem(column)->text().contains(own));
+  QVERIFY(table->horizontalHeaderItem(column)->text().contains("masked"));
+  const QString masked = m_dir.filePath("lens-masked.h5");
+  cliError = cliViews(kText, masked, QString::number(column));
+  QVERIFY2(cliError.isEmpty(), qPrintable(cliError));
+  const QJsonArray ranks = tests::inspectDataset(masked, "lens/target_rank");
+  for (int r = 0; r < table->rowCount(); ++r) {
+    const QString cell = table->item(r, column)->text();
+    QVERIFY2(cell.endsWith(QStringLiteral("rank %1").arg(ranks[r].toArray()[column].toInt())),
+             qPrintable(cell));
+    QVERIFY(!table->item(r, column - 1)->text().contains("rank"));
+  }
+  // Clicking again unmasks it (the unmasked frame is kept in memory).
+  clickHeader(table, column);
+  QTRY_VERIFY_WITH_TIMEOUT(panel->frame()->maskedPositions.isEmpty(), 30000);
+  QVERIFY(panel->frame()->cached);
+  QCOMPARE(panel->frame()->pieces[column], own);
+}
+
+void TestInspectorViews::screenshotsOfARun() {
+  const QString run = qEnvironmentVariable("ATTNLAB_INSPECT_SHOT_RUN");
+  const QString dir = qEnvironmentVariable("ATTNLAB_INSPECT_SHOT_DIR");
+  if (run.isEmpty() || dir.isEmpty()) QSKIP("ATTNLAB_INSPECT_SHOT_RUN/DIR not set");
+  app::MainWindow window;
+  window.resize(1500, 1000);
+  const QString text = QStringLiteral("the old man walked slowly to the station .");
+  app::InspectorPanel* panel = openAndInspect(window, run, text);
+  QVERIFY(panel);
+  QTRY_VERIFY_WITH_TIMEOUT(panel->frame()->hasBeyondWeights(), 60000);
+  const auto shoot = [&](const QString& name) {
+    for (auto* plot : window.findChildren<widgets::PlotWidget*>()) plot->replotNow();
+    QVERIFY(window.grab().save(dir + "/" + name));
+  };
+  panel->selectHead(1, 0);
+  panel->showView(app::InspectView::Rollout);
+  shoot("app-inspect-rollout.png");
+  panel->showView(app::InspectView::HeadNorms);
+  panel->selectHead(1, 2);
+  shoot("app-inspect-norms.png");
+  panel->showView(app::InspectView::Weights);
+  panel->toggleMask(3);
+  QTRY_VERIFY_WITH_TIMEOUT(panel->frame()->maskedPositions == QList<int>{3}, 60000);
+  shoot("app-inspect-lens.png");
+}
+
+QTEST_MAIN(TestInspectorViews)
+#include "test_inspector_views.moc"
