@@ -329,7 +329,8 @@ void TestInspectorViews::screenshotsOfARun() {
   panel->showView(app::InspectView::Rollout);
   shoot("app-inspect-rollout.png");
   panel->showView(app::InspectView::HeadNorms);
-  panel->selectHead(1, 2);
+  panel->selectHead(1, 1);
+  QVERIFY(hoverCell(panel->heatmap(), 5, 1));
   shoot("app-inspect-norms.png");
   panel->showView(app::InspectView::Weights);
   panel->toggleMask(3);

@@ -16,6 +16,10 @@ const QString kCaption = QStringLiteral(
     "its probability (darker = more probable); bold: it is the position's own token. Click a "
     "token to mask it (again to unmask): its cells add the rank of the token that was there.");
 
+// The colour of a certain prediction (a sequential blue: readable on both themes, and not the
+// accent, which marks selections).
+const QColor kProbable(33, 102, 172);
+
 // `p` of the way from `from` to `to`.
 QColor blend(const QColor& from, const QColor& to, double p) {
   const double q = std::clamp(p, 0.0, 1.0);
@@ -70,7 +74,8 @@ QString LensPanel::cellText(const LensFrame& lens, int row, int position, bool m
   QString text = QStringLiteral("%1\n%2")
                      .arg(lens.topPieces[static_cast<qsizetype>(lens.at(row, position))])
                      .arg(lens.topProbability[lens.at(row, position)], 0, 'f', 2);
-  if (masked) text += QStringLiteral(" rank %1").arg(lens.targetRank[lens.cell(row, position)]);
+  if (masked)
+    text += QStringLiteral(", own rank %1").arg(lens.targetRank[lens.cell(row, position)]);
   return text;
 }
 
@@ -103,9 +108,8 @@ QTableWidgetItem* LensPanel::newCell(int row, int position, bool masked) const {
   const double p = lens.topProbability[lens.at(row, position)];
   auto* item = new QTableWidgetItem(cellText(lens, row, position, masked));
   item->setData(Qt::UserRole, lens.topPieces[static_cast<qsizetype>(lens.at(row, position))]);
-  const QColor strong = m_theme.accent.isValid() ? m_theme.accent : QColor(31, 119, 180);
-  item->setBackground(blend(m_theme.background, strong, 0.85 * p));
-  item->setForeground(p > 0.55 ? m_theme.background : m_theme.foreground);
+  item->setBackground(blend(m_theme.background, kProbable, 0.9 * p));
+  item->setForeground(p > 0.55 ? QColor(Qt::white) : m_theme.foreground);
   if (lens.targetRank[lens.cell(row, position)] == 0) {
     QFont bold = item->font();
     bold.setBold(true);
@@ -133,6 +137,11 @@ void LensPanel::fill() {
   m_table->setHorizontalHeaderLabels(columns);
   for (int t = 0; t < lens.length; ++t) {
     const bool masked = m_frame->maskedPositions.contains(t);
+    if (masked) {
+      QFont bold = m_table->horizontalHeaderItem(t)->font();
+      bold.setBold(true);
+      m_table->horizontalHeaderItem(t)->setFont(bold);
+    }
     for (int r = 0; r < lens.rows; ++r) m_table->setItem(r, t, newCell(r, t, masked));
   }
   m_table->resizeColumnsToContents();
