@@ -37,7 +37,7 @@ struct InspectionRequestOptions {
   bool asaMasks = false;  ///< ASA runs: the keep-masks (a second forward pass)
   /// Norms, rollout and the logit lens, made in the same job so that switching views redraws.
   bool beyondWeights = false;
-  int lensTop = 5;  ///< the lens's best tokens per cell
+  int lensTop = 5;  ///< the lens's best tokens per cell (0: no lens)
   /// Token positions (0 = <s>) replaced by <mask> before the pass, ascending; part of the key
   /// under which a frame is kept.
   QList<int> maskPositions;

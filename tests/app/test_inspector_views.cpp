@@ -25,11 +25,16 @@
 #include "widgets/plots/head_grid.h"
 #include "widgets/plots/plot_export.h"
 
+#include <QApplication>
 #include <QComboBox>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMouseEvent>
+#include <QSignalSpy>
+#include <QSplitter>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -155,7 +160,9 @@ class TestInspectorViews : public QObject {
 
   void eachViewShowsTheCliValues();
   void lensPanelShowsThePiecesAndMasksAColumn();
+  void aClosedLensIsNotComputed();
   void screenshotsOfARun();
+  void viewSwitchOnALargeRun();
 };
 
 void TestInspectorViews::eachViewShowsTheCliValues() {
@@ -311,6 +318,40 @@ void TestInspectorViews::lensPanelShowsThePiecesAndMasksAColumn() {
   QCOMPARE(panel->frame()->pieces[column], own);
 }
 
+// The lens costs more than the forward pass on a large model: closed in the splitter (the
+// handle dragged to the bottom), the next text is inspected without it; opened again, the
+// text shown is inspected again with it.
+void TestInspectorViews::aClosedLensIsNotComputed() {
+  app::MainWindow window;
+  window.resize(1400, 900);
+  app::InspectorPanel* panel = openAndInspect(window, m_run, kText);
+  QVERIFY(panel);
+  QTRY_VERIFY_WITH_TIMEOUT(panel->frame()->lens != nullptr, 30000);
+  auto* splitter = panel->findChild<QSplitter*>("inspectMapsAndLens");
+  QSplitterHandle* handle = splitter->handle(1);
+  const auto drag = [&](int dy) {
+    const QPoint from = handle->rect().center();
+    QTest::mousePress(handle, Qt::LeftButton, {}, from);
+    QMouseEvent move(QEvent::MouseMove, QPointF(from + QPoint(0, dy)),
+                     handle->mapToGlobal(QPointF(from + QPoint(0, dy))), Qt::NoButton,
+                     Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(handle, &move);
+    QTest::mouseRelease(handle, Qt::LeftButton, {}, from + QPoint(0, dy));
+  };
+  drag(2000);
+  QCOMPARE(splitter->sizes().value(1), 0);
+  const QString other = QStringLiteral("a dog ran home .");
+  panel->inspect(other);
+  QTRY_VERIFY_WITH_TIMEOUT(panel->frame()->text == other, 30000);
+  QVERIFY(!panel->frame()->lens);
+  QVERIFY(panel->frame()->hasBeyondWeights());
+  drag(-300);
+  QVERIFY(splitter->sizes().value(1) > 0);
+  QTRY_VERIFY_WITH_TIMEOUT(panel->frame()->lens != nullptr, 30000);
+  QCOMPARE(panel->frame()->text, other);
+  QCOMPARE(panel->lensPanel()->table()->columnCount(), panel->frame()->length);
+}
+
 void TestInspectorViews::screenshotsOfARun() {
   const QString run = qEnvironmentVariable("ATTNLAB_INSPECT_SHOT_RUN");
   const QString dir = qEnvironmentVariable("ATTNLAB_INSPECT_SHOT_DIR");
@@ -336,6 +377,53 @@ void TestInspectorViews::screenshotsOfARun() {
   panel->toggleMask(3);
   QTRY_VERIFY_WITH_TIMEOUT(panel->frame()->maskedPositions == QList<int>{3}, 60000);
   shoot("app-inspect-lens.png");
+}
+
+// ATTNLAB_INSPECT_BENCH_RUN=<run> (e.g. a 12 x 12 x 768 model with 512 positions): a text cut
+// to the model's length; prints the engine's time for the plain inspection and for the one
+// the tab asks for (norms, rollout, lens too), and the worst of three switches to each view
+// until the grid and the enlarged map are drawn. Skipped otherwise.
+void TestInspectorViews::viewSwitchOnALargeRun() {
+  const QString run = qEnvironmentVariable("ATTNLAB_INSPECT_BENCH_RUN");
+  if (run.isEmpty()) QSKIP("ATTNLAB_INSPECT_BENCH_RUN not set");
+  QString text;
+  for (int i = 0; i < 200; ++i) text += QStringLiteral("the cat that the dog chased sat . ");
+  app::MainWindow window;
+  window.resize(1600, 1000);
+  app::InspectorPanel* panel = openAndInspect(window, run, text);
+  QVERIFY(panel);
+  QTRY_VERIFY_WITH_TIMEOUT(panel->frame()->hasBeyondWeights(), 300000);
+  const app::InspectionFrame frame = *panel->frame();
+  // The engine's time for the same warm model: the weights alone, with norms and rollout,
+  // and with the logit lens too (each a new text, so nothing comes from memory).
+  app::InspectionController engine;
+  QSignalSpy done(&engine, &app::InspectionController::inspected);
+  engine.inspect(frame.checkpoint, text + " load .");
+  QVERIFY(done.wait(300000));
+  QStringList what = {"weights alone", "with norms and rollout", "with norms, rollout and lens"};
+  for (int i = 0; i < 3; ++i) {
+    app::InspectionRequestOptions options;
+    options.beyondWeights = i > 0;
+    options.lensTop = i == 2 ? 5 : 0;
+    engine.inspect(frame.checkpoint, text + QStringLiteral(" %1 .").arg(i), options);
+    QVERIFY(done.wait(300000));
+    qInfo("%d tokens, %d x %d: engine %.0f ms, %s", frame.length, frame.layers, frame.heads,
+          done.last().at(0).value<app::InspectionFrame>().inspectMs, qPrintable(what[i]));
+  }
+  for (const app::InspectView view : app::kInspectViewOrder) {
+    if (view == app::InspectView::Scores) continue;  // asked for when first shown: a pass
+    double worst = 0;
+    for (int i = 0; i < 3; ++i) {
+      panel->showView(app::InspectView::Weights);
+      QElapsedTimer timer;
+      timer.start();
+      panel->showView(view);
+      panel->headGrid()->replotNow();
+      panel->heatmap()->replotNow();
+      worst = std::max(worst, timer.nsecsElapsed() / 1e6);
+    }
+    qInfo("switch to %s: worst of 3 %.1f ms", qPrintable(app::inspectViewName(view)), worst);
+  }
 }
 
 QTEST_MAIN(TestInspectorViews)

@@ -165,6 +165,12 @@ QSplitter* InspectorPanel::buildMapsAndLens() {
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 1);
   splitter->setChildrenCollapsible(true);
+  m_mapsAndLens = splitter;
+  // Opening a collapsed lens asks for the lens the frame was made without.
+  connect(splitter, &QSplitter::splitterMoved, this, [this] {
+    m_lensCollapsed = m_mapsAndLens->sizes().value(1) == 0;
+    requestMissing();
+  });
   return splitter;
 }
 
@@ -375,6 +381,9 @@ InspectionRequestOptions InspectorPanel::requestOptions() const {
   options.scores = m_view == InspectView::Scores;
   options.asaMasks = m_asaBox->isChecked();
   options.beyondWeights = true;  // every view but the scores is then a redraw
+  // The lens costs the MLM head at every layer and position (more than the forward pass at
+  // 512 tokens with a large vocabulary): only while its panel is open.
+  options.lensTop = lensShown() ? 5 : 0;
   options.maskPositions = m_masked;
   return options;
 }
@@ -426,11 +435,16 @@ void InspectorPanel::requestCompare(const QString& text) {
   m_compareController.inspect(path, text, options);
 }
 
+bool InspectorPanel::lensShown() const {
+  return !m_lensCollapsed;
+}
+
 void InspectorPanel::requestMissing() {
   if (!m_frame) return;
   const bool needScores = m_view == InspectView::Scores && m_frame->scores.empty();
+  const bool needLens = lensShown() && !m_frame->lens;
   const bool needMasks = m_asaBox->isChecked() && m_frame->hasAsa && !m_frame->asaMasks;
-  if (needScores || needMasks) requestText(m_frame->text);
+  if (needScores || needLens || needMasks) requestText(m_frame->text);
 }
 
 void InspectorPanel::showFrame(const InspectionFrame& frame) {

@@ -140,6 +140,8 @@ class InspectorPanel : public QWidget, public RunView {
   void showHover(int query, int key, double value);
   void updateToggles();
   InspectionRequestOptions requestOptions() const;
+  /// The logit-lens panel is open (not collapsed in the splitter under the maps).
+  bool lensShown() const;
 
   QPointer<RunSession> m_run;
   QList<QPointer<RunSession>> m_runs;
@@ -169,6 +171,8 @@ class InspectorPanel : public QWidget, public RunView {
   widgets::AttentionHeatmap* m_heatmap = nullptr;
   widgets::AttentionHeatmap* m_compareHeatmap = nullptr;
   LensPanel* m_lens = nullptr;
+  QSplitter* m_mapsAndLens = nullptr;
+  bool m_lensCollapsed = false;  ///< the user closed the lens in the splitter
 };
 
 }  // namespace attnlab::app
