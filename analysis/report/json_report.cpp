@@ -1,5 +1,6 @@
 #include "analysis/report/json_report.h"
 
+#include "analysis/report/beyond_weights_json.h"
 #include "analysis/report/report_units.h"
 #include "analysis/runs/analysis_report.h"
 #include "analysis/runs/coref_probe_report.h"
@@ -141,6 +142,7 @@ std::string analysisJson(const AnalysisReport& r) {
         {"size", s.layers * s.heads},
         {"index", "layer * heads + head"},
         {"values", s.pairwiseJsd}}},
+      {"beyond_weights", beyondWeightsJson(r.beyond)},
       {"variant_series", variants},
       {"over_training", training},
       {"seconds", r.seconds},

@@ -1,5 +1,6 @@
 #include "analysis/report/markdown_report.h"
 
+#include "analysis/report/beyond_weights_tables.h"
 #include "analysis/report/json_report.h"
 #include "analysis/report/report_units.h"
 #include "analysis/runs/analysis_report.h"
@@ -156,6 +157,8 @@ std::string analysisMarkdown(const AnalysisReport& r) {
         << fixed(s.guidanceDistance[*best * P + p]) << " | " << fixed(mean / double(defined))
         << " |\n";
   }
+
+  out << beyondWeightsMarkdown(r.beyond);
 
   if (!r.variantSeries.empty()) {
     out << "\n## The variants' own quantities over training\n\n"

@@ -1,5 +1,6 @@
 #include "analysis/report/report_files.h"
 
+#include "analysis/report/beyond_weights_tables.h"
 #include "analysis/report/csv_report.h"
 #include "analysis/report/json_report.h"
 #include "analysis/report/markdown_report.h"
@@ -33,10 +34,18 @@ namespace {
 using Owned = bool (*)(const std::string& name);
 
 bool ownedByAnalysis(const std::string& name) {
-  static const std::set<std::string> fixed = {"analysis.json",           "analysis.md",
-                                              "entropy_heads.csv",       "jsd_adjacent_layers.csv",
-                                              "jsd_pairwise_heads.csv",  "head_summaries.csv",
-                                              "guidance_conformity.csv", "over_training.csv"};
+  static const std::set<std::string> fixed = {"analysis.json",
+                                              "analysis.md",
+                                              "entropy_heads.csv",
+                                              "jsd_adjacent_layers.csv",
+                                              "jsd_pairwise_heads.csv",
+                                              "head_summaries.csv",
+                                              "guidance_conformity.csv",
+                                              "over_training.csv",
+                                              kRolloutCsv,
+                                              kNormHeadsCsv,
+                                              kNormLayersCsv,
+                                              kLensCsv};
   return fixed.count(name) > 0 || (name.starts_with("series_") && name.ends_with(".csv"));
 }
 

@@ -308,6 +308,93 @@ LoggedSeries readSeries(const Node& n) {
   return v;
 }
 
+/// Layer-major entries must carry their own index: a reordered list is named, not misread.
+void expectIndex(const Node& entry, const char* key, std::size_t expected) {
+  if (entry[key].integer() != static_cast<std::int64_t>(expected)) {
+    entry[key].fail("expected " + std::string(key) + " " + std::to_string(expected) +
+                    " (entries are in layer-major order), found " +
+                    std::to_string(entry[key].integer()));
+  }
+}
+
+RolloutSummary readRolloutSummary(const Node& n, std::size_t L) {
+  RolloutSummary r;
+  r.layers = static_cast<int>(L);
+  r.rows = n["rows"].integer();
+  const auto layers = n["per_layer"];
+  layers.size(L, "one per layer");
+  for (std::size_t l = 0; l < L; ++l) {
+    const auto e = layers.at(l);
+    expectIndex(e, "layer", l);
+    r.diagonal.push_back(e["diagonal"].real());
+    r.spread.push_back(e["spread"].real());
+    r.entropy.push_back(e["entropy"].real());
+  }
+  return r;
+}
+
+NormSummary readNormSummary(const Node& n, std::size_t L, std::size_t H) {
+  NormSummary s;
+  s.layers = static_cast<int>(L);
+  s.heads = static_cast<int>(H);
+  s.cells = n["cells"].integer();
+  const auto heads = n["per_head"];
+  heads.size(L * H, "layers x heads, layer-major");
+  for (std::size_t i = 0; i < L * H; ++i) {
+    const auto e = heads.at(i);
+    expectIndex(e, "layer", i / H);
+    expectIndex(e, "head", i % H);
+    s.headCorrelation.push_back(e["weight_norm_correlation"].real());
+    s.meanValueNorm.push_back(e["mean_value_norm"].real());
+  }
+  const auto layers = n["per_layer"];
+  layers.size(L, "one per layer");
+  for (std::size_t l = 0; l < L; ++l) {
+    expectIndex(layers.at(l), "layer", l);
+    s.layerCorrelation.push_back(layers.at(l)["weight_norm_correlation"].real());
+  }
+  return s;
+}
+
+LensSummary readLensSummary(const Node& n, std::size_t L) {
+  LensSummary s;
+  s.layers = n["layers"].integerIn(static_cast<std::int64_t>(L), static_cast<std::int64_t>(L));
+  const auto outputRow = n["output_row"];
+  if (!outputRow.value().is_boolean()) outputRow.fail("expected true or false");
+  s.outputRow = outputRow.value().get<bool>();
+  const auto masking = n["masking"];
+  s.maskFraction = masking["fraction"].real();
+  const auto seed = masking["seed"];
+  if (!seed.value().is_number_integer()) seed.fail("expected an integer seed");
+  s.seed = seed.value().get<std::uint64_t>();
+  s.positions = n["positions"].integer();
+  const auto rows = n["rows"];
+  rows.size(L + (s.outputRow ? 1 : 0), "one per layer, and the output when output_row");
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const auto e = rows.at(r);
+    expectIndex(e, "row", r);
+    LensSummaryRow row;
+    row.accuracy = e["accuracy"].real();
+    row.meanRank = e["mean_rank"].real();
+    row.meanEntropy = e["mean_entropy"].real();
+    row.meanKlToOutput = e["mean_kl_to_output"].real();
+    s.rows.push_back(row);
+  }
+  const auto half = n["half_accuracy_row"];
+  s.halfAccuracyRow =
+      half.isNull() ? -1 : half.integerIn(0, static_cast<std::int64_t>(s.rows.size()) - 1);
+  return s;
+}
+
+/// analysis.json's "beyond_weights" (absent in a report written before it existed: none).
+BeyondWeightsSummaries readBeyondWeights(const Node& n, std::size_t L, std::size_t H) {
+  BeyondWeightsSummaries s;
+  if (const auto r = n.find("rollout")) s.rollout = readRolloutSummary(*r, L);
+  if (const auto r = n.find("norms")) s.norms = readNormSummary(*r, L, H);
+  if (const auto r = n.find("lens")) s.lens = readLensSummary(*r, L);
+  return s;
+}
+
 }  // namespace
 
 AnalysisReport readAnalysisJson(const fs::path& path) {
@@ -420,6 +507,8 @@ AnalysisReport readAnalysisJson(const fs::path& path) {
   if (!s.pairwiseJsd.empty()) {
     pairwise["values"].size(L * H * L * H, "a square matrix of layers x heads, or none");
   }
+
+  if (const auto beyond = root.find("beyond_weights")) r.beyond = readBeyondWeights(*beyond, L, H);
 
   const auto variants = root["variant_series"];
   for (std::size_t i = 0; i < variants.size(); ++i) {

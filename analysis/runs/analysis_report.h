@@ -4,6 +4,7 @@
 // (analysis/report) read these without the engine's headers.
 
 #include "analysis/attention/attention_statistics.h"
+#include "analysis/attention/beyond_weights_summaries.h"
 #include "analysis/attention/skipped_data.h"
 #include "analysis/runs/logged_series.h"
 #include "analysis/runs/run_selection.h"
@@ -35,6 +36,7 @@ struct AnalysisReport {
   int maxLength = 0;
   std::string configToml;  ///< the checkpoint's configuration
   AttentionStatisticsResult statistics;
+  BeyondWeightsSummaries beyond;  ///< rollout, norms, logit lens (each absent when skipped)
   std::vector<LoggedSeries> variantSeries;
   std::vector<TrainingStatisticsPoint> overTraining;  ///< by source, then step
   std::vector<SkippedData> skipped;                   ///< evaluation text lines left out

@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 
@@ -30,11 +31,12 @@ TrainingStatisticsPoint pointOf(const std::string& source, std::int64_t step,
   return p;
 }
 
-/// Streams the evaluation set through one checkpoint's model into `stats`. Cancel is checked
-/// before every batch, so it takes effect within one forward pass.
+/// Streams the evaluation set through one checkpoint's model into `stats` (and `beyond`'s
+/// summaries when given). Cancel is checked before every batch, so it takes effect within one
+/// forward pass (two with the logit lens).
 void accumulate(core::AttentionInspector& inspector, EvaluationSet& set, AttentionStatistics& stats,
                 const std::string& phase, const AnalysisProgress& progress,
-                const std::atomic<bool>* cancel) {
+                const std::atomic<bool>* cancel, BeyondWeightsPass* beyond = nullptr) {
   set.rewind();
   EvaluationBatch batch;
   std::int64_t done = 0;
@@ -43,10 +45,17 @@ void accumulate(core::AttentionInspector& inspector, EvaluationSet& set, Attenti
     throwIfCancelled(cancel, phase + ", after " + std::to_string(done) + " of " +
                                  std::to_string(set.size()) + " sequences");
     if (!set.next(batch)) break;
-    const auto probabilities = inspector.probabilitiesOf(batch.ids);  // [L, B, H, T, T]
+    core::BatchCapture capture;
+    if (beyond != nullptr) {
+      capture = inspector.captureBatch(batch.ids, beyond->request());
+    } else {
+      capture.probabilities = inspector.probabilitiesOf(batch.ids);
+    }
     const auto B = static_cast<int>(batch.ids.size(0));
     const auto T = static_cast<int>(batch.ids.size(1));
-    stats.addBatch(probabilities.data_ptr<float>(), B, T, batch.roles, /*layerMajor=*/true);
+    // [L, B, H, T, T]
+    stats.addBatch(capture.probabilities.data_ptr<float>(), B, T, batch.roles, /*layerMajor=*/true);
+    if (beyond != nullptr) beyond->addBatch(inspector, batch, capture, done);
     done += B;
     if (progress) progress(phase, done, set.size());
   }
@@ -142,8 +151,12 @@ AnalysisReport analyzeRun(const AnalyzeOptions& options, const AnalysisProgress&
   report.skipped = set.skipped();
 
   AttentionStatistics stats(model.layers, model.heads, set.maxLength(), options.statistics);
-  accumulate(inspector, set, stats, kPhaseEvaluationSet, progress, cancel);
+  std::optional<BeyondWeightsPass> beyond;
+  if (options.beyond.any()) beyond.emplace(inspector, options.beyond);
+  accumulate(inspector, set, stats, kPhaseEvaluationSet, progress, cancel,
+             beyond ? &*beyond : nullptr);
   report.statistics = stats.result();
+  if (beyond) report.beyond = beyond->result();
 
   const fs::path log = selected.runDir / "run.h5";
   std::error_code ec;

@@ -3,6 +3,7 @@
 #include "analysis/attention/attention_statistics.h"
 #include "analysis/runs/analysis_control.h"
 #include "analysis/runs/analysis_report.h"
+#include "analysis/runs/beyond_weights_pass.h"
 #include "analysis/runs/evaluation_set.h"
 
 #include <atomic>
@@ -21,6 +22,9 @@ struct AnalyzeOptions {
   StatisticsOptions statistics;
   bool overSnapshots = true;     ///< statistics of the log's attention snapshots, per step
   bool overCheckpoints = false;  ///< the evaluation set under every checkpoint (slow)
+  /// The corpus summaries of rollout, norms and the logit lens (the analysed checkpoint's
+  /// evaluation set only, not the snapshots or the other checkpoints).
+  BeyondWeightsOptions beyond;
 };
 
 /// Runs the model of one checkpoint over the evaluation set in batches (memory does not grow

@@ -1,6 +1,7 @@
 #include "app/cli/analyze_command.h"
 
 #include "analysis/jobs/report_jobs.h"
+#include "analysis/report/beyond_weights_json.h"
 #include "app/cli/command_errors.h"
 #include "app/cli/progress_bar.h"
 #include "app/cli/task_progress.h"
@@ -9,20 +10,53 @@
 
 namespace attnlab::app {
 
+namespace {
+
+void printBeyondWeights(const analysis::BeyondWeightsSummaries& b) {
+  if (const auto& r = b.rollout) {
+    for (int l = 0; l < r->layers; ++l)
+      std::printf("  rollout layer %d: diagonal %.3f, spread %.2f tokens, entropy %.3f nats\n", l,
+                  r->diagonal[l], r->spread[l], r->entropy[l]);
+  }
+  if (const auto& n = b.norms) {
+    for (int l = 0; l < n->layers; ++l)
+      std::printf("  norms layer %d: weight-norm correlation %.3f (layer level)\n", l,
+                  n->layerCorrelation[l]);
+  }
+  if (const auto& lens = b.lens) {
+    for (int r = 0; r < static_cast<int>(lens->rows.size()); ++r) {
+      const auto& row = lens->rows[static_cast<std::size_t>(r)];
+      std::printf("  lens %s: accuracy %.3f, mean rank %.1f, KL to output %.3f nats%s\n",
+                  analysis::lensRowName(*lens, r).c_str(), row.accuracy, row.meanRank,
+                  row.meanKlToOutput, r == lens->halfAccuracyRow ? " (half the output's)" : "");
+    }
+  }
+}
+
+analysis::AnalyzeOptions analyzeOptionsOf(const AnalyzeCommandOptions& o) {
+  analysis::AnalyzeOptions options;
+  options.run = o.run;
+  options.step = o.step;
+  options.evaluation.textFile = o.text;
+  options.evaluation.maxSequences = o.examples;
+  options.evaluation.batchSize = o.batchSize;
+  options.statistics.jsdBase =
+      o.jsdUnit == "nats" ? analysis::LogBase::Nats : analysis::LogBase::Bits;
+  options.statistics.clarkSmoothing = o.clarkSmoothing;
+  options.statistics.pairwiseSequences = o.pairwise;
+  options.overCheckpoints = o.overCheckpoints;
+  options.overSnapshots = !o.noSnapshots;
+  options.beyond.rollout = !o.noRollout;
+  options.beyond.norms = !o.noNorms;
+  options.beyond.lens = !o.noLens;
+  return options;
+}
+
+}  // namespace
+
 int runAnalyze(const AnalyzeCommandOptions& o) {
   return runReportingErrors("analyze", [&] {
-    analysis::AnalyzeOptions options;
-    options.run = o.run;
-    options.step = o.step;
-    options.evaluation.textFile = o.text;
-    options.evaluation.maxSequences = o.examples;
-    options.evaluation.batchSize = o.batchSize;
-    options.statistics.jsdBase =
-        o.jsdUnit == "nats" ? analysis::LogBase::Nats : analysis::LogBase::Bits;
-    options.statistics.clarkSmoothing = o.clarkSmoothing;
-    options.statistics.pairwiseSequences = o.pairwise;
-    options.overCheckpoints = o.overCheckpoints;
-    options.overSnapshots = !o.noSnapshots;
+    const auto options = analyzeOptionsOf(o);
 
     // One job, as the app's Run analysis: the folder is settled and checked before the
     // work, which can take hours.
@@ -55,6 +89,7 @@ int runAnalyze(const AnalyzeCommandOptions& o) {
       }
       std::printf("\n");
     }
+    printBeyondWeights(report.beyond);
     if (s.skippedRows > 0) {
       std::printf("  %lld (head, row) pairs had no attention on real keys and were left out\n",
                   static_cast<long long>(s.skippedRows));

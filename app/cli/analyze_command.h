@@ -18,6 +18,9 @@ struct AnalyzeCommandOptions {
   std::int64_t pairwise = 64;
   bool overCheckpoints = false;
   bool noSnapshots = false;
+  bool noRollout = false;  ///< skip the rollout summary
+  bool noNorms = false;    ///< skip the weight-norm summary
+  bool noLens = false;     ///< skip the logit lens summary (its second forward pass)
   int batchSize = 16;
   bool plain = false;
 };

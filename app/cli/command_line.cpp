@@ -109,7 +109,8 @@ CLI::App* addAnalyzeCommand(CLI::App& cli, AnalyzeCommandOptions& analyze) {
   auto* cmd = cli.add_subcommand(
       "analyze",
       "Attention statistics of a checkpoint over an evaluation set: entropy, layer-wise JSD, "
-      "head summaries, guidance conformity, the variants' series; JSON, CSV and Markdown");
+      "head summaries, guidance conformity, rollout, weights against norms, the logit lens, "
+      "the variants' series; JSON, CSV and Markdown");
   cmd->add_option("run", analyze.run, "Run directory, or one of its checkpoint files")
       ->required()
       ->check(CLI::ExistingPath);
@@ -136,6 +137,12 @@ CLI::App* addAnalyzeCommand(CLI::App& cli, AnalyzeCommandOptions& analyze) {
                 "Also compute the statistics under every checkpoint, as series over steps");
   cmd->add_flag("--no-snapshots", analyze.noSnapshots,
                 "Skip the statistics of the log's attention snapshots over training");
+  cmd->add_flag("--no-rollout", analyze.noRollout,
+                "Skip the attention rollout summary (diagonal mass, spread, entropy per layer)");
+  cmd->add_flag("--no-norms", analyze.noNorms,
+                "Skip the weight-norm summary (Kobayashi et al.'s norms against the weights)");
+  cmd->add_flag("--no-lens", analyze.noLens,
+                "Skip the logit lens summary at masked positions (a second forward pass)");
   cmd->add_option("--batch-size", analyze.batchSize, "Sequences per forward pass")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();

@@ -225,6 +225,64 @@ class TestReportReaders : public QObject {
     QCOMPARE(analysisJson(read), readText(out / "analysis.json"));
   }
 
+  // The summaries beyond the weights: every number back exactly (NaN as null), the lens's
+  // output row and seed; a report without them (written before they existed, or with every
+  // --no-* switch) reads as none; an entry out of order is named by its pointer.
+  void beyondWeightsSummariesRoundTrip() {
+    auto written = handBuiltAnalysis();
+    const int L = written.statistics.layers, H = written.statistics.heads;
+    RolloutSummary rollout{L, 120, {}, {}, {}};
+    NormSummary norms{L, H, 4800, {}, {}, {}};
+    for (int l = 0; l < L; ++l) {
+      rollout.diagonal.push_back(0.5 / (l + 1));
+      rollout.spread.push_back(1.25 * (l + 1) + 0.1);
+      rollout.entropy.push_back(0.3 * l + 1.0 / 3);
+      norms.layerCorrelation.push_back(0.9 - 0.1 * l);
+      for (int h = 0; h < H; ++h) {
+        norms.headCorrelation.push_back(h == 1 ? std::nan("") : 0.7 + 0.01 * h);
+        norms.meanValueNorm.push_back(2.5 + l + h / 7.0);
+      }
+    }
+    LensSummary lens;
+    lens.layers = L;
+    lens.outputRow = true;
+    lens.seed = 18446744073709551557ULL;  // beyond int64: read as unsigned
+    lens.positions = 77;
+    for (int r = 0; r <= L; ++r)
+      lens.rows.push_back({0.1 * r, 100.0 / (r + 1), 3.0 - r, 0.2 / (r + 1)});
+    lens.halfAccuracyRow = halfAccuracyRow(lens.rows);
+    written.beyond = {rollout, norms, lens};
+    const fs::path file = dir() / "beyond.json";
+    writeText(file, analysisJson(written));
+    const auto read = readAnalysisJson(file);
+    QVERIFY(read.beyond.rollout && read.beyond.norms && read.beyond.lens);
+    QCOMPARE(read.beyond.rollout->spread, rollout.spread);
+    QCOMPARE(read.beyond.norms->meanValueNorm, norms.meanValueNorm);
+    QVERIFY(std::isnan(read.beyond.norms->headCorrelation[1]));
+    QCOMPARE(read.beyond.lens->seed, lens.seed);
+    QCOMPARE(read.beyond.lens->rows.size(), std::size_t(L + 1));
+    QCOMPARE(read.beyond.lens->halfAccuracyRow, lens.halfAccuracyRow);
+    QCOMPARE(analysisJson(read), readText(file));
+
+    auto without = handBuiltAnalysis();
+    writeText(file, analysisJson(without));
+    const auto none = readAnalysisJson(file);
+    QVERIFY(!none.beyond.rollout && !none.beyond.norms && !none.beyond.lens);
+
+    auto doc = nlohmann::json::parse(analysisJson(written));
+    std::swap(doc["beyond_weights"]["rollout"]["per_layer"][0],
+              doc["beyond_weights"]["rollout"]["per_layer"][1]);
+    writeText(file, doc.dump());
+    try {
+      readAnalysisJson(file);
+      QFAIL("a reordered rollout table was read");
+    } catch (const attnlab::DataError& e) {
+      QVERIFY2(std::string(e.what()).find("/beyond_weights/rollout/per_layer/0/layer") !=
+                   std::string::npos,
+               e.what());
+    }
+  }
+
   // Bits without smoothing and no pairwise matrix, no series and no points over training.
   void analysisRoundTripsTheOtherChoices() {
     auto written = handBuiltAnalysis();

@@ -1,3 +1,7 @@
 # attnlab-cli analyze and probe coref end to end (trains a tiny run: 'deepbind').
 attnlab_add_qtest(app test_cli_analyze LIBS Qt6::Core LABELS deepbind TIMEOUT 600)
 add_dependencies(app_test_cli_analyze attnlab-cli)
+# attnlab-cli analyze's summaries beyond the weights against the model recomputed in numpy
+# (tests/analysis/beyond_summaries_reference.py; trains a tiny run: 'deepbind').
+attnlab_add_qtest(app test_cli_analyze_beyond LIBS Qt6::Core LABELS deepbind TIMEOUT 600)
+add_dependencies(app_test_cli_analyze_beyond attnlab-cli)
