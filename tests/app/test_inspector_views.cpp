@@ -376,6 +376,7 @@ void TestInspectorViews::screenshotsOfARun() {
   panel->showView(app::InspectView::Weights);
   panel->toggleMask(3);
   QTRY_VERIFY_WITH_TIMEOUT(panel->frame()->maskedPositions == QList<int>{3}, 60000);
+  QVERIFY(hoverCell(panel->heatmap(), 5, 3));  // "ed" attending to the <mask>
   shoot("app-inspect-lens.png");
 }
 

@@ -34,6 +34,7 @@ namespace attnlab::app {
 namespace {
 
 const QString kDefaultText = QStringLiteral("the cat that the dog chased ran up the tree .");
+const QString kHoverHint = QStringLiteral("Hover a cell: from-token, to-token, value");
 const QString kNoAsaTip = QStringLiteral(
     "This run does not use ASA (adversarial self-attention): it has no keep-mask to show");
 const QString kAsaTip = QStringLiteral(
@@ -205,7 +206,7 @@ QWidget* InspectorPanel::buildEnlargedHeads(QWidget* parent) {
   m_compareStatus->setTextFormat(Qt::PlainText);
   m_compareStatus->setWordWrap(true);
   m_compareStatus->setVisible(false);
-  m_hover = new QLabel(QStringLiteral("Hover a cell: from-token, to-token, weight"), right);
+  m_hover = new QLabel(kHoverHint, right);
   m_hover->setObjectName(QStringLiteral("inspectHover"));
   m_hover->setTextFormat(Qt::PlainText);
   m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -463,6 +464,11 @@ void InspectorPanel::showFrame(const InspectionFrame& frame) {
                   ". The text was cut to the model's maximum of %1 tokens "
                   "(<s> and </s> included).")
                   .arg(frame.maxLength);
+  QStringList masked;
+  for (const int p : frame.maskedPositions)
+    masked << QStringLiteral("%1 (%2)").arg(p).arg(frame.originalPieces.value(p));
+  if (!masked.isEmpty())
+    status += QStringLiteral(". Masked: %1").arg(masked.join(QStringLiteral(", ")));
   m_status->setText(status);
   drawGrid();
   updateToggles();
@@ -512,7 +518,8 @@ void InspectorPanel::showView(InspectView view) {
     m_viewCombo->setCurrentIndex(index);
   }
   m_view = view;
-  requestMissing();  // scores are captured only when asked for
+  m_hover->setText(kHoverHint);  // the last read-out was of another view
+  requestMissing();              // scores are captured only when asked for
   drawGrid();
   drawHead();
 }
