@@ -35,7 +35,7 @@
 #include <QMouseEvent>
 #include <QSignalSpy>
 #include <QSplitter>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -105,9 +105,13 @@ bool hoverCell(widgets::AttentionHeatmap* map, int query, int key) {
   return false;
 }
 
-void clickHeader(QTableWidget* table, int column) {
+QString cellText(QTableView* table, int row, int column) {
+  return table->model()->index(row, column).data().toString();
+}
+
+void clickHeader(QTableView* table, int column) {
   QHeaderView* header = table->horizontalHeader();
-  table->scrollToItem(table->item(0, column));
+  table->scrollTo(table->model()->index(0, column));
   const QPoint at(header->sectionViewportPosition(column) + header->sectionSize(column) / 2,
                   header->height() / 2);
   QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, at);
@@ -282,16 +286,31 @@ void TestInspectorViews::lensPanelShowsThePiecesAndMasksAColumn() {
   QVERIFY2(cliError.isEmpty(), qPrintable(cliError));
   const QJsonArray topIds = tests::inspectDataset(h5, "lens/top_ids");
   const QJsonArray topP = tests::inspectDataset(h5, "lens/top_probabilities");
-  QTableWidget* table = panel->lensPanel()->table();
-  QCOMPARE(table->rowCount(), int(topIds.size()));
-  QCOMPARE(table->columnCount(), panel->frame()->length);
-  for (int r = 0; r < table->rowCount(); ++r)
-    for (int t = 0; t < table->columnCount(); ++t) {
-      const QStringList lines = table->item(r, t)->text().split('\n');
+  QTableView* table = panel->lensPanel()->table();
+  const QAbstractItemModel* model = table->model();
+  QCOMPARE(model->rowCount(), int(topIds.size()));
+  QCOMPARE(model->columnCount(), panel->frame()->length);
+  for (int r = 0; r < model->rowCount(); ++r)
+    for (int t = 0; t < model->columnCount(); ++t) {
+      const QStringList lines = cellText(table, r, t).split('\n');
       const int id = topIds[r].toArray()[t].toArray()[0].toInt();
       QCOMPARE(lines[0], QString::fromStdString(tokenizer.idToPiece(id)));
       QCOMPARE(lines[1], QString::number(topP[r].toArray()[t].toArray()[0].toDouble(), 'f', 2));
     }
+
+  // The tooltip: the top 5 with their probabilities, and the own token's rank.
+  const QString tip = model->index(1, 2).data(Qt::ToolTipRole).toString();
+  const QJsonArray top5 = topIds[1].toArray()[2].toArray();
+  QCOMPARE(int(top5.size()), 5);
+  for (int k = 0; k < 5; ++k)
+    QVERIFY2(tip.contains(QStringLiteral("%1. %2  %3")
+                              .arg(k + 1)
+                              .arg(QString::fromStdString(tokenizer.idToPiece(top5[k].toInt())))
+                              .arg(topP[1].toArray()[2].toArray()[k].toDouble(), 0, 'f', 4)),
+             qPrintable(tip));
+  const QJsonArray ownRanks = tests::inspectDataset(h5, "lens/target_rank");
+  QVERIFY2(tip.contains(QStringLiteral("rank %1 (0 = top)").arg(ownRanks[1].toArray()[2].toInt())),
+           qPrintable(tip));
 
   // Click the third token: it is masked and its column shows the own token's rank.
   const int column = 3;
@@ -299,17 +318,17 @@ void TestInspectorViews::lensPanelShowsThePiecesAndMasksAColumn() {
   clickHeader(table, column);
   QTRY_VERIFY_WITH_TIMEOUT(panel->frame()->maskedPositions == QList<int>{column}, 30000);
   QCOMPARE(panel->frame()->pieces[column], QStringLiteral("<mask>"));
-  QVERIFY(table->horizontalHeaderItem(column)->text().contains(own));
-  QVERIFY(table->horizontalHeaderItem(column)->text().contains("masked"));
+  const QString header = model->headerData(column, Qt::Horizontal).toString();
+  QVERIFY2(header.contains(own) && header.contains("masked"), qPrintable(header));
   const QString masked = m_dir.filePath("lens-masked.h5");
   cliError = cliViews(kText, masked, QString::number(column));
   QVERIFY2(cliError.isEmpty(), qPrintable(cliError));
   const QJsonArray ranks = tests::inspectDataset(masked, "lens/target_rank");
-  for (int r = 0; r < table->rowCount(); ++r) {
-    const QString cell = table->item(r, column)->text();
+  for (int r = 0; r < model->rowCount(); ++r) {
+    const QString cell = cellText(table, r, column);
     QVERIFY2(cell.endsWith(QStringLiteral("rank %1").arg(ranks[r].toArray()[column].toInt())),
              qPrintable(cell));
-    QVERIFY(!table->item(r, column - 1)->text().contains("rank"));
+    QVERIFY(!cellText(table, r, column - 1).contains("rank"));
   }
   // Clicking again unmasks it (the unmasked frame is kept in memory).
   clickHeader(table, column);
@@ -349,7 +368,7 @@ void TestInspectorViews::aClosedLensIsNotComputed() {
   QVERIFY(splitter->sizes().value(1) > 0);
   QTRY_VERIFY_WITH_TIMEOUT(panel->frame()->lens != nullptr, 30000);
   QCOMPARE(panel->frame()->text, other);
-  QCOMPARE(panel->lensPanel()->table()->columnCount(), panel->frame()->length);
+  QCOMPARE(panel->lensPanel()->table()->model()->columnCount(), panel->frame()->length);
 }
 
 void TestInspectorViews::screenshotsOfARun() {
@@ -425,6 +444,13 @@ void TestInspectorViews::viewSwitchOnALargeRun() {
     }
     qInfo("switch to %s: worst of 3 %.1f ms", qPrintable(app::inspectViewName(view)), worst);
   }
+  QElapsedTimer lens;
+  lens.start();
+  panel->lensPanel()->setFrame(frame);
+  panel->lensPanel()->table()->viewport()->repaint();
+  qInfo("lens panel filled and drawn (%d x %d cells) in %.1f ms",
+        panel->lensPanel()->table()->model()->rowCount(),
+        panel->lensPanel()->table()->model()->columnCount(), lens.nsecsElapsed() / 1e6);
 }
 
 QTEST_MAIN(TestInspectorViews)
