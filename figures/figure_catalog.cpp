@@ -175,6 +175,50 @@ std::vector<FigureSpec> buildCatalog() {
                .usesStep = true,
                .widthPx = 1100,
                .heightPx = 550});
+  // The corpus summaries beyond the weights (beyond_figures.h).
+  c.push_back({.name = "rollout-spread",
+               .title = "Attention rollout per layer: spread, diagonal mass, entropy",
+               .reproduces = "none: a summary of Abnar & Zuidema 2020's rollout over the "
+                             "evaluation set (AttnLab's own)",
+               .inputs = "analysis report <run>/analysis/step-S/analysis.json: "
+                         "beyond_weights.rollout (attnlab-cli analyze, without --no-rollout)",
+               .units = "x: layer; y: mean over real query rows of sum_j R_ij |i - j| "
+                        "(tokens), R_ii (0..1) and the row entropy (nats); one line per run",
+               .source = FigureSource::AnalysisReport,
+               .minRuns = 1,
+               .maxRuns = 4,
+               .usesStep = true,
+               .widthPx = 1100,
+               .heightPx = 450});
+  c.push_back({.name = "norm-weight-correlation",
+               .title = "Attention weights against norm-based attention per head",
+               .reproduces = "none: Kobayashi et al. 2020's comparison of weights and norms "
+                             "(their Sec. 4) as one correlation per head (AttnLab's own)",
+               .inputs = "analysis report <run>/analysis/step-S/analysis.json: "
+                         "beyond_weights.norms (attnlab-cli analyze, without --no-norms)",
+               .units = "rows: layers; columns: heads; left: Pearson r of alpha_ij,h and "
+                        "||alpha_ij,h f_h(x_j)|| over real cells (-1..1), layer-level r in the "
+                        "panel title; right: mean ||f_h(x_j)|| divided by its largest value",
+               .source = FigureSource::AnalysisReport,
+               .usesStep = true,
+               .widthPx = 1000,
+               .heightPx = 500});
+  c.push_back({.name = "logit-lens",
+               .title = "Logit lens per layer at masked positions",
+               .reproduces = "none: the logit lens (nostalgebraist 2020) for a masked language "
+                             "model over the evaluation set (AttnLab's own)",
+               .inputs = "analysis report <run>/analysis/step-S/analysis.json: "
+                         "beyond_weights.lens (attnlab-cli analyze, without --no-lens)",
+               .units = "x: layer (SesameBERT: the output row last); y: accuracy (fraction of "
+                        "masked positions), mean rank of the masked token (tokens), "
+                        "KL(output || layer) (nats); one line per run; one run: a vertical "
+                        "line at the first layer with half the output's accuracy",
+               .source = FigureSource::AnalysisReport,
+               .minRuns = 1,
+               .maxRuns = 4,
+               .usesStep = true,
+               .widthPx = 1100,
+               .heightPx = 450});
   return c;
 }
 

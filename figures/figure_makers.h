@@ -25,4 +25,9 @@ Figure headJsdMds(const FigureSpec& spec, const FigureRequest& request);
 Figure guidanceConformity(const FigureSpec& spec, const FigureRequest& request);
 Figure trainingStatistics(const FigureSpec& spec, const FigureRequest& request);
 
+// The corpus summaries beyond the weights (beyond_figures.cpp).
+Figure rolloutSpread(const FigureSpec& spec, const FigureRequest& request);
+Figure normWeightCorrelation(const FigureSpec& spec, const FigureRequest& request);
+Figure logitLens(const FigureSpec& spec, const FigureRequest& request);
+
 }  // namespace attnlab::figures::makers

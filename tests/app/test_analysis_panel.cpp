@@ -8,6 +8,7 @@
 
 #include "analysis/runs/coref_probe_report.h"
 #include "app/gui/analysis_controller.h"
+#include "app/gui/panels/analysis_beyond_view.h"
 #include "app/gui/panels/analysis_guidance_view.h"
 #include "app/gui/panels/analysis_panel.h"
 #include "app/gui/panels/analysis_run_options.h"
@@ -725,6 +726,11 @@ class TestAnalysisPanel : public QObject {
          "mean total-variation distance (0 = follows the pattern)"},
         {app::AnalysisPanel::View::OverTraining, 0, "training-statistics",
          "median row entropy (nats)"},
+        {app::AnalysisPanel::View::Rollout, 0, "rollout-spread",
+         "mean sum_j R_ij |i - j| (tokens)"},
+        {app::AnalysisPanel::View::Norms, 0, "norm-weight-correlation",
+         "Pearson r (left); mean norm of f, relative (right)"},
+        {app::AnalysisPanel::View::Lens, 0, "logit-lens", "fraction ranked first"},
     };
     for (const Case& c : cases) {
       panel.setView(c.view);
@@ -746,6 +752,78 @@ class TestAnalysisPanel : public QObject {
       QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
       QCOMPARE(texts, svgTexts(cli));
     }
+  }
+
+  // Rollout, weights against norms and the logit lens: each view draws the report's numbers
+  // (read here with Qt's JSON parser), the lens marks its half-accuracy layer; a report
+  // without a summary says which switch left it out, and has nothing to export there.
+  void beyondWeightsViewsDrawTheReportsNumbers() {
+    app::RunSession run(m_run, Qt::red);
+    app::AnalysisPanel panel;
+    panel.resize(1400, 900);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QSignalSpy loaded(&panel, &app::AnalysisPanel::reportLoaded);
+    panel.setRuns({&run});
+    QVERIFY(loaded.wait(10000));
+    const QJsonObject beyond = m_json["beyond_weights"].toObject();
+
+    auto* tabs = panel.viewTabs();
+    QTest::mouseClick(tabs->tabBar(), Qt::LeftButton, {}, tabs->tabBar()->tabRect(5).center());
+    QCOMPARE(panel.view(), app::AnalysisPanel::View::Rollout);
+    auto* rollout = panel.rolloutView()->findChild<widgets::ScatterPlot*>("rolloutSpreadPlot");
+    QVERIFY(rollout != nullptr && rollout->panelCount() == 3);
+    const QJsonArray layers = beyond["rollout"].toObject()["per_layer"].toArray();
+    const char* keys[] = {"spread", "diagonal", "entropy"};
+    for (int p = 0; p < 3; ++p)
+      for (int l = 0; l < layers.size(); ++l)
+        QCOMPARE(rollout->panel(p).series[0].y[l], layers[l].toObject()[keys[p]].toDouble());
+    QVERIFY(saveShot(panel, "beyond-rollout"));
+
+    panel.setView(app::AnalysisPanel::View::Norms);
+    auto* norms = panel.normsView()->findChild<widgets::MatrixHeatmap*>("normCorrelationHeatmap");
+    const QJsonArray heads = beyond["norms"].toObject()["per_head"].toArray();
+    const int nHeads = m_json["heads"].toInt();
+    for (const auto& h : heads) {
+      const QJsonObject o = h.toObject();
+      QVERIFY(std::abs(norms->drawnCell(0, o["layer"].toInt(), o["head"].toInt()) -
+                       o["weight_norm_correlation"].toDouble()) < 1e-6);
+    }
+    QCOMPARE(norms->valueRange(), std::make_pair(-1.0, 1.0));
+    QCOMPARE(int(heads.size()), m_json["layers"].toInt() * nHeads);
+
+    panel.setView(app::AnalysisPanel::View::Lens);
+    auto* lens = panel.lensView()->findChild<widgets::ScatterPlot*>("logitLensPlot");
+    const QJsonObject lensJson = beyond["lens"].toObject();
+    const QJsonArray rows = lensJson["rows"].toArray();
+    QCOMPARE(lens->panel(0).series[0].y.size(), qsizetype(rows.size()));
+    for (int r = 0; r < rows.size(); ++r) {
+      QCOMPARE(lens->panel(0).series[0].y[r], rows[r].toObject()["accuracy"].toDouble());
+      QCOMPARE(lens->panel(2).series[0].y[r], rows[r].toObject()["mean_kl_to_output"].toDouble());
+    }
+    if (lensJson["half_accuracy_row"].isNull()) {
+      QVERIFY(!lens->panel(0).marker.has_value());
+    } else {
+      QCOMPARE(*lens->panel(0).marker, double(lensJson["half_accuracy_row"].toInt()));
+    }
+    QVERIFY(saveShot(panel, "beyond-lens"));
+
+    // The same report without its lens: the view names the switch.
+    QJsonObject json = m_json;
+    QJsonObject stripped = beyond;
+    stripped.remove("lens");
+    json["beyond_weights"] = stripped;
+    QDir().mkpath(m_dir.filePath("no-lens"));
+    const QString file = m_dir.filePath("no-lens/analysis.json");
+    QVERIFY(tests::writeBytes(file, QJsonDocument(json).toJson()));
+    panel.openReport(file);
+    QVERIFY(loaded.wait(10000));
+    QCOMPARE(panel.view(), app::AnalysisPanel::View::Lens);
+    QVERIFY2(panel.lensView()->missingText().contains("--no-lens"),
+             qPrintable(panel.lensView()->missingText()));
+    QCOMPARE(panel.currentFigureName(), QString());
+    panel.setView(app::AnalysisPanel::View::Rollout);
+    QCOMPARE(panel.currentFigureName(), QString("rollout-spread"));
   }
 
   // The run options beside Run analysis are attnlab-cli analyze's: the arguments they give

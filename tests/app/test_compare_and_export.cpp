@@ -28,6 +28,8 @@
 #include "tests/support/tiny_run_setup.h"
 #include "widgets/plots/bar_chart.h"
 #include "widgets/plots/curve_plot.h"
+#include "widgets/plots/matrix_heatmap.h"
+#include "widgets/plots/scatter_plot.h"
 #include "widgets/plots/violin_grid.h"
 
 #include <qcustomplot.h>
@@ -303,6 +305,54 @@ class TestCompareAndExport : public QObject {
     // One run selected: the tab says how to compare.
     window.parts().runsPanel->selectOnly(window.parts().runs->find(m_plain));
     QVERIFY(compare->findChild<QLabel*>("compareHint")->isVisible());
+  }
+
+  // The summaries beyond the weights of both runs in the Compare tab: rollout and lens
+  // overlaid (one line per run, each the run's own report), weights against norms side by
+  // side on one -1..1 scale.
+  void beyondWeightsSummariesOfBothRuns() {
+    app::MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    openAndSelectBoth(window);
+    clickTab(window, "Compare");
+    app::ComparePanel* compare = window.parts().views->comparePanel();
+    const QJsonObject plain = readJson(m_plain + "/analysis/step-8/analysis.json");
+    const QJsonObject rf = readJson(m_variant + "/analysis/step-8/analysis.json");
+
+    const int rollout = compare->comparisonBox()->findData("rollout-spread");
+    QVERIFY(rollout >= 0);
+    compare->comparisonBox()->setCurrentIndex(rollout);
+    QCOMPARE(compare->currentComparison(), QString("rollout-spread"));
+    auto* lines = qobject_cast<widgets::ScatterPlot*>(compare->figureViews().front()->plot());
+    QVERIFY2(lines != nullptr, qPrintable(compare->figureViews().front()->error()));
+    QCOMPARE(lines->panel(0).series.size(), qsizetype(2));
+    for (const auto& [json, s] : {std::pair{plain, 0}, std::pair{rf, 1}}) {
+      const QJsonArray layers =
+          json["beyond_weights"].toObject()["rollout"].toObject()["per_layer"].toArray();
+      for (int l = 0; l < layers.size(); ++l)
+        QCOMPARE(lines->panel(0).series[s].y[l], layers[l].toObject()["spread"].toDouble());
+    }
+
+    QVERIFY(compare->showComparison("logit-lens"));
+    lines = qobject_cast<widgets::ScatterPlot*>(compare->figureViews().front()->plot());
+    QVERIFY(lines != nullptr);
+    const QJsonArray rfRows = rf["beyond_weights"].toObject()["lens"].toObject()["rows"].toArray();
+    for (int r = 0; r < rfRows.size(); ++r)
+      QCOMPARE(lines->panel(0).series[1].y[r], rfRows[r].toObject()["accuracy"].toDouble());
+
+    QVERIFY(compare->showComparison("side:norm-weight-correlation"));
+    QCOMPARE(compare->figureViews().size(), 2);
+    for (app::FigureView* view : compare->figureViews()) {
+      auto* heatmap = qobject_cast<widgets::MatrixHeatmap*>(view->plot());
+      QVERIFY2(heatmap != nullptr, qPrintable(view->error()));
+      QCOMPARE(heatmap->valueRange(), std::make_pair(-1.0, 1.0));
+    }
+    const QString shots = qEnvironmentVariable("ATTNLAB_SHOT_DIR");
+    if (!shots.isEmpty()) {
+      QVERIFY(compare->showComparison("rollout-spread"));
+      QVERIFY(window.grab().save(shots + "/compare-beyond-test.png"));
+    }
   }
 
   void figuresMenuOpensAnExportableView() {

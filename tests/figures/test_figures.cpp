@@ -165,6 +165,19 @@ class TestFigures : public QObject {
         << "training-statistics" << variants
         << QStringList{"step", "median row entropy (nats)", "median JSD to the layer below (bits)",
                        "layer 1 (mean of its heads)"};
+    // The corpus summaries beyond the weights (beyond_figures.h); the variants run has
+    // SesameBERT's squeeze-and-excitation, so the lens has its output row.
+    QTest::newRow("rollout-spread")
+        << "rollout-spread" << variants
+        << QStringList{"spread from the diagonal", "mean sum_j R_ij |i - j| (tokens)",
+                       "diagonal mass", "mean entropy of R_i (nats)"};
+    QTest::newRow("norm-weight-correlation")
+        << "norm-weight-correlation" << variants
+        << QStringList{"Pearson r of alpha_ij,h and ||alpha_ij,h f_h(x_j)||; layer r: L0",
+                       "(the largest)"};
+    QTest::newRow("logit-lens") << "logit-lens" << variants
+                                << QStringList{"fraction ranked first", "KL(output || layer)",
+                                               "layer (last: SesameBERT's output)"};
   }
   void everyFigureExports() {
     QFETCH(QString, figure);

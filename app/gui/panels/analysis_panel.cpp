@@ -3,6 +3,7 @@
 #include "analysis/report/report_readers.h"
 #include "analysis/runs/analysis_report.h"
 #include "app/gui/analysis_controller.h"
+#include "app/gui/panels/analysis_beyond_view.h"
 #include "app/gui/panels/analysis_guidance_view.h"
 #include "app/gui/panels/analysis_similarity_view.h"
 #include "app/gui/panels/analysis_summary_view.h"
@@ -94,7 +95,7 @@ QLabel* AnalysisPanel::buildSummary() {
   return m_summary;
 }
 
-// The five views, one tab each, in View's order.
+// The eight views, one tab each, in View's order.
 QTabWidget* AnalysisPanel::buildViews() {
   m_views = new QTabWidget(this);
   m_views->setObjectName(QStringLiteral("analysisViews"));
@@ -110,6 +111,7 @@ QTabWidget* AnalysisPanel::buildViews() {
   m_views->addTab(m_similarityView, QStringLiteral("Head similarity"));
   m_views->addTab(m_guidanceView, QStringLiteral("Guidance conformity"));
   m_views->addTab(m_trainingView, QStringLiteral("Over training"));
+  addBeyondViews();
   m_views->setTabToolTip(0, QStringLiteral("RealFormer Figs. 4 and 6: entropy or adjacent-layer "
                                            "JSD per head (the Violins box picks which)"));
   m_views->setTabToolTip(1, QStringLiteral("Clark et al. 2019 Fig. 2: attention to special "
@@ -123,11 +125,31 @@ QTabWidget* AnalysisPanel::buildViews() {
   return m_views;
 }
 
+// Rollout, norms and the logit lens: the corpus summaries beyond the weights.
+void AnalysisPanel::addBeyondViews() {
+  m_rolloutView = new AnalysisBeyondView(AnalysisBeyondView::Kind::Rollout, m_views);
+  m_normsView = new AnalysisBeyondView(AnalysisBeyondView::Kind::Norms, m_views);
+  m_lensView = new AnalysisBeyondView(AnalysisBeyondView::Kind::Lens, m_views);
+  m_views->addTab(m_rolloutView, QStringLiteral("Rollout"));
+  m_views->addTab(m_normsView, QStringLiteral("Weights vs norms"));
+  m_views->addTab(m_lensView, QStringLiteral("Logit lens"));
+  m_views->setTabToolTip(5, QStringLiteral("Attention rollout (Abnar & Zuidema 2020) per layer: "
+                                           "how far it spreads from the diagonal"));
+  m_views->setTabToolTip(6, QStringLiteral("Kobayashi et al. 2020: do the weights predict the "
+                                           "norms of what they mix? Pearson r per head"));
+  m_views->setTabToolTip(7, QStringLiteral("The MLM head on every layer at masked positions: "
+                                           "accuracy, rank, KL to the output"));
+}
+
+std::vector<AnalysisView*> AnalysisPanel::reportViews() const {
+  return {m_summaryView, m_similarityView, m_guidanceView, m_trainingView,
+          m_rolloutView, m_normsView,      m_lensView};
+}
+
 void AnalysisPanel::connectControls() {
   connect(m_picker, &ReportPicker::picked, this, &AnalysisPanel::openReport);
   connect(m_views, &QTabWidget::currentChanged, this, &AnalysisPanel::updateExportButton);
-  for (AnalysisView* v : std::initializer_list<AnalysisView*>{m_summaryView, m_similarityView,
-                                                              m_guidanceView, m_trainingView})
+  for (AnalysisView* v : reportViews())
     connect(v, &AnalysisView::figureChanged, this, &AnalysisPanel::updateExportButton);
   connect(m_statisticBox, &QComboBox::currentIndexChanged, this, [this](int index) {
     setStatistic(index == 1 ? Statistic::AdjacentJsd : Statistic::Entropy);
@@ -186,9 +208,7 @@ void AnalysisPanel::analysisFinished(bool ok, bool cancelled, const QString& mes
 void AnalysisPanel::setTheme(const widgets::Theme& theme) {
   m_theme = theme;
   m_violins->setTheme(theme);
-  for (AnalysisView* v : std::initializer_list<AnalysisView*>{m_summaryView, m_similarityView,
-                                                              m_guidanceView, m_trainingView})
-    v->setTheme(theme);
+  for (AnalysisView* v : reportViews()) v->setTheme(theme);
 }
 
 QTableWidget* AnalysisPanel::headTable() const {
@@ -255,9 +275,7 @@ void AnalysisPanel::showReport(std::shared_ptr<analysis::AnalysisReport> report,
   m_summary->setToolTip(path);
   drawViolins();
   ShownReport shown{m_report, m_reportPath, runName()};
-  for (AnalysisView* v : std::initializer_list<AnalysisView*>{m_summaryView, m_similarityView,
-                                                              m_guidanceView, m_trainingView})
-    v->setReport(shown);
+  for (AnalysisView* v : reportViews()) v->setReport(shown);
   m_stack->setCurrentIndex(1);
   updateExportButton();
   emit reportLoaded(path);

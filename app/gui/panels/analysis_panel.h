@@ -23,6 +23,8 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <vector>
+
 #include <memory>
 #include <string>
 
@@ -44,6 +46,7 @@ class ViolinGrid;
 namespace attnlab::app {
 
 class AnalysisController;
+class AnalysisBeyondView;
 class AnalysisGuidanceView;
 class AnalysisSimilarityView;
 class AnalysisSummaryView;
@@ -58,7 +61,16 @@ class AnalysisPanel : public QWidget, public RunView {
   /// Which violins are drawn.
   enum class Statistic { Entropy, AdjacentJsd };
   /// The views, in tab order.
-  enum class View { Violins, HeadSummaries, HeadSimilarity, Guidance, OverTraining };
+  enum class View {
+    Violins,
+    HeadSummaries,
+    HeadSimilarity,
+    Guidance,
+    OverTraining,
+    Rollout,
+    Norms,
+    Lens
+  };
 
   explicit AnalysisPanel(QWidget* parent = nullptr);
   ~AnalysisPanel() override;
@@ -105,6 +117,9 @@ class AnalysisPanel : public QWidget, public RunView {
   AnalysisSimilarityView* similarityView() const { return m_similarityView; }
   AnalysisGuidanceView* guidanceView() const { return m_guidanceView; }
   AnalysisTrainingView* trainingView() const { return m_trainingView; }
+  AnalysisBeyondView* rolloutView() const { return m_rolloutView; }
+  AnalysisBeyondView* normsView() const { return m_normsView; }
+  AnalysisBeyondView* lensView() const { return m_lensView; }
 
   void setStatistic(Statistic statistic);
   Statistic statistic() const { return m_statistic; }
@@ -129,6 +144,7 @@ class AnalysisPanel : public QWidget, public RunView {
   QHBoxLayout* buildToolbar();
   QLabel* buildSummary();
   QTabWidget* buildViews();
+  void addBeyondViews();
   void connectControls();
 
   void runClicked();
@@ -163,6 +179,11 @@ class AnalysisPanel : public QWidget, public RunView {
   AnalysisSimilarityView* m_similarityView = nullptr;
   AnalysisGuidanceView* m_guidanceView = nullptr;
   AnalysisTrainingView* m_trainingView = nullptr;
+  AnalysisBeyondView* m_rolloutView = nullptr;
+  AnalysisBeyondView* m_normsView = nullptr;
+  AnalysisBeyondView* m_lensView = nullptr;
+  /// The views drawn from the report (every tab but the violins).
+  std::vector<AnalysisView*> reportViews() const;
   bool m_violinsDrawn = false;
 };
 

@@ -47,6 +47,9 @@ constexpr Comparison kComparisons[] = {
     {"guidance-table8", "Coreference best head and mean per run (attention guidance Table 8)"},
     {"side:asa-fig5", "ASA masking proportion, runs side by side (ASA Fig. 5)"},
     {"side:sesame-fig4", "SesameBERT layer weights, runs side by side (SesameBERT Fig. 4)"},
+    {"rollout-spread", "Attention rollout per layer, runs overlaid (spread, diagonal, entropy)"},
+    {"logit-lens", "Logit lens per layer, runs overlaid (accuracy, rank, KL to the output)"},
+    {"side:norm-weight-correlation", "Weights against norms per head, runs side by side"},
 };
 
 QTableWidgetItem* numberItem(double value, int decimals) {

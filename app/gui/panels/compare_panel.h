@@ -4,8 +4,9 @@
 // each run reached (final eval loss and accuracy, the probe's best head and mean, median
 // entropy per layer: figures/run_summary.h, read off the GUI thread), and the comparison
 // figures from the catalog drawn on one scale (RealFormer's violins, guidance's Fig. 3 and
-// Table 8, the loss curves), or a variant's per-layer series of each run side by side with
-// one value axis.
+// Table 8, the loss curves, the rollout and logit-lens summaries), or a per-run figure of
+// each run side by side with one value axis (a variant's per-layer series, weights against
+// norms).
 
 #include "app/gui/panels/newest_wins.h"
 #include "app/gui/panels/run_view.h"

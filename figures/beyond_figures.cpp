@@ -1,0 +1,225 @@
+// The figures of the corpus summaries beyond the weights (beyond_figures.h) and their catalog
+// makers.
+#include "figures/beyond_figures.h"
+
+#include "analysis/report/beyond_weights_json.h"
+#include "analysis/report/report_readers.h"
+#include "analysis/runs/analysis_report.h"
+#include "figures/figure_catalog.h"
+#include "figures/figure_errors.h"
+#include "figures/figure_makers.h"
+#include "figures/run_inputs.h"
+#include "widgets/plots/matrix_heatmap.h"
+#include "widgets/plots/scatter_plot.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace attnlab::figures {
+
+namespace {
+
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+QString titleFor(const char* figure, const std::vector<LabelledReport>& runs) {
+  const FigureSpec* spec = findFigure(figure);
+  QStringList names;
+  for (const auto& r : runs) names << q(r.label);
+  return q(spec ? spec->title : figure) +
+         QStringLiteral(", step %1: ").arg(runs.front().report->source.step) +
+         names.join(QStringLiteral(" vs "));
+}
+
+const char* kAnalyze = "run `attnlab-cli analyze RUN` (without --no-";
+
+template <typename Summary>
+const Summary& require(const std::optional<Summary>& summary, const LabelledReport& run,
+                       const char* what, const char* option) {
+  if (!summary)
+    throw FigureInputError(run.where, std::string("the report has no ") + what + " summary (" +
+                                          "analysed with --no-" + option + " or before it " +
+                                          "existed); " + kAnalyze + option + ") to add it");
+  return *summary;
+}
+
+/// One panel per quantity, x = `xs`, one line per run from `value(run, i)`.
+using PanelValue = std::function<double(const LabelledReport&, int)>;
+widgets::XyPanel linePanel(const QString& title, const QString& yLabel, const QString& xLabel,
+                           const std::vector<LabelledReport>& runs,
+                           const std::function<int(const LabelledReport&)>& count,
+                           const PanelValue& value) {
+  widgets::XyPanel panel;
+  panel.title = title;
+  panel.xLabel = xLabel;
+  panel.yLabel = yLabel;
+  panel.integerX = true;
+  for (const auto& run : runs) {
+    widgets::XySeries series;
+    series.name = q(run.label);  // the legend also keeps the panels' grid at full width
+    series.lines = true;
+    for (int i = 0; i < count(run); ++i) {
+      series.x << i;
+      series.y << value(run, i);
+    }
+    panel.series << series;
+  }
+  return panel;
+}
+
+}  // namespace
+
+void drawRolloutSpread(widgets::ScatterPlot& plot, const std::vector<LabelledReport>& runs) {
+  for (const auto& run : runs) require(run.report->beyond.rollout, run, "rollout", "rollout");
+  const auto layers = [](const LabelledReport& r) { return r.report->beyond.rollout->layers; };
+  const auto member = [](std::vector<double> analysis::RolloutSummary::*field) {
+    return [field](const LabelledReport& r, int l) {
+      return ((*r.report->beyond.rollout).*field)[static_cast<std::size_t>(l)];
+    };
+  };
+  const QString layer = QStringLiteral("layer");
+  QVector<widgets::XyPanel> panels;
+  panels << linePanel(QStringLiteral("spread from the diagonal"),
+                      QStringLiteral("mean sum_j R_ij |i - j| (tokens)"), layer, runs, layers,
+                      member(&analysis::RolloutSummary::spread));
+  panels << linePanel(QStringLiteral("diagonal mass"), QStringLiteral("mean R_ii (0..1)"), layer,
+                      runs, layers, member(&analysis::RolloutSummary::diagonal));
+  panels << linePanel(QStringLiteral("row entropy"), QStringLiteral("mean entropy of R_i (nats)"),
+                      layer, runs, layers, member(&analysis::RolloutSummary::entropy));
+  plot.setPanels(panels, 3);
+  plot.setTitle(titleFor("rollout-spread", runs));
+}
+
+void drawNormCorrelation(widgets::MatrixHeatmap& plot, const LabelledReport& run) {
+  const auto& n = require(run.report->beyond.norms, run, "weights-against-norms", "norms");
+  double largest = 0;
+  for (const double v : n.meanValueNorm)
+    if (std::isfinite(v)) largest = std::max(largest, v);
+  widgets::HeatmapPanel r, f;
+  r.title = QStringLiteral("Pearson r of alpha_ij,h and ||alpha_ij,h f_h(x_j)||; layer r:");
+  f.title = QStringLiteral("mean ||f_h(x_j)|| / %1 (the largest)").arg(largest, 0, 'g', 4);
+  r.values = widgets::Matrix(n.layers, n.heads);
+  f.values = widgets::Matrix(n.layers, n.heads);
+  for (int l = 0; l < n.layers; ++l) {
+    r.title += QStringLiteral(" L%1 %2").arg(l).arg(n.layerCorrelation[l], 0, 'f', 2);
+    for (int h = 0; h < n.heads; ++h) {
+      const auto k = static_cast<std::size_t>(l * n.heads + h);
+      r.values.at(l, h) = static_cast<float>(n.headCorrelation[k]);
+      f.values.at(l, h) = static_cast<float>(largest > 0 ? n.meanValueNorm[k] / largest : NAN);
+    }
+  }
+  plot.setAxisTitles(QStringLiteral("head"), QStringLiteral("layer"));
+  plot.setValueLabel(QStringLiteral("Pearson r (left); mean norm of f, relative (right)"));
+  plot.setValueRange(std::pair{-1.0, 1.0});
+  plot.setPanels({r, f}, 2);
+  plot.setTitle(titleFor("norm-weight-correlation", {run}));
+}
+
+void drawLogitLens(widgets::ScatterPlot& plot, const std::vector<LabelledReport>& runs) {
+  for (const auto& run : runs) {
+    const auto& lens = require(run.report->beyond.lens, run, "logit lens", "lens");
+    if (lens.positions == 0)
+      throw FigureInputError(run.where, "the logit lens scored no masked position");
+  }
+  const auto rows = [](const LabelledReport& r) {
+    return static_cast<int>(r.report->beyond.lens->rows.size());
+  };
+  const auto member = [](double analysis::LensSummaryRow::*field) {
+    return [field](const LabelledReport& r, int i) {
+      return r.report->beyond.lens->rows[static_cast<std::size_t>(i)].*field;
+    };
+  };
+  const auto& first = *runs.front().report->beyond.lens;
+  const QString x = first.outputRow ? QStringLiteral("layer (last: SesameBERT's output)")
+                                    : QStringLiteral("layer");
+  QVector<widgets::XyPanel> panels;
+  panels << linePanel(QStringLiteral("accuracy"), QStringLiteral("fraction ranked first"), x, runs,
+                      rows, member(&analysis::LensSummaryRow::accuracy));
+  panels << linePanel(QStringLiteral("mean rank of the target"),
+                      QStringLiteral("tokens scored above it"), x, runs, rows,
+                      member(&analysis::LensSummaryRow::meanRank));
+  panels << linePanel(QStringLiteral("KL(output || layer)"), QStringLiteral("nats"), x, runs, rows,
+                      member(&analysis::LensSummaryRow::meanKlToOutput));
+  QString half;
+  if (runs.size() == 1 && first.halfAccuracyRow >= 0) {
+    half = QStringLiteral(" (line: half the output's accuracy, ") +
+           q(analysis::lensRowName(first, first.halfAccuracyRow)) + ")";
+    for (auto& p : panels) p.marker = first.halfAccuracyRow;
+  }
+  plot.setPanels(panels, 3);
+  plot.setTitle(titleFor("logit-lens", runs) + half);
+}
+
+}  // namespace attnlab::figures
+
+namespace attnlab::figures::makers {
+namespace {
+namespace fs = std::filesystem;
+
+struct LoadedReports {
+  std::vector<fs::path> runDirs;
+  std::vector<ReportLocation> where;
+  std::vector<analysis::AnalysisReport> reports;
+  std::vector<LabelledReport> labelled;
+};
+
+LoadedReports load(const FigureRequest& request) {
+  LoadedReports r;
+  std::vector<RunLogInput> logs;
+  for (const auto& given : request.runs) {
+    r.runDirs.push_back(normaliseRunPath(given));
+    logs.push_back(openRunLog(r.runDirs.back()));
+    r.where.push_back(findAnalysisReport(r.runDirs.back(), request.step));
+    r.reports.push_back(analysis::readAnalysisJson(r.where.back().file));
+  }
+  const auto labels = runLabels(logs);
+  for (std::size_t i = 0; i < r.reports.size(); ++i)
+    r.labelled.push_back({&r.reports[i], labels[i], r.where[i].file.string()});
+  return r;
+}
+
+Figure figureOf(const FigureSpec& spec, const LoadedReports& r,
+                std::unique_ptr<widgets::PlotWidget> plot, const std::string& what) {
+  Figure figure;
+  figure.spec = &spec;
+  figure.plot = std::move(plot);
+  for (std::size_t i = 0; i < r.reports.size(); ++i) {
+    figure.provenance.push_back({r.runDirs[i].string(), r.labelled[i].label,
+                                 "checkpoint step " + std::to_string(r.reports[i].source.step),
+                                 r.where[i].file.lexically_relative(r.runDirs[i]).string() + ": " +
+                                     what + " over " +
+                                     std::to_string(r.reports[i].evaluationSequences) +
+                                     " sequences (" + r.reports[i].evaluationDescription + ")"});
+  }
+  return figure;
+}
+
+}  // namespace
+
+Figure rolloutSpread(const FigureSpec& spec, const FigureRequest& request) {
+  const auto r = load(request);
+  auto plot = std::make_unique<widgets::ScatterPlot>();
+  drawRolloutSpread(*plot, r.labelled);
+  return figureOf(spec, r, std::move(plot), "beyond_weights.rollout");
+}
+
+Figure normWeightCorrelation(const FigureSpec& spec, const FigureRequest& request) {
+  const auto r = load(request);
+  auto plot = std::make_unique<widgets::MatrixHeatmap>();
+  drawNormCorrelation(*plot, r.labelled.front());
+  return figureOf(spec, r, std::move(plot), "beyond_weights.norms");
+}
+
+Figure logitLens(const FigureSpec& spec, const FigureRequest& request) {
+  const auto r = load(request);
+  auto plot = std::make_unique<widgets::ScatterPlot>();
+  drawLogitLens(*plot, r.labelled);
+  return figureOf(spec, r, std::move(plot), "beyond_weights.lens");
+}
+
+}  // namespace attnlab::figures::makers
