@@ -9,8 +9,11 @@
 // hover shows both; a layer-norm cell is at most the sum of its heads' norms. The lens panel's
 // cells hold the tokenizer's pieces of the CLI's top ids; clicking a token's header masks it
 // (the CLI with --mask gives the ranks the column shows), clicking again unmasks it. Each view
-// exports (the SVG names it). ATTNLAB_INSPECT_SHOT_RUN=<run> ATTNLAB_INSPECT_SHOT_DIR=<dir>
-// saves the documentation's screenshots of that run (skipped otherwise).
+// exports (the SVG names it). A lens closed in the splitter is not computed; opened, it is.
+// "Compare with" another checkpoint shows that checkpoint's map of the same view.
+// ATTNLAB_INSPECT_SHOT_RUN=<run> ATTNLAB_INSPECT_SHOT_DIR=<dir> saves the documentation's
+// screenshots of that run, ATTNLAB_INSPECT_BENCH_RUN=<run> times the views on a large model
+// (both skipped otherwise).
 #include "analysis/attention/attention_rollout.h"
 #include "app/gui/inspection_views.h"
 #include "app/gui/main_window.h"
@@ -165,6 +168,7 @@ class TestInspectorViews : public QObject {
   void eachViewShowsTheCliValues();
   void lensPanelShowsThePiecesAndMasksAColumn();
   void aClosedLensIsNotComputed();
+  void theComparedSideShowsTheSameView();
   void screenshotsOfARun();
   void viewSwitchOnALargeRun();
 };
@@ -369,6 +373,38 @@ void TestInspectorViews::aClosedLensIsNotComputed() {
   QTRY_VERIFY_WITH_TIMEOUT(panel->frame()->lens != nullptr, 30000);
   QCOMPARE(panel->frame()->text, other);
   QCOMPARE(panel->lensPanel()->table()->model()->columnCount(), panel->frame()->length);
+}
+
+// "Compare with" the step-4 checkpoint in the rollout view: the right-hand map is the step-4
+// rollout (the formula written out above, over that frame's weights), on one colour scale.
+void TestInspectorViews::theComparedSideShowsTheSameView() {
+  app::MainWindow window;
+  window.resize(1400, 900);
+  app::InspectorPanel* panel = openAndInspect(window, m_run, kText);
+  QVERIFY(panel);
+  auto* view = panel->findChild<QComboBox*>("inspectView");
+  view->setFocus();
+  QTest::keyClick(view, Qt::Key_Down);
+  QTest::keyClick(view, Qt::Key_Down);
+  QCOMPARE(panel->view(), app::InspectView::Rollout);
+  panel->selectHead(1, 0);
+  auto* compare = panel->findChild<QComboBox*>("inspectCompare");
+  const int step4 = compare->findData(QStringLiteral("step:4"));
+  QVERIFY(step4 > 0);
+  compare->setFocus();
+  for (int i = 0; i < step4; ++i) QTest::keyClick(compare, Qt::Key_Down);
+  QTRY_VERIFY_WITH_TIMEOUT(panel->compareFrame() && panel->compareFrame()->step == 4 &&
+                               panel->compareFrame()->hasBeyondWeights() &&
+                               panel->compareHeatmap()->isVisible(),
+                           30000);
+  const app::InspectionFrame& other = *panel->compareFrame();
+  const int n = other.realTokens;
+  const std::vector<double> byHand = rolloutByHand(other, 1, n);
+  const widgets::Matrix shown = panel->compareHeatmap()->matrix();
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) QVERIFY(close(shown.at(i, j), byHand[i * n + j]));
+  QCOMPARE(panel->compareHeatmap()->colourUpper(), panel->heatmap()->colourUpper());
+  QVERIFY(panel->findChild<QLabel*>("inspectCompareStatus")->text().contains("rollout"));
 }
 
 void TestInspectorViews::screenshotsOfARun() {
