@@ -178,8 +178,8 @@ std::vector<FigureSpec> buildCatalog() {
   // The corpus summaries beyond the weights (beyond_figures.h).
   c.push_back({.name = "rollout-spread",
                .title = "Attention rollout per layer: spread, diagonal mass, entropy",
-               .reproduces = "none: a summary of Abnar & Zuidema 2020's rollout over the "
-                             "evaluation set (AttnLab's own)",
+               .reproduces = "no paper figure: AttnLab's summary of Abnar & Zuidema 2020's "
+                             "rollout over the evaluation set",
                .inputs = "analysis report <run>/analysis/step-S/analysis.json: "
                          "beyond_weights.rollout (attnlab-cli analyze, without --no-rollout)",
                .units = "x: layer; y: mean over real query rows of sum_j R_ij |i - j| "
@@ -192,8 +192,8 @@ std::vector<FigureSpec> buildCatalog() {
                .heightPx = 450});
   c.push_back({.name = "norm-weight-correlation",
                .title = "Attention weights against norm-based attention per head",
-               .reproduces = "none: Kobayashi et al. 2020's comparison of weights and norms "
-                             "(their Sec. 4) as one correlation per head (AttnLab's own)",
+               .reproduces = "no paper figure: Kobayashi et al. 2020's comparison of weights "
+                             "and norms (their Sec. 4) as one correlation per head",
                .inputs = "analysis report <run>/analysis/step-S/analysis.json: "
                          "beyond_weights.norms (attnlab-cli analyze, without --no-norms)",
                .units = "rows: layers; columns: heads; left: Pearson r of alpha_ij,h and "
@@ -205,8 +205,8 @@ std::vector<FigureSpec> buildCatalog() {
                .heightPx = 500});
   c.push_back({.name = "logit-lens",
                .title = "Logit lens per layer at masked positions",
-               .reproduces = "none: the logit lens (nostalgebraist 2020) for a masked language "
-                             "model over the evaluation set (AttnLab's own)",
+               .reproduces = "no paper figure: the logit lens (nostalgebraist 2020) for a "
+                             "masked language model over the evaluation set",
                .inputs = "analysis report <run>/analysis/step-S/analysis.json: "
                          "beyond_weights.lens (attnlab-cli analyze, without --no-lens)",
                .units = "x: layer (SesameBERT: the output row last); y: accuracy (fraction of "

@@ -348,11 +348,33 @@ class TestCompareAndExport : public QObject {
       QVERIFY2(heatmap != nullptr, qPrintable(view->error()));
       QCOMPARE(heatmap->valueRange(), std::make_pair(-1.0, 1.0));
     }
-    const QString shots = qEnvironmentVariable("ATTNLAB_SHOT_DIR");
-    if (!shots.isEmpty()) {
-      QVERIFY(compare->showComparison("rollout-spread"));
-      QVERIFY(window.grab().save(shots + "/compare-beyond-test.png"));
-    }
+  }
+
+  // Not a check: with ATTNLAB_SHOT_RUNS="RUN_A;RUN_B" and ATTNLAB_SHOT_FILE set, the real
+  // window on those two runs, Compare showing the rollout summary, saved as a PNG (how
+  // docs/figures/app-compare-beyond.png is made).
+  void screenshotOfTwoRuns() {
+    const QStringList runs =
+        qEnvironmentVariable("ATTNLAB_SHOT_RUNS").split(';', Qt::SkipEmptyParts);
+    const QString file = qEnvironmentVariable("ATTNLAB_SHOT_FILE");
+    if (runs.size() != 2 || file.isEmpty()) QSKIP("ATTNLAB_SHOT_RUNS / ATTNLAB_SHOT_FILE not set");
+    app::MainWindow window;
+    window.resize(1500, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    for (const QString& run : runs) QVERIFY(window.openRun(run) != nullptr);
+    QListWidget* list = window.parts().runsPanel->list();
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                      list->visualItemRect(list->item(0)).center());
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, Qt::ControlModifier,
+                      list->visualItemRect(list->item(1)).center());
+    clickTab(window, "Compare");
+    app::ComparePanel* compare = window.parts().views->comparePanel();
+    QVERIFY(compare->showComparison("rollout-spread"));
+    QTRY_VERIFY(compare->figureViews().size() == 1 && compare->figureViews().front()->plot());
+    QTRY_VERIFY(!compare->summaries().empty());
+    compare->figureViews().front()->plot()->replotNow();
+    QVERIFY(window.grab().save(file));
   }
 
   void figuresMenuOpensAnExportableView() {
