@@ -11,7 +11,7 @@
 # sentencepiece for the cross-check tests). The build recorded two absolute paths, this
 # checkout's (/work/main) and its torch environment's (build/torch-venv): the script makes
 # both exist there, pointing at that checkout and that python's torch.
-# Parts: ATTNLAB_GPU_CHECK_PARTS (default "tests agree demo bench"; also resume: exact resume
+# Parts: ATTNLAB_GPU_CHECK_PARTS (default "tests agree demo bench views"; also resume: exact resume
 # per precision, and nccl: 2 processes);
 # ATTNLAB_GPU_CHECK_TESTS
 # (a CTest regex; default every packed test); ATTNLAB_GPU_CHECK_BENCH_ARGS (more bench_gpu
@@ -148,11 +148,29 @@ run_nccl() {
   grep -iE "error|nccl|rank" /tmp/nccl-2.log | head -5 | tee -a "$out/summary.txt"
 }
 
-for part in ${ATTNLAB_GPU_CHECK_PARTS:-tests agree demo bench}; do
+# The views beyond the weights (attnlab-cli inspect) on the demo's GPU-trained bf16 checkpoint
+# (after the demo part): every dataset written, rollout rows summing to 1.
+run_views() {
+  log "inspect weights, rollout, norms and lens of the bf16 demo run"
+  "$build/bin/attnlab-cli" inspect /tmp/runs/tiny-bf16 --text "a plant or animal that is atypically small." \
+    --out "$out/inspect-bf16.h5" --view weights,rollout,norms,lens --mask 3 2>&1 | tee -a "$out/summary.txt"
+  python3 - "$out/inspect-bf16.h5" << 'PY' 2>&1 | tee -a "$out/summary.txt"
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+names = []
+f.visit(lambda k: names.append(k) if isinstance(f[k], h5py.Dataset) else None)
+r = f["rollout"][()]
+print(f"views: {len(names)} datasets ({', '.join(sorted(names))}); rollout {r.shape}, "
+      f"largest |row sum - 1| {np.abs(r.sum(-1) - 1).max():.1e}")
+PY
+}
+
+for part in ${ATTNLAB_GPU_CHECK_PARTS:-tests agree demo bench views}; do
   case $part in
     nccl) run_nccl ;;
     resume) run_resume ;;
     tests) run_tests ;;
+    views) run_views ;;
     agree) run_agree ;;
     demo) run_demo ;;
     bench)
