@@ -2,8 +2,10 @@
 // registers its options in command_line.cpp; this one names the program, parses and
 // dispatches.
 #include "app/cli/command_line.h"
+#include "core/runtime/blas_kernels.h"
 #include "core/runtime/compute_environment.h"
 
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -13,6 +15,9 @@
 #endif
 
 int main(int argc, char** argv) {
+  // OpenBLAS reads OPENBLAS_CORETYPE when it is loaded: where it chose kernels narrower than
+  // the CPU supports (core/runtime/blas_kernels.h), run again once with the widest.
+  if (attnlab::core::requestBetterBlasKernels()) execv("/proc/self/exe", argv);
   // Named, so that usage lines say "attnlab-cli train", not the path it was started by.
   CLI::App cli{"AttnLab command line: pretraining and attention analysis without a GUI",
                "attnlab-cli"};

@@ -5,6 +5,7 @@
 #include "app/gui/training_coordinator.h"
 #include "core/config/config_loader.h"
 #include "core/config/config_presets.h"
+#include "core/runtime/blas_kernels.h"
 
 #include <QApplication>
 #include <QTimer>
@@ -20,19 +21,27 @@
 
 namespace {
 
-// libgomp reads OMP_WAIT_POLICY once, when it is loaded, before main() runs. To apply the
-// app's setting (passive by default: idle OpenMP threads sleep instead of spinning, so the
-// GUI and the log reader get the cores between the engine's parallel regions) the app
-// re-executes itself once with the variable set. An explicit OMP_WAIT_POLICY wins.
-void applyOmpWaitPolicy(char** argv) {
+// libgomp reads OMP_WAIT_POLICY and OpenBLAS reads OPENBLAS_CORETYPE once, when they are
+// loaded, before main() runs. To apply the app's wait policy (passive by default: idle OpenMP
+// threads sleep instead of spinning, so the GUI and the log reader get the cores between the
+// engine's parallel regions) and OpenBLAS's widest kernels where it chose narrow ones
+// (core/runtime/blas_kernels.h), the app re-executes itself once with the variables set.
+// An explicit OMP_WAIT_POLICY or OPENBLAS_CORETYPE wins.
+bool requestOmpWaitPolicy() {
   if (std::getenv("OMP_WAIT_POLICY") != nullptr || std::getenv("ATTNLAB_OMP_APPLIED") != nullptr)
-    return;
+    return false;
   const QString policy = attnlab::app::AppSettings().ompWaitPolicy();
-  if (policy != QStringLiteral("passive") && policy != QStringLiteral("active")) return;
+  if (policy != QStringLiteral("passive") && policy != QStringLiteral("active")) return false;
   setenv("OMP_WAIT_POLICY", policy.toUpper().toLatin1().constData(), 1);
   setenv("ATTNLAB_OMP_APPLIED", "1", 1);
-  execv("/proc/self/exe", argv);
-  // execv only returns on failure: go on with the inherited policy.
+  return true;
+}
+
+void applyLoadTimeEnvironment(char** argv) {
+  const bool blas = attnlab::core::requestBetterBlasKernels();
+  const bool omp = requestOmpWaitPolicy();
+  if (blas || omp) execv("/proc/self/exe", argv);
+  // execv only returns on failure: go on with what was loaded.
 }
 
 // --train: false when the config cannot be read or training cannot start (said on stderr or
@@ -96,7 +105,7 @@ int main(int argc, char** argv) {
   QCoreApplication::setOrganizationName(QStringLiteral("AttnLab"));
   if (const auto status = attnlab::app::printHelpOrVersion(argc, argv, ATTNLAB_VERSION))
     return *status;
-  applyOmpWaitPolicy(argv);
+  applyLoadTimeEnvironment(argv);
 
   QApplication app(argc, argv);
   QApplication::setApplicationVersion(QStringLiteral(ATTNLAB_VERSION));

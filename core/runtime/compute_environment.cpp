@@ -1,5 +1,7 @@
 #include "core/runtime/compute_environment.h"
 
+#include "core/runtime/blas_kernels.h"
+
 #include "core/runtime/device.h"
 #include "core/runtime/engine_random.h"
 #include "core/runtime/gpu_info.h"
@@ -89,6 +91,8 @@ std::string describeTorchBuild() {
   std::ostringstream out;
   out << describeTorchVersions() << ", intra-op threads " << torch::get_num_threads() << ", BLAS "
       << loadedBlasLibrary();
+  // Which kernels OpenBLAS runs: its choice, or OPENBLAS_CORETYPE's (blas_kernels.h).
+  if (const std::string core = loadedBlasCoreName(); !core.empty()) out << " (" << core << ")";
   return out.str();
 }
 
