@@ -6,7 +6,8 @@
 // mean attention plus the identity (the residual), rows renormalised,
 //     A~_l = rownorm(mean_h A_l,h + I),
 // and the rollout R_0 = A~_0, R_l = A~_l R_(l-1): R_l[i][j] is how much of position j's
-// input reaches position i's output of layer l. Plain C++ (no Qt, no LibTorch).
+// input reaches position i's output of layer l. Plain C++ and the system BLAS (no Qt, no
+// LibTorch).
 
 #include <cstddef>
 #include <vector>

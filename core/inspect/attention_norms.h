@@ -20,7 +20,7 @@ struct LayerNorms {
 /// `mixing` [B, heads, T, T], `valueNorms` [B, heads, T], `valueGram` [B, T, heads, heads]
 /// (float64), as AttentionCapture holds them for one layer. The layer-level norm is
 /// sqrt(a^T G_j a) with a = alpha_ij,. over heads and G_j the Gram matrix of the heads'
-/// vectors at j, computed in float64.
+/// vectors at j, the form accumulated in float64.
 LayerNorms attentionNorms(const at::Tensor& mixing, const at::Tensor& valueNorms,
                           const at::Tensor& valueGram);
 

@@ -17,8 +17,8 @@ class MaskedLanguageModelImpl;
 /// The lens at chosen positions: for row r (a layer, or the output) and position n.
 struct LensRows {
   at::Tensor rank;         ///< [R, N] int64: tokens scored above the target (0 = top prediction)
-  at::Tensor entropy;      ///< [R, N] float64: of the row's prediction, nats
-  at::Tensor klToFinal;    ///< [R, N] float64: KL(output || row), nats; 0 on the output row
+  at::Tensor entropy;      ///< [R, N] float32: of the row's prediction, nats
+  at::Tensor klToFinal;    ///< [R, N] float32: KL(output || row), nats; 0 on the output row
   bool outputRow = false;  ///< the last row is the SesameBERT combination, not a layer
 };
 

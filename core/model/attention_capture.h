@@ -28,7 +28,8 @@ struct AttentionCapture {
   /// the values as the pass used them (temperature tau_v, SesameBERT's value blur).
   std::vector<at::Tensor> valueNorms;
   /// [B, T, heads, heads] per layer (wantNorms): <f_h(x_j), f_g(x_j)>, from which the norm of
-  /// any weighted sum over heads follows without the [T, T, hidden] vectors.
+  /// any weighted sum over heads follows without the [T, T, hidden] vectors (products in
+  /// float32, the model's precision; held as float64).
   std::vector<at::Tensor> valueGram;
   /// [B, T, hidden] per layer (wantHiddenStates): the layer's output, before SesameBERT's
   /// combination over layers and a Pre-LN model's final LayerNorm.
