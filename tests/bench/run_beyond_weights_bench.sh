@@ -10,6 +10,18 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build/release}
 export OMP_WAIT_POLICY=PASSIVE  # as the app sets it: no spinning threads between passes
+# OpenBLAS's kernels as attnlab and attnlab-cli choose them where OpenBLAS falls back to narrow
+# ones (core/runtime/blas_kernels.h), for the benchmarks and the PyTorch reference alike; set
+# OPENBLAS_CORETYPE to measure others (Prescott: what OpenBLAS 0.3.21 picks on an unknown CPU).
+if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
+  flags=$(grep -m1 '^flags' /proc/cpuinfo)
+  if [[ $flags == *avx512f* && $flags == *avx512bw* && $flags == *avx512dq* && $flags == *avx512vl* && $flags == *avx512cd* ]]; then
+    export OPENBLAS_CORETYPE=SkylakeX
+  elif [[ $flags == *avx2* && $flags == *fma* ]]; then
+    export OPENBLAS_CORETYPE=Haswell
+  fi
+fi
+echo "OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset, as OpenBLAS chooses}"
 for tokens in 128 256 512; do
   /usr/bin/python3 tests/bench/norms_explicit_pytorch.py "$tokens" 3 2
 done
