@@ -181,8 +181,7 @@ void SelfAttentionImpl::captureValueNorms(const torch::Tensor& v, AttentionCaptu
   const auto f = torch::einsum("bhtd,ohd->bhto", {v.detach(), perHead});  // [B, heads, T, hidden]
   capture.valueNorms.push_back(f.norm(2, -1));
   const auto byToken = f.permute({0, 2, 1, 3});  // [B, T, heads, hidden]
-  capture.valueGram.push_back(
-      torch::matmul(byToken, byToken.transpose(-2, -1)).to(torch::kDouble));
+  capture.valueGram.push_back(torch::matmul(byToken, byToken.transpose(-2, -1)).to(torch::kDouble));
 }
 
 void SelfAttentionImpl::captureMixing(const torch::Tensor& probs, AttentionCapture& capture) const {
