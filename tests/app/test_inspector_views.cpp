@@ -28,6 +28,7 @@
 #include "widgets/plots/head_grid.h"
 #include "widgets/plots/plot_export.h"
 
+#include <qcustomplot.h>
 #include <QApplication>
 #include <QComboBox>
 #include <QElapsedTimer>
@@ -262,9 +263,14 @@ void TestInspectorViews::eachViewShowsTheCliValues() {
       QVERIFY(layerNorms.at(i, j) <= sum * (1 + 1e-5) + 1e-6);
     }
 
-  // Each view exports, and the figure names it; Alt+1 goes back to the weights.
+  // Each view exports, and the figure names it; Alt+1 goes back to the weights. A view of
+  // one matrix per layer names no head in the grid's columns and hides its head box.
   for (const app::InspectView view : app::kInspectViewOrder) {
     panel->showView(view);
+    const bool perLayer = app::isPerLayerView(view);
+    QCOMPARE(panel->headGrid()->columnsPerHead(), !perLayer);
+    QCOMPARE(panel->headGrid()->customPlot()->xAxis->label(),
+             perLayer ? QStringLiteral("all heads (one per layer)") : QStringLiteral("head"));
     const QString svg = m_dir.filePath(QStringLiteral("view-%1.svg").arg(int(view)));
     QCOMPARE(panel->exportCurrentFigure(svg, {}), QString());
     QFile file(svg);

@@ -106,6 +106,14 @@ HeadGrid::HeadGrid(QWidget* parent) : PlotWidget(parent) {
   setTheme(m_theme);
 }
 
+void HeadGrid::setColumnsPerHead(bool perHead, const QString& label) {
+  if (perHead == m_columnsPerHead && (perHead || m_plot->xAxis->label() == label)) return;
+  m_columnsPerHead = perHead;
+  m_plot->xAxis->setLabel(perHead ? tr("head") : label);
+  m_headBox->setVisible(perHead);
+  rebuild();
+}
+
 void HeadGrid::setHeads(int layers, int heads, const std::vector<Matrix>& matrices) {
   m_layers = std::max(0, layers);
   m_heads = std::max(0, heads);
@@ -192,7 +200,8 @@ void HeadGrid::rebuild() {
     }
   }
   auto xt = QSharedPointer<QCPAxisTickerText>::create();
-  for (int h = 0; h < m_heads; ++h) xt->addTick(h * slot() + 0.5, QString::number(h));
+  if (m_columnsPerHead)
+    for (int h = 0; h < m_heads; ++h) xt->addTick(h * slot() + 0.5, QString::number(h));
   auto yt = QSharedPointer<QCPAxisTickerText>::create();
   for (int l = 0; l < m_layers; ++l) yt->addTick(l * slot() + 0.5, QString::number(l));
   m_plot->xAxis->setTicker(xt);

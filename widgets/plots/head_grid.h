@@ -50,6 +50,11 @@ class HeadGrid : public PlotWidget {
   void setColourMap(ColourMap map);
 
   /// Highlights a head and moves the selector to it (no signal).
+  /// What the columns are: one per head (the default: the axis says "head", ticks 0 to H-1,
+  /// the head box shown) or, with `perHead` false, one matrix per layer that no head owns
+  /// (rollout, layer norms): the axis says `label`, no tick names a head, no head box.
+  void setColumnsPerHead(bool perHead, const QString& label = QString());
+  bool columnsPerHead() const { return m_columnsPerHead; }
   void setSelected(int layer, int head);
   int selectedLayer() const { return m_selLayer; }
   int selectedHead() const { return m_selHead; }
@@ -75,6 +80,7 @@ class HeadGrid : public PlotWidget {
   int m_layers = 0, m_heads = 0, m_cells = 0, m_maxCells = kHeadThumbnailCells;
   double m_gap = 0.12;
   bool m_perHead = true;
+  bool m_columnsPerHead = true;
   ColourMap m_colourMap = ColourMap::Viridis;
   std::vector<Matrix> m_thumbs;
   std::vector<QCPColorMap*> m_maps;

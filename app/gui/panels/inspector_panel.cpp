@@ -546,6 +546,7 @@ void InspectorPanel::drawGrid() {
     m_grid->setThumbnails(frame.layers, columns, *thumbnails);
   else
     m_grid->setHeads(frame.layers, columns, viewPointers(frame, view), frame.length, frame.length);
+  m_grid->setColumnsPerHead(!isPerLayerView(view), QStringLiteral("all heads (one per layer)"));
   m_grid->setSelected(m_layer, isPerLayerView(view) ? 0 : m_head);
   m_grid->setTitle(isPerLayerView(view) ? QStringLiteral("step %1: %2 after every layer")
                                               .arg(frame.step)
