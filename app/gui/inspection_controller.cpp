@@ -186,6 +186,12 @@ struct InspectionController::Worker {
         frame.cached = true;
       } else {
         try {
+          // The views beyond the weights cost a second capture and the lens: a request the
+          // person waits for shows the weights first, then the frame with every view.
+          if (!prefetching && request.options.beyondWeights) {
+            deliver(owner, weightsFirst(request), {}, request.serial);
+            if (newerRequestWaits()) continue;  // served next; this text's views not needed
+          }
           frame = inspect(request);
           cache.insert(frame);
         } catch (const std::exception& e) {
@@ -193,21 +199,43 @@ struct InspectionController::Worker {
         }
       }
       if (prefetching && !error.isEmpty()) continue;  // the request itself will say what failed
-      QMetaObject::invokeMethod(
-          owner.data(),
-          [owner, frame = std::move(frame), error, serial = request.serial] {
-            if (!owner) return;
-            if (serial == 0)
-              emit owner->prefetched(frame.checkpoint, frame.text);
-            else if (serial != owner->m_serial)
-              return;  // superseded by a newer request (its frame is kept in memory)
-            else if (error.isEmpty())
-              emit owner->inspected(frame);
-            else
-              emit owner->failed(error);
-          },
-          Qt::QueuedConnection);
+      deliver(owner, std::move(frame), error, request.serial);
     }
+  }
+
+  /// The request's weights (and scores, masks) alone: InspectionFrame::extrasPending.
+  InspectionFrame weightsFirst(const Request& request) {
+    Request plain = request;
+    plain.options.beyondWeights = false;
+    plain.options.lensTop = 0;
+    InspectionFrame frame = inspect(plain);
+    frame.extrasPending = true;
+    return frame;
+  }
+
+  bool newerRequestWaits() {
+    std::lock_guard lock(mutex);
+    return stop || pending.has_value();
+  }
+
+  /// Hands a frame (or an error) to the GUI thread, where only the newest request's answer
+  /// is shown.
+  static void deliver(QPointer<InspectionController> owner, InspectionFrame frame,
+                      const QString& error, quint64 serial) {
+    QMetaObject::invokeMethod(
+        owner.data(),
+        [owner, frame = std::move(frame), error, serial] {
+          if (!owner) return;
+          if (serial == 0)
+            emit owner->prefetched(frame.checkpoint, frame.text);
+          else if (serial != owner->m_serial)
+            return;  // superseded by a newer request (its frame is kept in memory)
+          else if (error.isEmpty())
+            emit owner->inspected(frame);
+          else
+            emit owner->failed(error);
+        },
+        Qt::QueuedConnection);
   }
 };
 

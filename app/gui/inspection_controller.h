@@ -77,6 +77,9 @@ struct InspectionFrame {
   double inspectMs = 0;
   /// Answered from the frames kept in memory (no model ran for this request).
   bool cached = false;
+  /// The weights of a request that also asked for the views beyond them, shown while those
+  /// are made: the frame with every view follows for the same request.
+  bool extrasPending = false;
   /// Shared, not copied: a 12 x 12 inspection of 512 tokens is 150 MB a tensor, and the frame
   /// passes from the engine to the thread, the panel and its history. The pointers keep the
   /// model's own per-layer tensors alive: nothing is copied or stacked after the forward pass.

@@ -142,8 +142,12 @@ class TestInspectorViews : public QObject {
     QTest::keyClick(edit, Qt::Key_Backspace);
     QTest::keyClicks(edit, text);
     QTest::keyClick(edit, Qt::Key_Return);
-    const bool shown =
-        QTest::qWaitFor([&] { return panel->frame() && panel->frame()->text == text; }, 60000);
+    // The weights come first, then the frame with every view (InspectionFrame::extrasPending).
+    const bool shown = QTest::qWaitFor(
+        [&] {
+          return panel->frame() && panel->frame()->text == text && !panel->frame()->extrasPending;
+        },
+        60000);
     return shown ? panel : nullptr;
   }
 
@@ -167,6 +171,7 @@ class TestInspectorViews : public QObject {
   }
 
   void eachViewShowsTheCliValues();
+  void theWeightsComeFirst();
   void lensPanelShowsThePiecesAndMasksAColumn();
   void aClosedLensIsNotComputed();
   void theComparedSideShowsTheSameView();
@@ -281,6 +286,35 @@ void TestInspectorViews::eachViewShowsTheCliValues() {
   QTest::keyClick(combo, Qt::Key_1, Qt::AltModifier);
   QCOMPARE(panel->view(), app::InspectView::Weights);
   QCOMPARE(combo->currentIndex(), 0);
+}
+
+// A request that also asks for the views beyond the weights is answered twice: the weights
+// alone at once (extrasPending), then the frame with every view, with the same weights.
+void TestInspectorViews::theWeightsComeFirst() {
+  app::MainWindow window;
+  window.resize(1400, 900);
+  app::InspectorPanel* panel = openAndInspect(window, m_run, kText);
+  QVERIFY(panel);
+  const QString text = QStringLiteral("a second text, typed after the first .");
+  QSignalSpy frames(&panel->controller(), &app::InspectionController::inspected);
+  auto* edit = panel->findChild<QLineEdit*>("inspectText");
+  edit->selectAll();
+  QTest::keyClicks(edit, text);
+  QTest::keyClick(edit, Qt::Key_Return);
+  QTRY_COMPARE_WITH_TIMEOUT(frames.size(), 2, 60000);
+  const auto first = frames.at(0).at(0).value<app::InspectionFrame>();
+  const auto second = frames.at(1).at(0).value<app::InspectionFrame>();
+  QCOMPARE(first.text, text);
+  QCOMPARE(second.text, text);
+  QVERIFY(first.extrasPending);
+  QVERIFY(!first.hasBeyondWeights() && !first.lens && first.headNorms.empty());
+  QVERIFY(!second.extrasPending);
+  QVERIFY(second.hasBeyondWeights() && second.lens && !second.headNorms.empty());
+  for (int l = 0; l < first.layers; ++l)
+    for (int h = 0; h < first.heads; ++h)
+      QCOMPARE(first.head(l, h).values, second.head(l, h).values);
+  QVERIFY(!panel->frame()->extrasPending);
+  QVERIFY(!panel->findChild<QLabel*>("inspectStatus")->text().contains("follow"));
 }
 
 void TestInspectorViews::lensPanelShowsThePiecesAndMasksAColumn() {

@@ -443,7 +443,8 @@ bool InspectorPanel::lensShown() const {
 void InspectorPanel::requestMissing() {
   if (!m_frame) return;
   const bool needScores = m_view == InspectView::Scores && m_frame->scores.empty();
-  const bool needLens = lensShown() && !m_frame->lens;
+  // A frame of the weights alone is followed by the one with every view (extrasPending).
+  const bool needLens = lensShown() && !m_frame->lens && !m_frame->extrasPending;
   const bool needMasks = m_asaBox->isChecked() && m_frame->hasAsa && !m_frame->asaMasks;
   if (needScores || needLens || needMasks) requestText(m_frame->text);
 }
@@ -464,6 +465,7 @@ void InspectorPanel::showFrame(const InspectionFrame& frame) {
                   ". The text was cut to the model's maximum of %1 tokens "
                   "(<s> and </s> included).")
                   .arg(frame.maxLength);
+  if (frame.extrasPending) status += QStringLiteral("; rollout, norms and lens follow");
   QStringList masked;
   for (const int p : frame.maskedPositions)
     masked << QStringLiteral("%1 (%2)").arg(p).arg(frame.originalPieces.value(p));
