@@ -209,7 +209,9 @@ void TestInspectorViews::eachViewShowsTheCliValues() {
   // pre-softmax scores: asked for when first shown
   QTest::keyClick(combo, Qt::Key_Down);
   QCOMPARE(panel->view(), app::InspectView::Scores);
-  QTRY_VERIFY_WITH_TIMEOUT(!panel->frame()->scores.empty(), 30000);
+  // (a new request: its weights and scores come first, every other view after them)
+  QTRY_VERIFY_WITH_TIMEOUT(!panel->frame()->scores.empty() && !panel->frame()->extrasPending,
+                           30000);
   QVERIFY(sameTopLeft(tests::inspectDataset(h5, "scores")[layer].toArray()[head].toArray(),
                       panel->heatmap()->matrix()));
 
@@ -405,7 +407,7 @@ void TestInspectorViews::aClosedLensIsNotComputed() {
   QCOMPARE(splitter->sizes().value(1), 0);
   const QString other = QStringLiteral("a dog ran home .");
   panel->inspect(other);
-  QTRY_VERIFY_WITH_TIMEOUT(panel->frame()->text == other, 30000);
+  QTRY_VERIFY_WITH_TIMEOUT(panel->frame()->text == other && !panel->frame()->extrasPending, 30000);
   QVERIFY(!panel->frame()->lens);
   QVERIFY(panel->frame()->hasBeyondWeights());
   drag(-300);
