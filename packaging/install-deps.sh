@@ -26,6 +26,8 @@ DEMO=(
   libgloo-dev
   # an optimised BLAS: the reference BLAS runs matrix products ~33x slower
   libopenblas0-pthread libopenblas0-openmp
+  # CBLAS header and link library: the attention rollout's products (analysis/attention)
+  libblas-dev
   # storage and tokenizer
   libhdf5-dev libsentencepiece-dev
   # header libraries
