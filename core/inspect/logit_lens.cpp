@@ -79,7 +79,7 @@ ATTNLAB_HOT VocabularySums vocabularySums(const float* x, const float* e, const 
 }
 
 /// One lens row's statistics at N positions: the exponentials by LibTorch's vectorised exp,
-/// then one pass over each position's vocabulary for every sum (in double), so that no other
+/// then one pass over each position's vocabulary for every sum, so that no other
 /// [N, V] temporary is made: the corpus summaries call this for every masked position.
 ///   entropy H(x) = lse(x) - sum_v p_v x_v,  p = softmax(x)
 ///   KL(out || x) = sum_v q_v (y_v - x_v) + lse(x) - lse(y),  q = softmax(y), y the output

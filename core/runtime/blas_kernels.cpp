@@ -50,11 +50,14 @@ std::string loadedBlasCoreName() {
   return name != nullptr ? name : "";
 }
 
+std::string blasCoreTypeFor(const std::string& loadedCore, const std::string& widestCore) {
+  if (loadedCore.empty() || !narrowerThanAvx2(loadedCore)) return "";
+  return widestCore;
+}
+
 std::string betterBlasCoreType() {
   if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return "";
-  const std::string loaded = loadedBlasCoreName();
-  if (loaded.empty() || !narrowerThanAvx2(loaded)) return "";
-  return widestSupportedCore();
+  return blasCoreTypeFor(loadedBlasCoreName(), widestSupportedCore());
 }
 
 bool requestBetterBlasKernels() {

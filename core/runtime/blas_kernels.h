@@ -19,6 +19,12 @@ namespace attnlab::core {
 /// AVX-512 (F, BW, DQ, VL, CD, with the OS saving their registers), "Haswell" for AVX2 + FMA.
 std::string betterBlasCoreType();
 
+/// The rule behind betterBlasCoreType(), without the process: `loadedCore` as
+/// openblas_get_corename names it ("" without OpenBLAS), `widestCore` the widest this CPU runs
+/// ("SkylakeX", "Haswell" or ""). A core without AVX2 (Prescott and older, Sandybridge) is
+/// replaced by `widestCore`; any other is kept (""), and so is an unknown CPU.
+std::string blasCoreTypeFor(const std::string& loadedCore, const std::string& widestCore);
+
 /// Sets OPENBLAS_CORETYPE to betterBlasCoreType() when that names one; true when it did. It
 /// takes effect only in a program started afterwards: the caller executes itself again.
 bool requestBetterBlasKernels();

@@ -1,4 +1,5 @@
 #include "core/errors/error.h"
+#include "core/runtime/blas_kernels.h"
 #include "core/runtime/compute_environment.h"
 #include "core/runtime/device.h"
 
@@ -84,6 +85,37 @@ class TestDevice : public QObject {
     QCOMPARE(configureIntraOpThreads(1), 1);
     QVERIFY(describeTorchBuild().find("threads 1") != std::string::npos);
   }
+  // OpenBLAS's fallback cores are replaced by the widest the CPU runs; a wide core, an AMD
+  // core, no OpenBLAS or a CPU without AVX2 leave the choice alone (core/runtime/blas_kernels.h).
+  void blasCoreTypeReplacesOnlyNarrowCores() {
+    QCOMPARE(blasCoreTypeFor("Prescott", "SkylakeX"), std::string("SkylakeX"));
+    QCOMPARE(blasCoreTypeFor("PRESCOTT", "Haswell"), std::string("Haswell"));
+    QCOMPARE(blasCoreTypeFor("Sandybridge", "Haswell"), std::string("Haswell"));
+    QCOMPARE(blasCoreTypeFor("Nehalem", ""), std::string());
+    QCOMPARE(blasCoreTypeFor("Haswell", "SkylakeX"), std::string());
+    QCOMPARE(blasCoreTypeFor("SkylakeX", "SkylakeX"), std::string());
+    QCOMPARE(blasCoreTypeFor("Zen", "Haswell"), std::string());
+    QCOMPARE(blasCoreTypeFor("", "SkylakeX"), std::string());
+  }
+
+  // An explicit OPENBLAS_CORETYPE wins (the test process sets its own for its children:
+  // tests/support/same_blas_kernels.cpp), and the build line names the core in use.
+  void explicitBlasCoreTypeWinsAndIsNamed() {
+    const QByteArray before = qgetenv("OPENBLAS_CORETYPE");
+    qputenv("OPENBLAS_CORETYPE", "Prescott");
+    QCOMPARE(betterBlasCoreType(), std::string());
+    QVERIFY(!requestBetterBlasKernels());
+    QCOMPARE(qgetenv("OPENBLAS_CORETYPE"), QByteArray("Prescott"));
+    if (before.isNull())
+      qunsetenv("OPENBLAS_CORETYPE");
+    else
+      qputenv("OPENBLAS_CORETYPE", before);
+    const std::string core = loadedBlasCoreName();
+    if (!core.empty())
+      QVERIFY2(describeTorchBuild().find("(" + core + ")") != std::string::npos,
+               describeTorchBuild().c_str());
+  }
+
   void matmulRateIsPositive() { QVERIFY(measureMatmulGflops(128, 2) > 0.0); }
 };
 
