@@ -214,6 +214,10 @@ class TestMainWindow : public QObject {
     QVERIFY(typeField(dialog, "schedule.steps", "400"));
     QVERIFY(typeField(dialog, "train.log_every", "5"));
     QVERIFY(typeField(dialog, "train.threads", "1"));
+    // Small steps: the preset's 32 x 64 tokens made the two legs take 126 s alone and over
+    // the 120 s wait in CI beside another test; 8 x 32 keeps 400 steps and every phase.
+    QVERIFY(typeField(dialog, "train.batch_size", "8"));
+    QVERIFY(typeField(dialog, "data.sequence_length", "32"));
     QTRY_VERIFY2(dialog->startButton()->isEnabled(), qPrintable(dialog->summaryText()));
     const QString runDir = dialog->runDirectory();
     QCOMPARE(runDir, QDir::cleanPath(qpath("runs/tiny")));
