@@ -1,6 +1,7 @@
 #include "analysis/report/csv_report.h"
 
 #include "analysis/report/beyond_weights_tables.h"
+#include "analysis/report/head_report_tables.h"
 #include "analysis/report/report_units.h"
 #include "analysis/runs/analysis_report.h"
 #include "analysis/runs/coref_probe_report.h"
@@ -119,6 +120,7 @@ std::map<std::string, std::string> analysisCsvTables(const AnalysisReport& r) {
   tables["head_summaries.csv"] = summaries.str();
   tables["guidance_conformity.csv"] = conformity.str();
   addBeyondWeightsCsv(tables, r.beyond);
+  if (r.heads) addHeadReportCsv(tables, *r.heads);
 
   for (const auto& v : r.variantSeries) {
     std::ostringstream table;

@@ -1,6 +1,7 @@
 #include "analysis/report/json_report.h"
 
 #include "analysis/report/beyond_weights_json.h"
+#include "analysis/report/head_report_json.h"
 #include "analysis/report/report_units.h"
 #include "analysis/runs/analysis_report.h"
 #include "analysis/runs/coref_probe_report.h"
@@ -147,6 +148,7 @@ std::string analysisJson(const AnalysisReport& r) {
       {"over_training", training},
       {"seconds", r.seconds},
       {"config_toml", r.configToml}};
+  if (r.heads) doc["heads"] = headReportJson(*r.heads);
   return doc.dump(1) + "\n";
 }
 

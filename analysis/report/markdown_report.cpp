@@ -1,6 +1,7 @@
 #include "analysis/report/markdown_report.h"
 
 #include "analysis/report/beyond_weights_tables.h"
+#include "analysis/report/head_report_tables.h"
 #include "analysis/report/json_report.h"
 #include "analysis/report/report_units.h"
 #include "analysis/runs/analysis_report.h"
@@ -159,6 +160,7 @@ std::string analysisMarkdown(const AnalysisReport& r) {
   }
 
   out << beyondWeightsMarkdown(r.beyond);
+  if (r.heads) out << headReportMarkdown(*r.heads);
 
   if (!r.variantSeries.empty()) {
     out << "\n## The variants' own quantities over training\n\n"

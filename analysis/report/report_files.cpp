@@ -2,6 +2,7 @@
 
 #include "analysis/report/beyond_weights_tables.h"
 #include "analysis/report/csv_report.h"
+#include "analysis/report/head_report_tables.h"
 #include "analysis/report/json_report.h"
 #include "analysis/report/markdown_report.h"
 #include "analysis/runs/coref_probe_report.h"
@@ -45,7 +46,9 @@ bool ownedByAnalysis(const std::string& name) {
                                               kRolloutCsv,
                                               kNormHeadsCsv,
                                               kNormLayersCsv,
-                                              kLensCsv};
+                                              kLensCsv,
+                                              kHeadImportanceCsv,
+                                              kHeadPruningCsv};
   return fixed.count(name) > 0 || (name.starts_with("series_") && name.ends_with(".csv"));
 }
 

@@ -395,6 +395,67 @@ BeyondWeightsSummaries readBeyondWeights(const Node& n, std::size_t L, std::size
   return s;
 }
 
+MaskedLmScore readScore(const Node& n) {
+  return {n["loss"].real(), n["accuracy"].real()};
+}
+
+/// [L][H] nested arrays, flattened l * H + h.
+std::vector<double> readByLayer(const Node& n, std::size_t L, std::size_t H) {
+  std::vector<double> out;
+  n.size(L, "one entry per layer");
+  for (std::size_t l = 0; l < L; ++l) {
+    const auto row = n.at(l);
+    row.size(H, "one entry per head");
+    const auto values = row.reals();
+    out.insert(out.end(), values.begin(), values.end());
+  }
+  return out;
+}
+
+PruningCurve readPruningCurve(const Node& n, int L, int H) {
+  PruningCurve c;
+  c.order = n["order"].text();
+  c.seed = static_cast<std::uint64_t>(n["seed"].integer());
+  const auto heads = n["heads"];
+  for (std::size_t i = 0; i < heads.size(); ++i)
+    c.heads.push_back(heads.at(i).integerIn(0, L * H - 1));
+  const auto points = n["points"];
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto p = points.at(i);
+    c.points.push_back({p["masked"].integerIn(0, L * H),
+                        p["share"].real(),
+                        {p["loss"].real(), p["accuracy"].real()}});
+  }
+  return c;
+}
+
+/// analysis.json's "heads" (analyze --heads; absent otherwise).
+HeadReport readHeadReport(const Node& n, std::size_t L, std::size_t H) {
+  HeadReport r;
+  r.layers = static_cast<int>(L);
+  r.heads = static_cast<int>(H);
+  r.sequences = n["sequences"].integer();
+  r.positions = n["positions"].integer();
+  r.maskSeed = static_cast<std::uint64_t>(n["masking"]["seed"].integer());
+  r.full = readScore(n["full"]);
+  r.importanceRaw = readByLayer(n["importance"]["raw"], L, H);
+  r.importance = readByLayer(n["importance"]["normalised"], L, H);
+  if (const auto ablation = n.find("ablation")) {
+    ablation->size(L * H, "one entry per head");
+    for (std::size_t k = 0; k < L * H; ++k) r.ablation.push_back(readScore(ablation->at(k)));
+  }
+  const auto pruning = n["pruning"];
+  for (std::size_t i = 0; i < pruning.size(); ++i)
+    r.pruning.push_back(readPruningCurve(pruning.at(i), r.layers, r.heads));
+  r.pruningPasses = n["pruning_passes"].integerIn(0, static_cast<std::int64_t>(L * H));
+  const auto seconds = n["seconds"];
+  r.evaluationSeconds = seconds["evaluation"].real();
+  r.importanceSeconds = seconds["importance"].real();
+  r.ablationSeconds = seconds["ablation"].real();
+  r.pruningSeconds = seconds["pruning"].real();
+  return r;
+}
+
 }  // namespace
 
 AnalysisReport readAnalysisJson(const fs::path& path) {
@@ -509,6 +570,7 @@ AnalysisReport readAnalysisJson(const fs::path& path) {
   }
 
   if (const auto beyond = root.find("beyond_weights")) r.beyond = readBeyondWeights(*beyond, L, H);
+  if (const auto heads = root.find("heads")) r.heads = readHeadReport(*heads, L, H);
 
   const auto variants = root["variant_series"];
   for (std::size_t i = 0; i < variants.size(); ++i) {

@@ -6,10 +6,12 @@
 #include "analysis/attention/attention_statistics.h"
 #include "analysis/attention/beyond_weights_summaries.h"
 #include "analysis/attention/skipped_data.h"
+#include "analysis/runs/head_report.h"
 #include "analysis/runs/logged_series.h"
 #include "analysis/runs/run_selection.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,7 +38,8 @@ struct AnalysisReport {
   int maxLength = 0;
   std::string configToml;  ///< the checkpoint's configuration
   AttentionStatisticsResult statistics;
-  BeyondWeightsSummaries beyond;  ///< rollout, norms, logit lens (each absent when skipped)
+  BeyondWeightsSummaries beyond;    ///< rollout, norms, logit lens (each absent when skipped)
+  std::optional<HeadReport> heads;  ///< importance, ablation, pruning (analyze --heads)
   std::vector<LoggedSeries> variantSeries;
   std::vector<TrainingStatisticsPoint> overTraining;  ///< by source, then step
   std::vector<SkippedData> skipped;                   ///< evaluation text lines left out

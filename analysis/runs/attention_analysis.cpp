@@ -157,6 +157,8 @@ AnalysisReport analyzeRun(const AnalyzeOptions& options, const AnalysisProgress&
              beyond ? &*beyond : nullptr);
   report.statistics = stats.result();
   if (beyond) report.beyond = beyond->result();
+  if (options.heads)
+    report.heads = analyseHeads(inspector, set, options.headOptions, progress, cancel);
 
   const fs::path log = selected.runDir / "run.h5";
   std::error_code ec;

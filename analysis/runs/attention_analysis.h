@@ -5,6 +5,7 @@
 #include "analysis/runs/analysis_report.h"
 #include "analysis/runs/beyond_weights_pass.h"
 #include "analysis/runs/evaluation_set.h"
+#include "analysis/runs/head_analysis.h"
 
 #include <atomic>
 #include <cstdint>
@@ -25,6 +26,10 @@ struct AnalyzeOptions {
   /// The corpus summaries of rollout, norms and the logit lens (the analysed checkpoint's
   /// evaluation set only, not the snapshots or the other checkpoints).
   BeyondWeightsOptions beyond;
+  /// Head importance, single-head ablation and pruning curves (Michel et al. 2019) on the
+  /// analysed checkpoint's evaluation set.
+  bool heads = false;
+  HeadAnalysisOptions headOptions;
 };
 
 /// Runs the model of one checkpoint over the evaluation set in batches (memory does not grow

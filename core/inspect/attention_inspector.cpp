@@ -255,6 +255,7 @@ BatchCapture AttentionInspector::captureBatch(const at::Tensor& ids, const Batch
   capture.wantProbabilities = request.probabilities;
   capture.wantNorms = request.norms;
   capture.wantHiddenStates = request.lensPositions.defined();
+  capture.wantQueryKeys = request.queryKeys;
   ForwardOptions options;
   options.capture = &capture;
   MlmOutput unused;
@@ -271,6 +272,26 @@ BatchCapture AttentionInspector::captureBatch(const at::Tensor& ids, const Batch
   return out;
 }
 
+GatedLoss AttentionInspector::gatedLoss(const at::Tensor& ids, const MaskedTargets& masked,
+                                        const at::Tensor& gates, bool gradient) {
+  auto& s = *m_state;
+  if (ids.dim() != 2 || ids.scalar_type() != torch::kLong || ids.size(1) > maxLength())
+    throw DataError("gated loss", "expected [batch, length <= " + std::to_string(maxLength()) +
+                                      "] int64 token ids, got " + c10::str(ids.sizes()));
+  const std::int64_t length = ids.size(1);
+  auto input = ids;
+  MaskedTargets moved = masked;
+  if (s.config.attention.conv == ConvAttention::OneD && length < s.config.data.sequenceLength) {
+    // A 1-D convolved model runs at its fixed length: pad, and move the flat positions.
+    input = torch::constant_pad_nd(ids, {0, s.config.data.sequenceLength - length},
+                                   s.tokenizer->specialIds().pad);
+    moved.positions =
+        masked.positions.div(length, "floor") * input.size(1) + masked.positions.remainder(length);
+  }
+  return gatedMlmLoss(*s.model, input, input.ne(s.tokenizer->specialIds().pad), moved, gates,
+                      gradient);
+}
+
 BatchCapture AttentionInspector::cutBack(AttentionCapture& capture, std::int64_t length) const {
   BatchCapture out;
   auto cut = [length](const at::Tensor& t, std::initializer_list<int> dims) {
@@ -282,6 +303,10 @@ BatchCapture AttentionInspector::cutBack(AttentionCapture& capture, std::int64_t
   if (!capture.probabilities.empty()) {
     out.probabilities = cut(torch::stack(capture.probabilities).to(torch::kFloat), {-1, -2});
     capture.probabilities.clear();
+  }
+  if (!capture.queries.empty()) {
+    out.queries = cut(torch::stack(capture.queries).to(torch::kFloat), {-2});
+    out.keys = cut(torch::stack(capture.keys).to(torch::kFloat), {-2});
   }
   for (size_t l = 0; l < capture.mixing.size(); ++l) {
     LayerNorms n = attentionNorms(cut(capture.mixing[l], {-1, -2}),

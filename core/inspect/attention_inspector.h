@@ -2,6 +2,7 @@
 
 #include "core/config/run_config.h"
 #include "core/inspect/attention_norms.h"
+#include "core/inspect/gated_loss.h"
 #include "core/inspect/logit_lens.h"
 
 #include <ATen/core/Tensor.h>
@@ -73,6 +74,8 @@ struct BatchRequest {
   /// ([N]); undefined: no lens. The caller masks the input ids itself.
   at::Tensor lensPositions;
   at::Tensor lensTargets;
+  /// Every layer's queries and keys (the query-key map).
+  bool queryKeys = false;
 };
 
 /// One batch's capture, cut back to the input's length T.
@@ -80,6 +83,8 @@ struct BatchCapture {
   at::Tensor probabilities;       ///< [L, B, H, T, T] float32 contiguous (when asked)
   std::vector<LayerNorms> norms;  ///< per layer, batch first (when asked)
   std::optional<LensRows> lens;
+  at::Tensor queries;  ///< [L, B, H, T, d] float32 contiguous (queryKeys)
+  at::Tensor keys;     ///< [L, B, H, T, d] float32 contiguous (queryKeys)
 };
 
 /// Loads a checkpoint (its configuration, parameters and the run's tokenizer) once and
@@ -107,6 +112,10 @@ class AttentionInspector {
   at::Tensor probabilitiesOf(const at::Tensor& ids);
   /// The same pass with what `request` asks for (norms, the logit lens) as well.
   BatchCapture captureBatch(const at::Tensor& ids, const BatchRequest& request);
+  /// The MLM loss of `ids` [B, T] (holding <mask> at `masked`) with head gates [L, H]
+  /// (undefined: none), and with `gradient` each sequence's d loss / d gate (gated_loss.h).
+  GatedLoss gatedLoss(const at::Tensor& ids, const MaskedTargets& masked, const at::Tensor& gates,
+                      bool gradient);
 
   std::int64_t step() const;
   const std::filesystem::path& checkpoint() const;

@@ -16,7 +16,11 @@ struct AttentionCapture {
   /// that really mixed the values, the norms of the heads' transformed values and their
   /// Gram matrices (core/inspect/attention_norms.h turns them into norms).
   bool wantNorms = false;
-  bool wantHiddenStates = false;          ///< every layer's output (the logit lens)
+  bool wantHiddenStates = false;  ///< every layer's output (the logit lens)
+  /// Every layer's queries and keys as the scores multiply them (after Dufter et al.'s
+  /// temperatures; before 1/sqrt(d), position interactions and RealFormer's residual):
+  /// the query-key map (AttentionViz).
+  bool wantQueryKeys = false;
   std::vector<at::Tensor> probabilities;  ///< [B, heads, T, T] per layer when requested
   std::vector<at::Tensor> scores;         ///< [B, heads, T, T] per layer when requested
   /// [B, heads, T, T] per layer (wantNorms): alpha, the matrix that multiplied the values
@@ -34,6 +38,8 @@ struct AttentionCapture {
   /// [B, T, hidden] per layer (wantHiddenStates): the layer's output, before SesameBERT's
   /// combination over layers and a Pre-LN model's final LayerNorm.
   std::vector<at::Tensor> hiddenStates;
+  std::vector<at::Tensor> queries;  ///< [B, heads, T, d] per layer (wantQueryKeys)
+  std::vector<at::Tensor> keys;     ///< [B, heads, T, d] per layer (wantQueryKeys)
 
   /// True when the attention blocks must run the explicit product to fill this capture.
   bool wantsAnything() const { return wantProbabilities || wantScores || wantNorms; }
@@ -44,6 +50,8 @@ struct AttentionCapture {
     valueNorms.clear();
     valueGram.clear();
     hiddenStates.clear();
+    queries.clear();
+    keys.clear();
   }
 };
 

@@ -27,6 +27,11 @@ struct AttentionContext {
   std::vector<at::Tensor> guidanceProbabilities;
   /// Detached copies for logging and analysis, when asked for.
   AttentionCapture* capture = nullptr;
+  /// Head gates (Michel et al. 2019): per layer [heads] or [B, heads], multiplying each
+  /// head's context before the output projection; empty: no gates. A gate of 1 leaves the
+  /// pass bitwise as it was (x * 1 == x); 0 masks the head's output (its scores still enter
+  /// RealFormer's running sum).
+  std::vector<at::Tensor> headGates;
 };
 
 }  // namespace attnlab::core

@@ -4,6 +4,9 @@
 
 #include <torch/torch.h>
 
+#include <stdexcept>
+#include <string>
+
 namespace attnlab::core {
 
 torch::Tensor additiveAttentionMask(const torch::Tensor& attentionMask, torch::ScalarType dtype) {
@@ -98,6 +101,13 @@ torch::Tensor MaskedLanguageModelImpl::encodeWith(const torch::Tensor& inputIds,
     ctx.paddingBias = additiveAttentionMask(attentionMask, x.scalar_type());
   ctx.capture = options.capture;
   ctx.keepProbabilitiesForGuidance = options.keepGuidanceProbabilities;
+  if (!options.headGates.empty()) {
+    if (options.headGates.size() != m_layers->size())
+      throw std::invalid_argument("head gates: " + std::to_string(options.headGates.size()) +
+                                  " layers given for a model of " +
+                                  std::to_string(m_layers->size()));
+    ctx.headGates = options.headGates;
+  }
   const bool adversarial = options.adversarial && m_adversaries;
   std::vector<torch::Tensor> outputs;
   for (size_t i = 0; i < m_layers->size(); ++i) {

@@ -27,6 +27,8 @@ struct ForwardOptions {
   bool wantRealLogits = false;
   /// The MLM loss and accuracy; ASA's adversarial pass only needs its logits.
   bool computeLoss = true;
+  /// Head gates per layer ([heads] or [B, heads]; AttentionContext::headGates); empty: none.
+  std::vector<torch::Tensor> headGates;
 };
 
 /// The result of one MLM forward pass. Loss and counts stay on the device: the trainer

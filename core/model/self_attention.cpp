@@ -8,6 +8,8 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace attnlab::core {
 
@@ -98,11 +100,26 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContex
   }
 
   if (ctx.capture != nullptr && ctx.capture->wantNorms) captureValueNorms(v, *ctx.capture);
+  if (ctx.capture != nullptr && ctx.capture->wantQueryKeys) {
+    ctx.capture->queries.push_back(q.detach());
+    ctx.capture->keys.push_back(k.detach());
+  }
   auto context = fusedAllowedBy(ctx, x) ? fusedAttention(q, k, v, ctx)
                                         : explicitAttention(q, k, v, ctx);  // [B, heads, T, d]
+  if (!ctx.headGates.empty()) context = gated(context, ctx.headGates.at(size_t(m_layerIndex)));
   context = context.transpose(1, 2).reshape({batch, length, hidden});
   if (m_blurTarget == BlurTarget::Context) context = blurAlongSequence(context, m_blurKernel);
   return m_output(context.reshape({batch * length, hidden})).view({batch, length, hidden});
+}
+
+torch::Tensor SelfAttentionImpl::gated(const torch::Tensor& context,
+                                       const torch::Tensor& gates) const {
+  if (gates.dim() < 1 || gates.dim() > 2 || gates.size(-1) != m_heads ||
+      (gates.dim() == 2 && gates.size(0) != context.size(0)))
+    throw std::invalid_argument("head gates of layer " + std::to_string(m_layerIndex) +
+                                ": expected [" + std::to_string(m_heads) + "] or [batch, " +
+                                std::to_string(m_heads) + "], got " + c10::str(gates.sizes()));
+  return context * gates.to(context.scalar_type()).view({-1, m_heads, 1, 1});
 }
 
 bool SelfAttentionImpl::fusedAllowedBy(const AttentionContext& ctx, const torch::Tensor& x) const {

@@ -47,6 +47,8 @@ class SelfAttentionImpl : public torch::nn::Module {
   bool m_fusable = false;
   double m_attentionDropoutP = 0.0;
   bool fusedAllowedBy(const AttentionContext& ctx, const torch::Tensor& x) const;
+  /// The context [B, heads, T, d] times the layer's head gates ([heads] or [B, heads]).
+  torch::Tensor gated(const torch::Tensor& context, const torch::Tensor& gates) const;
   /// softmax(scores + bias) v, explicitly, with every capture and mechanism hook.
   torch::Tensor explicitAttention(const torch::Tensor& q, const torch::Tensor& k,
                                   const torch::Tensor& v, AttentionContext& ctx);

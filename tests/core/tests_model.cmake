@@ -4,3 +4,6 @@ attnlab_add_qtest(core test_fused_attention LIBS attnlab_core_model)
 # Norm-based attention and the logit lens against the papers' formulas written out in the tests.
 attnlab_add_qtest(core test_attention_norms LIBS attnlab_core_inspect)
 attnlab_add_qtest(core test_logit_lens LIBS attnlab_core_inspect)
+# Head gates (Michel et al. 2019): bitwise identity at 1, gradients against finite
+# differences, a masked head against its zeroed output columns.
+attnlab_add_qtest(core test_gated_loss LIBS attnlab_core_inspect)
