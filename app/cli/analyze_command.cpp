@@ -33,6 +33,31 @@ void printBeyondWeights(const analysis::BeyondWeightsSummaries& b) {
   }
 }
 
+void printHeads(const analysis::HeadReport& r) {
+  std::printf("  heads: full model loss %.4f nats, accuracy %.3f at %lld masked positions\n",
+              r.full.loss, r.full.accuracy, static_cast<long long>(r.positions));
+  for (int l = 0; l < r.layers; ++l) {
+    std::printf("  heads layer %d: importance", l);
+    for (int h = 0; h < r.heads; ++h)
+      std::printf(" %.3f", r.importance[static_cast<std::size_t>(l * r.heads + h)]);
+    std::printf("\n");
+  }
+  for (const auto& c : r.pruning) {
+    if (c.points.empty()) continue;
+    const auto& last = c.points.back();
+    std::printf("  pruning (%s", c.order.c_str());
+    if (c.order == "random") std::printf(", seed %llu", static_cast<unsigned long long>(c.seed));
+    std::printf("): %d of %d heads masked, loss %.4f nats\n", last.masked, r.layers * r.heads,
+                last.score.loss);
+  }
+  std::printf(
+      "  heads took %.2f s: evaluation pass %.3f s, importance %.3f s (%.2fx), pruning "
+      "curve %.3f s (%d passes, %.2fx)\n",
+      r.evaluationSeconds + r.importanceSeconds + r.ablationSeconds + r.pruningSeconds,
+      r.evaluationSeconds, r.importanceSeconds, r.importanceSeconds / r.evaluationSeconds,
+      r.pruningSeconds, r.pruningPasses, r.pruningSeconds / r.evaluationSeconds);
+}
+
 analysis::AnalyzeOptions analyzeOptionsOf(const AnalyzeCommandOptions& o) {
   analysis::AnalyzeOptions options;
   options.run = o.run;
@@ -49,6 +74,9 @@ analysis::AnalyzeOptions analyzeOptionsOf(const AnalyzeCommandOptions& o) {
   options.beyond.rollout = !o.noRollout;
   options.beyond.norms = !o.noNorms;
   options.beyond.lens = !o.noLens;
+  options.heads = o.heads;
+  options.headOptions.ablation = !o.noAblation;
+  options.headOptions.randomSeeds = o.pruningSeeds;
   return options;
 }
 
@@ -90,6 +118,7 @@ int runAnalyze(const AnalyzeCommandOptions& o) {
       std::printf("\n");
     }
     printBeyondWeights(report.beyond);
+    if (report.heads) printHeads(*report.heads);
     if (s.skippedRows > 0) {
       std::printf("  %lld (head, row) pairs had no attention on real keys and were left out\n",
                   static_cast<long long>(s.skippedRows));

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace attnlab::app {
 
@@ -18,9 +19,12 @@ struct AnalyzeCommandOptions {
   std::int64_t pairwise = 64;
   bool overCheckpoints = false;
   bool noSnapshots = false;
-  bool noRollout = false;  ///< skip the rollout summary
-  bool noNorms = false;    ///< skip the weight-norm summary
-  bool noLens = false;     ///< skip the logit lens summary (its second forward pass)
+  bool noRollout = false;   ///< skip the rollout summary
+  bool noNorms = false;     ///< skip the weight-norm summary
+  bool noLens = false;      ///< skip the logit lens summary (its second forward pass)
+  bool heads = false;       ///< head importance, ablation and pruning (Michel et al. 2019)
+  bool noAblation = false;  ///< --heads without the single-head ablation (L x H passes)
+  std::vector<std::uint64_t> pruningSeeds = {1, 2, 3};  ///< the random pruning orders' seeds
   int batchSize = 16;
   bool plain = false;
 };

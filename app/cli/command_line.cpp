@@ -143,6 +143,14 @@ CLI::App* addAnalyzeCommand(CLI::App& cli, AnalyzeCommandOptions& analyze) {
                 "Skip the weight-norm summary (Kobayashi et al.'s norms against the weights)");
   cmd->add_flag("--no-lens", analyze.noLens,
                 "Skip the logit lens summary at masked positions (a second forward pass)");
+  cmd->add_flag("--heads", analyze.heads,
+                "Head importance (Michel et al.'s gradient of the MLM loss by a gate per head), "
+                "single-head ablation and pruning curves, at masked positions");
+  cmd->add_flag("--no-ablation", analyze.noAblation,
+                "With --heads: skip masking each head alone (layers x heads evaluation passes)");
+  cmd->add_option("--pruning-seeds", analyze.pruningSeeds,
+                  "With --heads: seeds of the random pruning orders (the baseline curves)")
+      ->capture_default_str();
   cmd->add_option("--batch-size", analyze.batchSize, "Sequences per forward pass")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();

@@ -254,13 +254,18 @@ BatchCapture AttentionInspector::captureBatch(const at::Tensor& ids, const Batch
   AttentionCapture capture;
   capture.wantProbabilities = request.probabilities;
   capture.wantNorms = request.norms;
-  capture.wantHiddenStates = request.lensPositions.defined();
+  capture.wantHiddenStates = request.lensPositions.defined() || request.hiddenStates;
   capture.wantQueryKeys = request.queryKeys;
   ForwardOptions options;
   options.capture = &capture;
   MlmOutput unused;
   const auto finalHidden = s.model->encodeWith(input, mask, options, unused);
   BatchCapture out = cutBack(capture, length);
+  if (request.hiddenStates) {
+    std::vector<at::Tensor> states = {s.model->embed(input)};
+    states.insert(states.end(), capture.hiddenStates.begin(), capture.hiddenStates.end());
+    out.hiddenStates = torch::stack(states).narrow(2, 0, length).to(torch::kFloat).contiguous();
+  }
   if (request.lensPositions.defined()) {
     // Flat positions of [B, T] moved to the padded length the model ran at.
     const auto padded = input.size(1);

@@ -76,6 +76,8 @@ struct BatchRequest {
   at::Tensor lensTargets;
   /// Every layer's queries and keys (the query-key map).
   bool queryKeys = false;
+  /// Every layer's output (linear CKA between layers).
+  bool hiddenStates = false;
 };
 
 /// One batch's capture, cut back to the input's length T.
@@ -85,6 +87,9 @@ struct BatchCapture {
   std::optional<LensRows> lens;
   at::Tensor queries;  ///< [L, B, H, T, d] float32 contiguous (queryKeys)
   at::Tensor keys;     ///< [L, B, H, T, d] float32 contiguous (queryKeys)
+  /// [L + 1, B, T, hidden] float32 contiguous (hiddenStates): the embeddings' output (the
+  /// first layer's input), then every layer's output.
+  at::Tensor hiddenStates;
 };
 
 /// Loads a checkpoint (its configuration, parameters and the run's tokenizer) once and

@@ -84,15 +84,19 @@ void MaskedLanguageModelImpl::resetParameters(double initStd) {
   if (m_squeeze) m_squeeze->resetParameters(initStd);
 }
 
-torch::Tensor MaskedLanguageModelImpl::encodeWith(const torch::Tensor& inputIds,
-                                                  const torch::Tensor& attentionMask,
-                                                  const ForwardOptions& options, MlmOutput& out) {
+torch::Tensor MaskedLanguageModelImpl::embed(const torch::Tensor& inputIds) {
   auto x = m_tokenEmbedding(inputIds);
   if (m_positionEmbedding) {
     auto positions = torch::arange(inputIds.size(1), inputIds.options());
     x = x + m_positionEmbedding(positions).unsqueeze(0);
   }
-  x = m_embeddingDropout(m_embeddingNorm(x));
+  return m_embeddingDropout(m_embeddingNorm(x));
+}
+
+torch::Tensor MaskedLanguageModelImpl::encodeWith(const torch::Tensor& inputIds,
+                                                  const torch::Tensor& attentionMask,
+                                                  const ForwardOptions& options, MlmOutput& out) {
+  auto x = embed(inputIds);
 
   AttentionContext ctx;
   // Without padding the bias would be all zeros: leaving it out lets a GPU run the flash

@@ -83,6 +83,9 @@ class MaskedLanguageModelImpl : public torch::nn::Module {
   MlmOutput forward(const torch::Tensor& inputIds, const torch::Tensor& attentionMask,
                     const torch::Tensor& labels, AttentionCapture* capture = nullptr);
 
+  /// The first layer's input: token (+ position) embeddings, LayerNorm, dropout.
+  torch::Tensor embed(const torch::Tensor& inputIds);
+
   /// The encoder part of a pass, with every option; also fills the masks and SE weights.
   torch::Tensor encodeWith(const torch::Tensor& inputIds, const torch::Tensor& attentionMask,
                            const ForwardOptions& options, MlmOutput& out);
