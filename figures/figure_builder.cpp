@@ -28,6 +28,8 @@ const std::map<std::string, Maker, std::less<>>& makerTable() {
       {"clark-fig2", &makers::clarkFig2},
       {"head-jsd-matrix", &makers::headJsdMatrix},
       {"head-jsd-mds", &makers::headJsdMds},
+      {"head-importance", &makers::headImportance},
+      {"head-pruning", &makers::headPruning},
       {"guidance-conformity", &makers::guidanceConformity},
       {"training-statistics", &makers::trainingStatistics},
       {"rollout-spread", &makers::rolloutSpread},

@@ -219,6 +219,36 @@ std::vector<FigureSpec> buildCatalog() {
                .usesStep = true,
                .widthPx = 1100,
                .heightPx = 450});
+  // The heads' analysis (pruning_figures.h).
+  c.push_back({.name = "head-importance",
+               .title = "Head importance and single-head ablation",
+               .reproduces = "Michel et al. 2019's head importance (their Sec. 4.1) and the "
+                             "single-head ablation of their Table 1, per layer x head",
+               .inputs = "analysis report <run>/analysis/step-S/analysis.json: head_analysis "
+                         "(attnlab-cli analyze --heads)",
+               .units = "rows: layers; columns: heads; left: E_x |dL/dxi_h| divided by its "
+                        "layer's L2 norm (0..1); right: MLM loss with the head masked minus the "
+                        "full model's, divided by the largest such change (nats in the title)",
+               .source = FigureSource::AnalysisReport,
+               .usesStep = true,
+               .widthPx = 1000,
+               .heightPx = 500});
+  c.push_back({.name = "head-pruning",
+               .title = "Pruning heads: MLM loss and accuracy against heads masked",
+               .reproduces = "Michel et al. 2019 Fig. 3 (pruning by importance) with random "
+                             "orders as the baseline",
+               .inputs =
+                   "analysis report <run>/analysis/step-S/analysis.json: head_analysis.pruning "
+                   "(attnlab-cli analyze --heads)",
+               .units = "x: heads masked (% of all; never a layer's last); y: MLM loss at "
+                        "masked positions (nats) and accuracy (fraction); bold: importance "
+                        "order, faint: random orders (seeds in the legend)",
+               .source = FigureSource::AnalysisReport,
+               .minRuns = 1,
+               .maxRuns = 4,
+               .usesStep = true,
+               .widthPx = 1100,
+               .heightPx = 450});
   return c;
 }
 

@@ -30,4 +30,8 @@ Figure rolloutSpread(const FigureSpec& spec, const FigureRequest& request);
 Figure normWeightCorrelation(const FigureSpec& spec, const FigureRequest& request);
 Figure logitLens(const FigureSpec& spec, const FigureRequest& request);
 
+// The heads' analysis (pruning_figures.cpp).
+Figure headImportance(const FigureSpec& spec, const FigureRequest& request);
+Figure headPruning(const FigureSpec& spec, const FigureRequest& request);
+
 }  // namespace attnlab::figures::makers

@@ -1,6 +1,6 @@
 #pragma once
 
-// analysis.json's "heads" object (analyze --heads): head importance, single-head ablation
+// analysis.json's "head_analysis" object (analyze --heads): head importance, single-head ablation
 // and pruning curves (head_report.h). Absent when the heads were not analysed.
 
 #include "analysis/runs/head_report.h"

@@ -148,7 +148,7 @@ std::string analysisJson(const AnalysisReport& r) {
       {"over_training", training},
       {"seconds", r.seconds},
       {"config_toml", r.configToml}};
-  if (r.heads) doc["heads"] = headReportJson(*r.heads);
+  if (r.heads) doc["head_analysis"] = headReportJson(*r.heads);
   return doc.dump(1) + "\n";
 }
 

@@ -29,6 +29,18 @@ fs::path reportFolder(const fs::path& run, ReportKind kind, std::int64_t step) {
   return reportsFolder(run) / (std::string(reportFolderPrefix(kind)) + std::to_string(step));
 }
 
+fs::path comparisonFolder(const fs::path& runA, std::int64_t stepA, const fs::path& runB,
+                          std::int64_t stepB) {
+  // "runs/b/" and "." have no useful file name: the folder's own name is that of its
+  // absolute normal form.
+  std::error_code ec;
+  fs::path b = fs::absolute(runB, ec).lexically_normal();
+  if (ec) b = runB.lexically_normal();
+  if (b.filename().empty()) b = b.parent_path();
+  return reportsFolder(runA) / ("compare-step-" + std::to_string(stepA) + "-vs-" +
+                                b.filename().string() + "-step-" + std::to_string(stepB));
+}
+
 std::string_view reportFolderPrefix(ReportKind kind) {
   switch (kind) {
     case ReportKind::Attention:

@@ -24,6 +24,10 @@ std::filesystem::path reportsFolder(const std::filesystem::path& run);
 /// <run>/analysis/step-S or <run>/analysis/coref-step-S.
 std::filesystem::path reportFolder(const std::filesystem::path& run, ReportKind kind,
                                    std::int64_t step);
+/// <run A>/analysis/compare-step-SA-vs-<run B's folder name>-step-SB: `attnlab-cli compare`'s
+/// report on run A's checkpoint at step SA against run B's at SB (run B may be run A).
+std::filesystem::path comparisonFolder(const std::filesystem::path& runA, std::int64_t stepA,
+                                       const std::filesystem::path& runB, std::int64_t stepB);
 /// "step-" or "coref-step-": a report folder's name is this and the checkpoint's step.
 std::string_view reportFolderPrefix(ReportKind kind);
 /// "analysis.json" or "coref.json": the file a report folder holds.

@@ -429,7 +429,7 @@ PruningCurve readPruningCurve(const Node& n, int L, int H) {
   return c;
 }
 
-/// analysis.json's "heads" (analyze --heads; absent otherwise).
+/// analysis.json's "head_analysis" (analyze --heads; absent otherwise).
 HeadReport readHeadReport(const Node& n, std::size_t L, std::size_t H) {
   HeadReport r;
   r.layers = static_cast<int>(L);
@@ -570,7 +570,7 @@ AnalysisReport readAnalysisJson(const fs::path& path) {
   }
 
   if (const auto beyond = root.find("beyond_weights")) r.beyond = readBeyondWeights(*beyond, L, H);
-  if (const auto heads = root.find("heads")) r.heads = readHeadReport(*heads, L, H);
+  if (const auto heads = root.find("head_analysis")) r.heads = readHeadReport(*heads, L, H);
 
   const auto variants = root["variant_series"];
   for (std::size_t i = 0; i < variants.size(); ++i) {

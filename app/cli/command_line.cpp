@@ -187,6 +187,72 @@ CLI::App* addProbeCommand(CLI::App& cli, ProbeCorefCommandOptions& coref) {
   return cmd;
 }
 
+CLI::App* addCompareCommand(CLI::App& cli, CompareCommandOptions& compare) {
+  auto* cmd = cli.add_subcommand(
+      "compare",
+      "Compare two checkpoints (two runs, or two steps of one) on the same inputs: head JSD "
+      "with the Hungarian matching per layer, linear CKA between layers; JSON, CSV and "
+      "Markdown");
+  cmd->add_option("run_a", compare.runA, "Run A: a run directory, or one of its checkpoint files")
+      ->required()
+      ->check(CLI::ExistingPath);
+  cmd->add_option("run_b", compare.runB, "Run B (may be run A, at another --step-b)")
+      ->required()
+      ->check(CLI::ExistingPath);
+  cmd->add_flag("--heads", compare.heads,
+                "Compare heads (required: the only comparison so far): JSD between every head "
+                "of A and of B per layer, their matching, and linear CKA");
+  cmd->add_option("--step-a", compare.stepA, "Run A's checkpoint step (default: the latest)");
+  cmd->add_option("--step-b", compare.stepB, "Run B's checkpoint step (default: the latest)");
+  cmd->add_option("--text", compare.text,
+                  "Inputs from this text file (one sequence a line) instead of run A's "
+                  "validation split")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--examples", compare.examples, "Sequences of the inputs to use (0 = all)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--cka-tokens", compare.ckaTokens,
+                  "Tokens whose hidden states enter linear CKA (the first real ones)")
+      ->check(CLI::Range(2, 1000000))
+      ->capture_default_str();
+  cmd->add_option(
+      "--out", compare.out,
+      "Report folder (default: <run A>/analysis/compare-step-<SA>-vs-<run B>-step-<SB>)");
+  cmd->add_option("--batch-size", compare.batchSize, "Sequences per forward pass")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  cmd->add_flag("--plain", compare.plain, "Plain progress lines even on a terminal");
+  return cmd;
+}
+
+CLI::App* addQkMapCommand(CLI::App& cli, QkMapCommandOptions& qk) {
+  auto* cmd = cli.add_subcommand(
+      "qk-map",
+      "A head's query-key map (AttentionViz: queries and keys normalised, joint PCA) over the "
+      "validation split or a text file, as HDF5");
+  cmd->add_option("run", qk.run, "Run directory, or one of its checkpoint files")
+      ->required()
+      ->check(CLI::ExistingPath);
+  cmd->add_option("--layer", qk.layer, "Layer (from 0)")->required();
+  auto* head = cmd->add_option("--head", qk.head, "Head (from 0)");
+  cmd->add_flag("--all-heads", qk.allHeads, "Every head of the layer, one map each")
+      ->excludes(head);
+  cmd->add_option("--step", qk.step, "Checkpoint step (default: the latest)");
+  cmd->add_option("--text", qk.text,
+                  "Tokens from this text file (one sequence a line) instead of the validation "
+                  "split")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--tokens", qk.tokens, "Tokens to place (each as a query and as a key)")
+      ->check(CLI::Range(1, 10000000))
+      ->capture_default_str();
+  cmd->add_option("--out", qk.out, "Output HDF5 file")->required();
+  cmd->add_option("--batch-size", qk.batchSize, "Sequences per forward pass")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  cmd->add_flag("--plain", qk.plain, "Plain progress lines even on a terminal");
+  return cmd;
+}
+
 Subcommands addCommands(CLI::App& cli, CommandLineOptions& options) {
   Subcommands commands;
   commands.smoke = addSmokeCommand(cli, options.smoke);
@@ -194,6 +260,8 @@ Subcommands addCommands(CLI::App& cli, CommandLineOptions& options) {
   commands.inspect = addInspectCommand(cli, options.inspect);
   commands.analyze = addAnalyzeCommand(cli, options.analyze);
   commands.probeCoref = addProbeCommand(cli, options.probeCoref);
+  commands.compare = addCompareCommand(cli, options.compare);
+  commands.qkMap = addQkMapCommand(cli, options.qkMap);
   commands.exportFigures = addExportCommand(cli, options.exportFigures);
   return commands;
 }
@@ -204,6 +272,8 @@ int runChosenCommand(const Subcommands& commands, const CommandLineOptions& opti
   if (commands.inspect->parsed()) return runInspect(options.inspect);
   if (commands.analyze->parsed()) return runAnalyze(options.analyze);
   if (commands.probeCoref->parsed()) return runProbeCoref(options.probeCoref);
+  if (commands.compare->parsed()) return runCompare(options.compare);
+  if (commands.qkMap->parsed()) return runQkMap(options.qkMap);
   if (commands.exportFigures->parsed()) return runExport(options.exportFigures);
   return 0;
 }

@@ -5,9 +5,11 @@
 // is the chosen subcommand run with its part of the struct. main.cpp strings the steps.
 
 #include "app/cli/analyze_command.h"
+#include "app/cli/compare_command.h"
 #include "app/cli/export_command.h"
 #include "app/cli/inspect_command.h"
 #include "app/cli/probe_command.h"
+#include "app/cli/qk_map_command.h"
 #include "app/cli/smoke_command.h"
 #include "app/cli/train_command.h"
 
@@ -24,6 +26,8 @@ struct CommandLineOptions {
   InspectOptions inspect;
   AnalyzeCommandOptions analyze;
   ProbeCorefCommandOptions probeCoref;
+  CompareCommandOptions compare;
+  QkMapCommandOptions qkMap;
   ExportCommandOptions exportFigures;
 };
 
@@ -34,6 +38,8 @@ struct Subcommands {
   CLI::App* inspect = nullptr;
   CLI::App* analyze = nullptr;
   CLI::App* probeCoref = nullptr;  ///< `probe coref` (`probe` itself runs nothing)
+  CLI::App* compare = nullptr;
+  CLI::App* qkMap = nullptr;
   CLI::App* exportFigures = nullptr;
 };
 
@@ -44,6 +50,8 @@ CLI::App* addInspectCommand(CLI::App& cli, InspectOptions& options);
 CLI::App* addAnalyzeCommand(CLI::App& cli, AnalyzeCommandOptions& options);
 /// Adds `probe` and its task `coref`; returns `coref`, the one that runs.
 CLI::App* addProbeCommand(CLI::App& cli, ProbeCorefCommandOptions& options);
+CLI::App* addCompareCommand(CLI::App& cli, CompareCommandOptions& options);
+CLI::App* addQkMapCommand(CLI::App& cli, QkMapCommandOptions& options);
 
 /// Adds every subcommand (in the order --help lists them), bound to `options`.
 Subcommands addCommands(CLI::App& cli, CommandLineOptions& options);

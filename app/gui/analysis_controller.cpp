@@ -44,6 +44,7 @@ bool AnalysisController::start(const QString& runDirectory, std::optional<qint64
         options.evaluation.maxSequences = job.maxSequences;
         options.statistics.pairwiseSequences = job.pairwiseSequences;
         options.overCheckpoints = job.overCheckpoints;
+        options.heads = job.heads;
         // The same job as attnlab-cli analyze: the report goes where the CLI puts it.
         const auto written = analysis::runAnalysisJob(options, {}, progress, cancel);
         return (written.folder / analysis::reportFileName(analysis::ReportKind::Attention))

@@ -29,6 +29,7 @@ struct AnalysisJobOptions {
   qint64 maxSequences = 0;        ///< 0: every sequence of the evaluation set
   qint64 pairwiseSequences = 64;  ///< all-pairs head JSD over the first N sequences; 0 = off
   bool overCheckpoints = false;   ///< also the evaluation set under every checkpoint
+  bool heads = false;  ///< head importance, ablation and pruning curves (analyze --heads)
 };
 
 class AnalysisController : public QObject {

@@ -2,6 +2,7 @@
 
 #include "analysis/runs/analysis_report.h"
 #include "figures/beyond_figures.h"
+#include "figures/pruning_figures.h"
 #include "widgets/plots/matrix_heatmap.h"
 #include "widgets/plots/scatter_plot.h"
 
@@ -22,6 +23,10 @@ const char* figureOf(AnalysisBeyondView::Kind kind) {
       return "norm-weight-correlation";
     case AnalysisBeyondView::Kind::Lens:
       return "logit-lens";
+    case AnalysisBeyondView::Kind::HeadImportance:
+      return "head-importance";
+    case AnalysisBeyondView::Kind::Pruning:
+      return "head-pruning";
   }
   return "";  // unreachable: -Werror=switch keeps the switch complete
 }
@@ -32,14 +37,16 @@ AnalysisBeyondView::AnalysisBeyondView(Kind kind, QWidget* parent)
     : AnalysisView(parent), m_kind(kind) {
   m_stack = new QStackedLayout(this);
   m_stack->setContentsMargins(0, 0, 0, 0);
-  if (kind == Kind::Norms) {
+  if (kind == Kind::Norms || kind == Kind::HeadImportance) {
     m_heatmap = new widgets::MatrixHeatmap(this);
-    m_heatmap->setObjectName(QStringLiteral("normCorrelationHeatmap"));
+    m_heatmap->setObjectName(kind == Kind::Norms ? QStringLiteral("normCorrelationHeatmap")
+                                                 : QStringLiteral("headImportanceHeatmap"));
     m_stack->addWidget(m_heatmap);
   } else {
     m_lines = new widgets::ScatterPlot(this);
     m_lines->setObjectName(kind == Kind::Rollout ? QStringLiteral("rolloutSpreadPlot")
-                                                 : QStringLiteral("logitLensPlot"));
+                           : kind == Kind::Lens  ? QStringLiteral("logitLensPlot")
+                                                 : QStringLiteral("pruningCurvesPlot"));
     m_stack->addWidget(m_lines);
   }
   m_missing = new QLabel(this);
@@ -88,6 +95,12 @@ void AnalysisBeyondView::draw() {
         break;
       case Kind::Lens:
         figures::drawLogitLens(*m_lines, {run});
+        break;
+      case Kind::HeadImportance:
+        figures::drawHeadImportance(*m_heatmap, run);
+        break;
+      case Kind::Pruning:
+        figures::drawPruningCurves(*m_lines, {run});
         break;
     }
     m_drawn = true;

@@ -1,11 +1,15 @@
 #pragma once
 
-// The corpus summaries beyond the weights, one view each (figures/beyond_figures.h):
-//   Rollout  the rollout's spread from the diagonal, diagonal mass and entropy per layer
-//   Norms    Pearson r of weights and norms per layer x head, with the mean ||f_h(x_j)||
-//   Lens     the logit lens's accuracy, mean rank and KL to the output per layer, the first
-//            layer with half the output's accuracy marked
-// A report analysed without the summary (--no-rollout, ...) shows what to run instead.
+// A report's optional summaries, one figure a view: the corpus summaries beyond the weights
+// (figures/beyond_figures.h) and the heads' analysis (figures/pruning_figures.h):
+//   Rollout         the rollout's spread from the diagonal, diagonal mass and entropy per layer
+//   Norms           Pearson r of weights and norms per layer x head, with the mean ||f_h(x_j)||
+//   Lens            the logit lens's accuracy, mean rank and KL to the output per layer, the
+//                   first layer with half the output's accuracy marked
+//   HeadImportance  Michel et al.'s importance and the single-head ablation per layer x head
+//   Pruning         loss and accuracy against heads masked, by importance and at random
+// A report analysed without the summary (--no-rollout, without --heads, ...) shows what to
+// run instead.
 
 #include "app/gui/panels/analysis_view.h"
 
@@ -22,7 +26,7 @@ namespace attnlab::app {
 class AnalysisBeyondView : public AnalysisView {
   Q_OBJECT
  public:
-  enum class Kind { Rollout, Norms, Lens };
+  enum class Kind { Rollout, Norms, Lens, HeadImportance, Pruning };
 
   explicit AnalysisBeyondView(Kind kind, QWidget* parent = nullptr);
 
@@ -41,8 +45,8 @@ class AnalysisBeyondView : public AnalysisView {
   Kind m_kind;
   QStackedLayout* m_stack = nullptr;
   QLabel* m_missing = nullptr;
-  widgets::ScatterPlot* m_lines = nullptr;      // Rollout, Lens
-  widgets::MatrixHeatmap* m_heatmap = nullptr;  // Norms
+  widgets::ScatterPlot* m_lines = nullptr;      // Rollout, Lens, Pruning
+  widgets::MatrixHeatmap* m_heatmap = nullptr;  // Norms, HeadImportance
   ShownReport m_shown;
   bool m_drawn = false;
 };

@@ -125,7 +125,7 @@ QTabWidget* AnalysisPanel::buildViews() {
   return m_views;
 }
 
-// Rollout, norms and the logit lens: the corpus summaries beyond the weights.
+// Rollout, norms and the logit lens (the corpus summaries beyond the weights), then the heads.
 void AnalysisPanel::addBeyondViews() {
   m_rolloutView = new AnalysisBeyondView(AnalysisBeyondView::Kind::Rollout, m_views);
   m_normsView = new AnalysisBeyondView(AnalysisBeyondView::Kind::Norms, m_views);
@@ -139,11 +139,20 @@ void AnalysisPanel::addBeyondViews() {
                                            "norms of what they mix? Pearson r per head"));
   m_views->setTabToolTip(7, QStringLiteral("The MLM head on every layer at masked positions: "
                                            "accuracy, rank, KL to the output"));
+  m_headImportanceView = new AnalysisBeyondView(AnalysisBeyondView::Kind::HeadImportance, m_views);
+  m_pruningView = new AnalysisBeyondView(AnalysisBeyondView::Kind::Pruning, m_views);
+  m_views->addTab(m_headImportanceView, QStringLiteral("Heads"));
+  m_views->addTab(m_pruningView, QStringLiteral("Pruning"));
+  m_views->setTabToolTip(8, QStringLiteral("Michel et al. 2019: each head's importance (the "
+                                           "loss's gradient by its gate) and the loss with it "
+                                           "masked (analyze --heads)"));
+  m_views->setTabToolTip(9, QStringLiteral("MLM loss and accuracy as heads are masked, least "
+                                           "important first, against random orders"));
 }
 
 std::vector<AnalysisView*> AnalysisPanel::reportViews() const {
-  return {m_summaryView, m_similarityView, m_guidanceView, m_trainingView,
-          m_rolloutView, m_normsView,      m_lensView};
+  return {m_summaryView, m_similarityView, m_guidanceView,       m_trainingView, m_rolloutView,
+          m_normsView,   m_lensView,       m_headImportanceView, m_pruningView};
 }
 
 void AnalysisPanel::connectControls() {

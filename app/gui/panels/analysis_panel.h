@@ -69,7 +69,9 @@ class AnalysisPanel : public QWidget, public RunView {
     OverTraining,
     Rollout,
     Norms,
-    Lens
+    Lens,
+    HeadImportance,
+    Pruning
   };
 
   explicit AnalysisPanel(QWidget* parent = nullptr);
@@ -120,6 +122,8 @@ class AnalysisPanel : public QWidget, public RunView {
   AnalysisBeyondView* rolloutView() const { return m_rolloutView; }
   AnalysisBeyondView* normsView() const { return m_normsView; }
   AnalysisBeyondView* lensView() const { return m_lensView; }
+  AnalysisBeyondView* headImportanceView() const { return m_headImportanceView; }
+  AnalysisBeyondView* pruningView() const { return m_pruningView; }
 
   void setStatistic(Statistic statistic);
   Statistic statistic() const { return m_statistic; }
@@ -180,6 +184,8 @@ class AnalysisPanel : public QWidget, public RunView {
   AnalysisGuidanceView* m_guidanceView = nullptr;
   AnalysisTrainingView* m_trainingView = nullptr;
   AnalysisBeyondView* m_rolloutView = nullptr;
+  AnalysisBeyondView* m_headImportanceView = nullptr;
+  AnalysisBeyondView* m_pruningView = nullptr;
   AnalysisBeyondView* m_normsView = nullptr;
   AnalysisBeyondView* m_lensView = nullptr;
   /// The views drawn from the report (every tab but the violins).

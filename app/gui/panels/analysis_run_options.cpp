@@ -30,6 +30,7 @@ QStringList AnalysisRunOptions::cliArguments() const {
   if (pairwiseSequences != 64)
     args << QStringLiteral("--pairwise") << QString::number(pairwiseSequences);
   if (overCheckpoints) args << QStringLiteral("--over-checkpoints");
+  if (heads) args << QStringLiteral("--heads");
   return args;
 }
 
@@ -43,7 +44,8 @@ QString AnalysisRunOptions::describe() const {
           ? QStringLiteral("pairwise JSD over %1 sequences").arg(pairwiseSequences)
           : QStringLiteral("no pairwise JSD");
   return set + QStringLiteral("; ") + pairs +
-         (overCheckpoints ? QStringLiteral("; every checkpoint too") : QString());
+         (overCheckpoints ? QStringLiteral("; every checkpoint too") : QString()) +
+         (heads ? QStringLiteral("; heads: importance, ablation, pruning") : QString());
 }
 
 AnalysisRunOptionsButton::AnalysisRunOptionsButton(QWidget* parent) : QToolButton(parent) {
@@ -85,6 +87,15 @@ AnalysisRunOptionsButton::AnalysisRunOptionsButton(QWidget* parent) : QToolButto
   layout->addRow(QStringLiteral("Sequences (blocks)"), m_blocks);
   layout->addRow(QStringLiteral("Pairwise JSD sequences"), m_pairwise);
   layout->addRow(QString(), m_overCheckpoints);
+  m_heads = new QCheckBox(
+      QStringLiteral("heads: importance, ablation, pruning curves (Heads and Pruning views)"),
+      form);
+  m_heads->setObjectName(QStringLiteral("analysisHeads"));
+  m_heads->setToolTip(QStringLiteral(
+      "attnlab-cli analyze --heads: Michel et al. 2019's gradient importance of every head, "
+      "the loss with each head masked, and pruning curves (about layers x heads + 45 "
+      "evaluation passes)"));
+  layout->addRow(QString(), m_heads);
   auto* menu = new QMenu(this);
   auto* action = new QWidgetAction(menu);
   action->setDefaultWidget(form);
@@ -101,6 +112,7 @@ AnalysisRunOptionsButton::AnalysisRunOptionsButton(QWidget* parent) : QToolButto
   connect(m_blocks, &QSpinBox::valueChanged, this, &AnalysisRunOptionsButton::update);
   connect(m_pairwise, &QSpinBox::valueChanged, this, &AnalysisRunOptionsButton::update);
   connect(m_overCheckpoints, &QCheckBox::toggled, this, &AnalysisRunOptionsButton::update);
+  connect(m_heads, &QCheckBox::toggled, this, &AnalysisRunOptionsButton::update);
   update();
 }
 
@@ -110,6 +122,7 @@ AnalysisRunOptions AnalysisRunOptionsButton::options() const {
   o.maxSequences = m_blocks->value();
   o.pairwiseSequences = m_pairwise->value();
   o.overCheckpoints = m_overCheckpoints->isChecked();
+  o.heads = m_heads->isChecked();
   return o;
 }
 
@@ -119,6 +132,7 @@ void AnalysisRunOptionsButton::setOptions(const AnalysisRunOptions& o) {
   m_blocks->setValue(static_cast<int>(o.maxSequences));
   m_pairwise->setValue(static_cast<int>(o.pairwiseSequences));
   m_overCheckpoints->setChecked(o.overCheckpoints);
+  m_heads->setChecked(o.heads);
   update();
 }
 

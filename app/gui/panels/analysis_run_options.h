@@ -3,8 +3,9 @@
 // The choices of an analysis run that the Analysis tab offers next to Run analysis: the
 // evaluation set (the run's validation split, all or its first N blocks, or a text file of
 // one sequence a line), the sequences of the all-pairs head JSD and whether to analyse every
-// checkpoint too. They are `attnlab-cli analyze`'s options (--examples, --text, --pairwise,
-// --over-checkpoints), named the same, so a run from the tab and one from the CLI agree.
+// checkpoint too, and the heads' analysis. They are `attnlab-cli analyze`'s options (--examples,
+// --text, --pairwise, --over-checkpoints, --heads), named the same, so a run from the tab and one
+// from the CLI agree.
 
 #include "app/gui/analysis_controller.h"
 
@@ -49,6 +50,7 @@ class AnalysisRunOptionsButton : public QToolButton {
   QLineEdit* textFileField() const { return m_textFile; }
   QSpinBox* pairwiseField() const { return m_pairwise; }
   QCheckBox* overCheckpointsField() const { return m_overCheckpoints; }
+  QCheckBox* headsField() const { return m_heads; }
 
  signals:
   void optionsChanged();
@@ -63,6 +65,7 @@ class AnalysisRunOptionsButton : public QToolButton {
   QLineEdit* m_textFile = nullptr;
   QSpinBox* m_pairwise = nullptr;
   QCheckBox* m_overCheckpoints = nullptr;
+  QCheckBox* m_heads = nullptr;
 };
 
 }  // namespace attnlab::app

@@ -1,0 +1,73 @@
+#pragma once
+
+// Two checkpoints read the same inputs and their heads and layers are compared (issue 28):
+// the mean JSD between every head of A and every head of B of a layer (Clark et al. 2019's
+// distance between heads, across models), the pairing of least total JSD (Kuhn 1955's
+// Hungarian method), and linear CKA between every layer representation of A and every one of
+// B (Kornblith et al. 2019). The inputs are run A's evaluation set (its validation split or a
+// text file); both models must share the tokenizer, since the same ids would otherwise be
+// different texts to them. analysis/attention/head_matching.h holds the statistics.
+
+#include "analysis/attention/head_matching.h"
+#include "analysis/runs/analysis_control.h"
+#include "analysis/runs/evaluation_set.h"
+#include "analysis/runs/run_selection.h"
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnlab::analysis {
+
+struct CompareHeadsOptions {
+  std::filesystem::path runA, runB;          ///< run directories or checkpoint files
+  std::optional<std::int64_t> stepA, stepB;  ///< empty: the latest checkpoint
+  /// Run A's validation split or a text file; 256 sequences bound the time by default.
+  EvaluationSpec evaluation{{}, 256, 16};
+  /// The head JSD and matching (needs equal layers and heads); false: CKA only, which
+  /// compares any layer counts and widths.
+  bool heads = true;
+  /// Real tokens (the first, in order) whose hidden states enter CKA; 0: no CKA.
+  int ckaTokens = 4096;
+};
+
+/// One side of the comparison.
+struct ComparedModel {
+  AnalysedCheckpoint source;
+  std::filesystem::path tokenizer;  ///< the tokenizer.model it reads
+  int layers = 0, heads = 0, hidden = 0;
+};
+
+struct HeadComparison {
+  ComparedModel a, b;
+  std::string evaluationKind;  ///< "validation" or "text"
+  std::string evaluationDescription;
+  std::int64_t sequences = 0;  ///< sequences both models read
+  std::int64_t tokens = 0;     ///< real tokens of those sequences (JSD query rows per head)
+  /// [layers][heads of A][heads of B] mean JSD in bits (empty without `heads`).
+  std::vector<double> jsd;
+  std::vector<LayerHeadMatching> matching;  ///< per layer (empty without `heads`)
+  /// [a.layers + 1][b.layers + 1] linear CKA: row/column 0 the embeddings' output, then
+  /// each layer's output (empty when ckaTokens is 0).
+  std::vector<double> cka;
+  std::int64_t ckaTokens = 0;  ///< tokens CKA used
+  double seconds = 0;
+};
+
+/// The phase compareHeads reports per sequence (after kPhaseLoadCheckpoint, 0..2, and
+/// kPhaseBuildEvaluationSet).
+inline constexpr const char* kPhaseCompareHeads = "comparing checkpoints";
+
+/// Loads both checkpoints and runs run A's evaluation set through each, batch by batch.
+/// Throws DataError when the tokenizer files differ (naming both), when `heads` is set and
+/// the models differ in layers or heads (naming both shapes), or when run B's model cannot
+/// read run A's sequences (too long); CheckpointError as selectCheckpoint; attnlab::Cancelled
+/// between batches when `*cancel` is set.
+HeadComparison compareHeads(const CompareHeadsOptions& options,
+                            const AnalysisProgress& progress = {},
+                            const std::atomic<bool>* cancel = nullptr);
+
+}  // namespace attnlab::analysis

@@ -1,0 +1,41 @@
+#include "figures/labelled_reports.h"
+
+#include "analysis/report/report_readers.h"
+#include "widgets/plots/plot_widget.h"
+
+namespace attnlab::figures::makers {
+
+namespace fs = std::filesystem;
+
+LoadedReports load(const FigureRequest& request) {
+  LoadedReports r;
+  std::vector<RunLogInput> logs;
+  for (const auto& given : request.runs) {
+    r.runDirs.push_back(normaliseRunPath(given));
+    logs.push_back(openRunLog(r.runDirs.back()));
+    r.where.push_back(findAnalysisReport(r.runDirs.back(), request.step));
+    r.reports.push_back(analysis::readAnalysisJson(r.where.back().file));
+  }
+  const auto labels = runLabels(logs);
+  for (std::size_t i = 0; i < r.reports.size(); ++i)
+    r.labelled.push_back({&r.reports[i], labels[i], r.where[i].file.string()});
+  return r;
+}
+
+Figure figureOf(const FigureSpec& spec, const LoadedReports& r,
+                std::unique_ptr<widgets::PlotWidget> plot, const std::string& what) {
+  Figure figure;
+  figure.spec = &spec;
+  figure.plot = std::move(plot);
+  for (std::size_t i = 0; i < r.reports.size(); ++i) {
+    figure.provenance.push_back({r.runDirs[i].string(), r.labelled[i].label,
+                                 "checkpoint step " + std::to_string(r.reports[i].source.step),
+                                 r.where[i].file.lexically_relative(r.runDirs[i]).string() + ": " +
+                                     what + " over " +
+                                     std::to_string(r.reports[i].evaluationSequences) +
+                                     " sequences (" + r.reports[i].evaluationDescription + ")"});
+  }
+  return figure;
+}
+
+}  // namespace attnlab::figures::makers
