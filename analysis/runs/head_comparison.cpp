@@ -35,16 +35,34 @@ ComparedModel describe(const SelectedCheckpoint& selected, const core::Attention
           config.model.hiddenSize};
 }
 
-/// One input means one text only when both models map ids to the same pieces: compared by
-/// the files' bytes (a retrained tokenizer of the same size is another mapping).
-void requireSameTokenizer(const ComparedModel& a, const ComparedModel& b) {
+/// Where two tokenizers' piece tables first differ; empty when they are the same table.
+std::string pieceDifference(const core::SentencePieceTokenizer& a,
+                            const core::SentencePieceTokenizer& b) {
+  if (a.vocabSize() != b.vocabSize())
+    return "run A's has " + std::to_string(a.vocabSize()) + " pieces and run B's " +
+           std::to_string(b.vocabSize());
+  for (int id = 0; id < a.vocabSize(); ++id) {
+    const auto pa = a.idToPiece(id), pb = b.idToPiece(id);
+    if (pa != pb)
+      return "id " + std::to_string(id) + " is \"" + pa + "\" in run A and \"" + pb + "\" in run B";
+  }
+  return {};
+}
+
+/// One input is one text to both models only when they map ids to the same pieces. The
+/// files' bytes decide when equal; otherwise the piece tables do, since a .model file also
+/// records where it was trained (two runs of one configuration differ there alone).
+void requireSameTokenizer(const ComparedModel& a, const core::SentencePieceTokenizer& ta,
+                          const ComparedModel& b, const core::SentencePieceTokenizer& tb) {
   if (fileBytes(a.tokenizer) == fileBytes(b.tokenizer)) return;
-  throw DataError("compare",
+  const std::string difference = pieceDifference(ta, tb);
+  if (difference.empty()) return;
+  throw DataError("head comparison",
                   "run A reads the tokenizer " + a.tokenizer.string() + " and run B reads " +
-                      b.tokenizer.string() +
-                      ", which differ: the same token ids are different texts to the two "
-                      "models, so their heads cannot be compared on one input (a --text file "
-                      "does not help: each model reads only its own tokenizer's ids)");
+                      b.tokenizer.string() + ", which differ (" + difference +
+                      "): the same token ids are different texts to the two models, so their "
+                      "heads cannot be compared on one input (a --text file does not help: "
+                      "each model reads only its own tokenizer's ids)");
 }
 
 void requireSameShape(const ComparedModel& a, const ComparedModel& b) {
@@ -52,9 +70,9 @@ void requireSameShape(const ComparedModel& a, const ComparedModel& b) {
   const auto shape = [](const ComparedModel& m) {
     return std::to_string(m.layers) + " layers x " + std::to_string(m.heads) + " heads";
   };
-  throw DataError("compare", "the head comparison needs models of the same shape, but run A has " +
-                                 shape(a) + " and run B " + shape(b) +
-                                 " (linear CKA alone compares any shapes)");
+  throw DataError("head comparison", "needs models of the same shape, but run A has " + shape(a) +
+                                         " and run B " + shape(b) +
+                                         " (linear CKA alone compares any shapes)");
 }
 
 /// The hidden states of the first `cap` real tokens, per representation (embeddings, then
@@ -152,15 +170,16 @@ void finish(Accumulators& acc, HeadComparison& out) {
     }
     if (acc.ckaTokens > 0) {
       if (acc.ckaTokens < 2)
-        throw DataError("compare", "linear CKA needs at least 2 tokens, the evaluation set has " +
-                                       std::to_string(acc.ckaTokens));
+        throw DataError("head comparison",
+                        "linear CKA needs at least 2 tokens, the evaluation set has " +
+                            std::to_string(acc.ckaTokens));
       const auto a = acc.hiddenA.spans(), b = acc.hiddenB.spans();
       out.cka = linearCkaMatrix(a, acc.hiddenA.width, b, acc.hiddenB.width,
                                 static_cast<int>(acc.ckaTokens));
       out.ckaTokens = acc.ckaTokens;
     }
   } catch (const std::invalid_argument& e) {
-    throw DataError("compare", e.what());
+    throw DataError("head comparison", e.what());
   }
   out.sequences = acc.sequences;
   out.tokens = acc.tokens;
@@ -184,15 +203,15 @@ HeadComparison compareHeads(const CompareHeadsOptions& options, const AnalysisPr
   HeadComparison out;
   out.a = describe(selectedA, inspectorA);
   out.b = describe(selectedB, inspectorB);
-  requireSameTokenizer(out.a, out.b);
+  requireSameTokenizer(out.a, inspectorA.tokenizer(), out.b, inspectorB.tokenizer());
   if (options.heads) requireSameShape(out.a, out.b);
 
   EvaluationSet set(inspectorA, selectedA.runDir, options.evaluation, progress, cancel);
   if (set.maxLength() > inspectorB.maxLength())
-    throw DataError("compare", "run A's evaluation set has sequences of " +
-                                   std::to_string(set.maxLength()) +
-                                   " tokens, longer than run B's model takes (" +
-                                   std::to_string(inspectorB.maxLength()) + ")");
+    throw DataError("head comparison", "run A's evaluation set has sequences of " +
+                                           std::to_string(set.maxLength()) +
+                                           " tokens, longer than run B's model takes (" +
+                                           std::to_string(inspectorB.maxLength()) + ")");
   out.evaluationKind = set.kind();
   out.evaluationDescription = set.description();
 

@@ -5,8 +5,9 @@
 // distance between heads, across models), the pairing of least total JSD (Kuhn 1955's
 // Hungarian method), and linear CKA between every layer representation of A and every one of
 // B (Kornblith et al. 2019). The inputs are run A's evaluation set (its validation split or a
-// text file); both models must share the tokenizer, since the same ids would otherwise be
-// different texts to them. analysis/attention/head_matching.h holds the statistics.
+// text file); both models must share the tokenizer (the same piece for every id), since the
+// same ids would otherwise be different texts to them. analysis/attention/head_matching.h
+// holds the statistics.
 
 #include "analysis/attention/head_matching.h"
 #include "analysis/runs/analysis_control.h"
@@ -62,7 +63,9 @@ struct HeadComparison {
 inline constexpr const char* kPhaseCompareHeads = "comparing checkpoints";
 
 /// Loads both checkpoints and runs run A's evaluation set through each, batch by batch.
-/// Throws DataError when the tokenizer files differ (naming both), when `heads` is set and
+/// Throws DataError when the tokenizers differ (naming both files and the first piece that
+/// differs; files that differ only in what SentencePiece recorded of their training, with
+/// the same pieces, are the same tokenizer), when `heads` is set and
 /// the models differ in layers or heads (naming both shapes), or when run B's model cannot
 /// read run A's sequences (too long); CheckpointError as selectCheckpoint; attnlab::Cancelled
 /// between batches when `*cancel` is set.

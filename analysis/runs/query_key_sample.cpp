@@ -34,10 +34,13 @@ bool isSpecial(std::int64_t id, const core::SpecialTokenIds& s) {
   return id == s.pad || id == s.bos || id == s.eos || id == s.mask || id == s.unk;
 }
 
+/// Appends `word` without its outer spaces (a block cut after a "▁" piece decodes to a
+/// trailing space), one space apart from what precedes it.
 void appendWord(std::string& text, const std::string& word) {
-  if (word.empty()) return;
+  const auto first = word.find_first_not_of(' ');
+  if (first == std::string::npos) return;
   if (!text.empty()) text += ' ';
-  text += word;
+  text.append(word, first, word.find_last_not_of(' ') - first + 1);
 }
 
 /// The sequence as a reader sees it: runs of ordinary pieces decoded; the leading <s> and

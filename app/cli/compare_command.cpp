@@ -228,7 +228,7 @@ std::vector<fs::path> writeStaged(const fs::path& folder,
 void printSummary(const HeadComparison& r, const fs::path& folder, std::size_t files) {
   std::printf(
       "compared %s (step %lld) with %s (step %lld): %lld sequences, %lld tokens (%s), "
-      "%.1f s\n",
+      "%.2f s\n",
       r.a.source.runDir.c_str(), static_cast<long long>(r.a.source.step), r.b.source.runDir.c_str(),
       static_cast<long long>(r.b.source.step), static_cast<long long>(r.sequences),
       static_cast<long long>(r.tokens), r.evaluationDescription.c_str(), r.seconds);
@@ -267,7 +267,7 @@ analysis::CompareHeadsOptions compareOptionsOf(const CompareCommandOptions& o,
 int runCompare(const CompareCommandOptions& o) {
   return runReportingErrors("compare", [&] {
     if (!o.heads)
-      throw DataError("compare",
+      throw DataError("",
                       "say what to compare: --heads (head JSD with matching, and linear CKA "
                       "between layers) is the only comparison the command line does so far");
     const auto a = analysis::selectCheckpoint(o.runA, o.stepA);

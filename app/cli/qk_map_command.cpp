@@ -79,7 +79,7 @@ void writePoints(core::hdf5::Group& root, const analysis::QueryKeySample& s) {
 }
 
 void writeQkMap(const analysis::QueryKeySample& s, const core::AttentionInspector& inspector,
-                const std::string& evaluation, const fs::path& out) {
+                const std::string& evaluation, int maxTokens, const fs::path& out) {
   const fs::path tmp = core::temporaryPathFor(out);
   try {
     auto file = core::hdf5::File::create(tmp.string(), core::hdf5::ErrorDomain::RunLog, false);
@@ -94,6 +94,7 @@ void writeQkMap(const analysis::QueryKeySample& s, const core::AttentionInspecto
     root.setStringAttribute("evaluation", evaluation);
     root.setIntAttribute("head_dim", s.headDim);
     root.setIntAttribute("tokens", s.tokens());
+    root.setIntAttribute("max_tokens", maxTokens);
     writePoints(root, s);
     if (s.head >= 0) {
       writeMap(root, s.maps.front().map);
@@ -132,7 +133,7 @@ void printSummary(const analysis::QueryKeySample& s, const fs::path& out) {
 int runQkMap(const QkMapCommandOptions& o) {
   return runReportingErrors("qk-map", [&] {
     if (!o.allHeads && !o.head)
-      throw DataError("qk-map", "give --head H, or --all-heads for every head of the layer");
+      throw DataError("", "give --head H, or --all-heads for every head of the layer");
     const int head = o.allHeads ? -1 : *o.head;
     const auto selected = analysis::selectCheckpoint(o.run, o.step);
     core::AttentionInspector inspector(selected.checkpoint);
@@ -146,7 +147,7 @@ int runQkMap(const QkMapCommandOptions& o) {
     analysis::EvaluationSet set(inspector, selected.runDir, {o.text, 0, o.batchSize}, tell);
     const auto sample = analysis::sampleQueryKeys(inspector, set, o.layer, head, o.tokens, tell);
     progress.finish();
-    writeQkMap(sample, inspector, set.description(), o.out);
+    writeQkMap(sample, inspector, set.description(), o.tokens, o.out);
     printSummary(sample, o.out);
     return 0;
   });

@@ -826,6 +826,74 @@ class TestAnalysisPanel : public QObject {
     QCOMPARE(panel.currentFigureName(), QString("rollout-spread"));
   }
 
+  // Heads and Pruning: ticking "heads" in the Options popup runs `analyze --heads` from the
+  // tab; the views draw the report's numbers (analysis.json read here by Qt), and a report
+  // without the heads names the option that adds them.
+  void headsViewsDrawTheReportsNumbers() {
+    const fs::path copy = fs::path(m_dir.path().toStdString()) / "heads";
+    fs::copy(m_run.toStdString(), copy, fs::copy_options::recursive);
+    const QString dir = QString::fromStdString(copy.string());
+    app::RunSession run(dir, Qt::blue);
+    app::AnalysisController controller;
+    app::AnalysisPanel panel;
+    panel.setAnalysisController(&controller);
+    connect(&panel, &app::AnalysisPanel::analysisRequested, &controller,
+            [&controller, &panel](app::RunSession* r) {
+              controller.start(r->directory(), std::nullopt, 0, nullptr, panel.runOptions());
+            });
+    panel.resize(1400, 900);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QSignalSpy loaded(&panel, &app::AnalysisPanel::reportLoaded);
+    panel.setRuns({&run});
+    QVERIFY(loaded.wait(10000));
+    panel.setView(app::AnalysisPanel::View::HeadImportance);
+    QVERIFY2(panel.headImportanceView()->missingText().contains("--heads"),
+             qPrintable(panel.headImportanceView()->missingText()));
+    QCOMPARE(panel.currentFigureName(), QString());
+
+    panel.runOptionsButton()->headsField()->setChecked(true);
+    QVERIFY(panel.runOptions().cliArguments().contains("--heads"));
+    QSignalSpy finished(&controller, &app::AnalysisController::finished);
+    loaded.clear();
+    QTest::mouseClick(panel.findChild<QPushButton*>("runAnalysisButton"), Qt::LeftButton);
+    QVERIFY(finished.wait(120000));
+    QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(2).toString()));
+    QVERIFY(loaded.wait(10000));
+    QFile f(dir + "/analysis/step-8/analysis.json");
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject heads =
+        QJsonDocument::fromJson(f.readAll()).object()["head_analysis"].toObject();
+    QVERIFY(!heads.isEmpty());
+
+    QCOMPARE(panel.view(), app::AnalysisPanel::View::HeadImportance);
+    QCOMPARE(panel.currentFigureName(), QString("head-importance"));
+    auto* map =
+        panel.headImportanceView()->findChild<widgets::MatrixHeatmap*>("headImportanceHeatmap");
+    const QJsonArray normalised = heads["importance"].toObject()["normalised"].toArray();
+    for (int l = 0; l < normalised.size(); ++l)
+      for (int h = 0; h < normalised[l].toArray().size(); ++h)
+        QVERIFY(std::abs(map->drawnCell(0, l, h) - normalised[l].toArray()[h].toDouble()) < 1e-6);
+    QVERIFY(saveShot(panel, "heads-importance"));
+
+    panel.setView(app::AnalysisPanel::View::Pruning);
+    auto* curves = panel.pruningView()->findChild<widgets::ScatterPlot*>("pruningCurvesPlot");
+    const QJsonArray pruning = heads["pruning"].toArray();
+    QCOMPARE(curves->panelCount(), 2);
+    QCOMPARE(curves->panel(0).series.size(), qsizetype(pruning.size()));
+    for (int c = 0; c < pruning.size(); ++c) {
+      const QJsonArray points = pruning[c].toObject()["points"].toArray();
+      for (int p = 0; p < points.size(); ++p) {
+        QCOMPARE(curves->panel(0).series[c].y[p], points[p].toObject()["loss"].toDouble());
+        QCOMPARE(curves->panel(1).series[c].y[p], points[p].toObject()["accuracy"].toDouble());
+      }
+    }
+    QVERIFY(saveShot(panel, "heads-pruning"));
+    const QString png = m_dir.filePath("pruning.png");
+    QCOMPARE(panel.exportFigure(png), QString());
+    QVERIFY(QImage(png).width() > 0);
+  }
+
   // The run options beside Run analysis are attnlab-cli analyze's: the arguments they give
   // run the CLI to a report of that many sequences and pairs; a missing text file is refused
   // with its name, and nothing is requested.

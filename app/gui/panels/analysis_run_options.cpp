@@ -78,24 +78,12 @@ AnalysisRunOptionsButton::AnalysisRunOptionsButton(QWidget* parent) : QToolButto
   m_pairwise->setToolTip(QStringLiteral(
       "attnlab-cli analyze --pairwise N: the JSD between every two heads over the first N "
       "sequences (Head similarity view); cost grows with (layers x heads)^2"));
-  m_overCheckpoints =
-      new QCheckBox(QStringLiteral("also under every checkpoint (slow; Over training)"), form);
-  m_overCheckpoints->setObjectName(QStringLiteral("analysisOverCheckpoints"));
   layout->addRow(QStringLiteral("Evaluate on"), m_validation);
   layout->addRow(QString(), m_text);
   layout->addRow(QString(), textRow);
   layout->addRow(QStringLiteral("Sequences (blocks)"), m_blocks);
   layout->addRow(QStringLiteral("Pairwise JSD sequences"), m_pairwise);
-  layout->addRow(QString(), m_overCheckpoints);
-  m_heads = new QCheckBox(
-      QStringLiteral("heads: importance, ablation, pruning curves (Heads and Pruning views)"),
-      form);
-  m_heads->setObjectName(QStringLiteral("analysisHeads"));
-  m_heads->setToolTip(QStringLiteral(
-      "attnlab-cli analyze --heads: Michel et al. 2019's gradient importance of every head, "
-      "the loss with each head masked, and pruning curves (about layers x heads + 45 "
-      "evaluation passes)"));
-  layout->addRow(QString(), m_heads);
+  addChecks(layout, form);
   auto* menu = new QMenu(this);
   auto* action = new QWidgetAction(menu);
   action->setDefaultWidget(form);
@@ -114,6 +102,22 @@ AnalysisRunOptionsButton::AnalysisRunOptionsButton(QWidget* parent) : QToolButto
   connect(m_overCheckpoints, &QCheckBox::toggled, this, &AnalysisRunOptionsButton::update);
   connect(m_heads, &QCheckBox::toggled, this, &AnalysisRunOptionsButton::update);
   update();
+}
+
+void AnalysisRunOptionsButton::addChecks(QFormLayout* layout, QWidget* form) {
+  m_overCheckpoints =
+      new QCheckBox(QStringLiteral("also under every checkpoint (slow; Over training)"), form);
+  m_overCheckpoints->setObjectName(QStringLiteral("analysisOverCheckpoints"));
+  layout->addRow(QString(), m_overCheckpoints);
+  m_heads = new QCheckBox(
+      QStringLiteral("heads: importance, ablation, pruning curves (Heads and Pruning views)"),
+      form);
+  m_heads->setObjectName(QStringLiteral("analysisHeads"));
+  m_heads->setToolTip(QStringLiteral(
+      "attnlab-cli analyze --heads: Michel et al. 2019's gradient importance of every head, "
+      "the loss with each head masked, and pruning curves (about layers x heads + 45 "
+      "evaluation passes)"));
+  layout->addRow(QString(), m_heads);
 }
 
 AnalysisRunOptions AnalysisRunOptionsButton::options() const {

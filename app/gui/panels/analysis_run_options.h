@@ -14,6 +14,7 @@
 #include <QToolButton>
 
 class QCheckBox;
+class QFormLayout;
 class QLineEdit;
 class QRadioButton;
 class QSpinBox;
@@ -57,6 +58,8 @@ class AnalysisRunOptionsButton : public QToolButton {
 
  private:
   void chooseTextFile();
+  /// "also under every checkpoint" and "heads", below the fields.
+  void addChecks(QFormLayout* layout, QWidget* form);
   void update();
 
   QRadioButton* m_validation = nullptr;
