@@ -41,9 +41,10 @@ std::string representationName(int i) {
   return i == 0 ? "embeddings" : "layer " + std::to_string(i - 1);
 }
 
-std::string num(double v) {
+/// JSDs near 0 (close checkpoints) keep their digits: %g, not a fixed point.
+std::string num(double v, int digits = 9) {
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.9g", v);
+  std::snprintf(buffer, sizeof buffer, "%.*g", digits, v);
   return buffer;
 }
 
@@ -183,7 +184,7 @@ std::string comparisonMarkdown(const HeadComparison& r) {
          "|---|---|---|---|\n";
   for (int l = 0; l < r.a.layers; ++l) {
     const auto& m = r.matching[static_cast<std::size_t>(l)];
-    out << "| " << l << " | " << fixed(m.meanMatched) << " | " << fixed(m.meanIdentity) << " | ";
+    out << "| " << l << " | " << num(m.meanMatched, 4) << " | " << num(m.meanIdentity, 4) << " | ";
     for (std::size_t h = 0; h < m.match.size(); ++h)
       out << (h ? ", " : "") << h << "->" << m.match[h];
     out << " |\n";
@@ -234,7 +235,7 @@ void printSummary(const HeadComparison& r, const fs::path& folder, std::size_t f
       static_cast<long long>(r.tokens), r.evaluationDescription.c_str(), r.seconds);
   for (int l = 0; l < r.a.layers; ++l) {
     const auto& m = r.matching[static_cast<std::size_t>(l)];
-    std::printf("  layer %d: mean matched JSD %.4f bits, identity %.4f bits\n", l, m.meanMatched,
+    std::printf("  layer %d: mean matched JSD %.4g bits, identity %.4g bits\n", l, m.meanMatched,
                 m.meanIdentity);
   }
   const auto diagonal = ckaDiagonal(r);

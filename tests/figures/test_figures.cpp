@@ -101,8 +101,8 @@ class TestFigures : public QObject {
     }
     // The report figures' inputs, for the variants run only: the plain run shows what a
     // missing report says. A few sequences of all-pairs JSD (head-jsd-*) and the log's
-    // snapshots (training-statistics) keep it cheap.
-    auto r = runCli({"analyze", m_variants, "--pairwise", "8", "--plain"});
+    // snapshots (training-statistics) keep it cheap; --heads for head-importance/-pruning.
+    auto r = runCli({"analyze", m_variants, "--pairwise", "8", "--heads", "--plain"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
     r = runCli({"probe", "coref", m_variants, "--size", "20", "--plain"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
@@ -178,6 +178,15 @@ class TestFigures : public QObject {
     QTest::newRow("logit-lens") << "logit-lens" << variants
                                 << QStringList{"fraction ranked first", "KL(output || layer)",
                                                "layer (last: SesameBERT's output)"};
+    // The heads' analysis (pruning_figures.h).
+    QTest::newRow("head-importance")
+        << "head-importance" << variants
+        << QStringList{"importance E|dL/dxi_h|, normalised per layer (L2)",
+                       "loss change with the head masked", "(full model:"};
+    QTest::newRow("head-pruning") << "head-pruning" << variants
+                                  << QStringList{"MLM loss at masked positions",
+                                                 "heads masked (% of all)", "by importance",
+                                                 "random orders (seeds 1, 2, 3)"};
   }
   void everyFigureExports() {
     QFETCH(QString, figure);
@@ -280,6 +289,9 @@ class TestFigures : public QObject {
         << QStringList{"no analysis report at step 2", "(analysis reports at steps 4)", "--step 2"};
     QTest::newRow("no pairwise JSD") << QStringList{"PAIRLESS", "--figure", "head-jsd-mds"}
                                      << QStringList{"has no all-pairs head JSD", "--pairwise 64"};
+    QTest::newRow("no heads' analysis")
+        << QStringList{"PAIRLESS", "--figure", "head-pruning"}
+        << QStringList{"has no heads' analysis", "attnlab-cli analyze RUN --heads"};
     QTest::newRow("no statistics over training")
         << QStringList{"PAIRLESS", "--figure", "training-statistics"}
         << QStringList{"no statistics over training", "--over-checkpoints"};
