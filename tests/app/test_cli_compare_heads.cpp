@@ -71,7 +71,9 @@ class TestCliCompareHeads : public QObject {
         m_dir.filePath("corpus.txt"),
         QByteArray::fromStdString(attnlab::tests::regularCorpusText(400))));
     QVERIFY(attnlab::tests::writeBytes(m_dir.filePath("reversed.txt"), reversedCorpus(400)));
-    QVERIFY(train("run", m_dir.filePath("corpus.txt")));
+    // A large learning rate: at the default, 20 steps barely move the near-uniform attention
+    // of a fresh model (JSD ~1e-7 bits, the statistics' own precision).
+    QVERIFY(train("run", m_dir.filePath("corpus.txt"), {"--set", "optimizer.learning_rate=0.01"}));
     m_run = m_dir.filePath("run");
   }
 
@@ -121,7 +123,10 @@ class TestCliCompareHeads : public QObject {
     double identity = 0;
     for (const auto& layer : json["heads"].toObject()["per_layer"].toArray())
       identity += layer.toObject()["mean_identity_jsd"].toDouble();
-    QVERIFY2(identity > 1e-6, qPrintable(QString::number(identity)));
+    QVERIFY2(identity > 1e-4, qPrintable(QString::number(identity)));
+    const auto diagonal = json["cka"].toObject()["diagonal"].toArray();
+    QVERIFY2(diagonal.last().toDouble() < 1 - 1e-4,
+             qPrintable(QString::number(diagonal.last().toDouble())));
   }
 
   void withoutHeadsSaysWhatItNeeds() {
