@@ -11,7 +11,7 @@
 # sentencepiece for the cross-check tests). The build recorded two absolute paths, this
 # checkout's (/work/main) and its torch environment's (build/torch-venv): the script makes
 # both exist there, pointing at that checkout and that python's torch.
-# Parts: ATTNLAB_GPU_CHECK_PARTS (default "tests agree demo bench views"; also resume: exact resume
+# Parts: ATTNLAB_GPU_CHECK_PARTS (default "tests agree demo bench views heads"; also resume: exact resume
 # per precision, and nccl: 2 processes);
 # ATTNLAB_GPU_CHECK_TESTS
 # (a CTest regex; default every packed test); ATTNLAB_GPU_CHECK_BENCH_ARGS (more bench_gpu
@@ -165,12 +165,26 @@ print(f"views: {len(names)} datasets ({', '.join(sorted(names))}); rollout {r.sh
 PY
 }
 
-for part in ${ATTNLAB_GPU_CHECK_PARTS:-tests agree demo bench views}; do
+# The heads' analyses on the demo's GPU-trained runs (after the demo part): importance,
+# ablation and pruning of the bf16 run; its heads matched with the float32 run's (the same
+# seed and data: how far the precision moved them); a query-key map.
+run_heads() {
+  log "heads: analyze --heads, compare float32 vs bf16, qk-map (demo runs)"
+  "$build/bin/attnlab-cli" analyze /tmp/runs/tiny-bf16 --heads --no-snapshots --plain \
+    --out "$out/heads-bf16" 2>&1 | grep -E "heads|pruning|wrote" | tee -a "$out/summary.txt"
+  "$build/bin/attnlab-cli" compare /tmp/runs/tiny-float32 /tmp/runs/tiny-bf16 --heads --plain \
+    --out "$out/compare-float32-bf16" 2>&1 | tail -n 6 | tee -a "$out/summary.txt"
+  "$build/bin/attnlab-cli" qk-map /tmp/runs/tiny-bf16 --layer 1 --all-heads --plain \
+    --out "$out/qk-bf16.h5" 2>&1 | tail -n 2 | tee -a "$out/summary.txt"
+}
+
+for part in ${ATTNLAB_GPU_CHECK_PARTS:-tests agree demo bench views heads}; do
   case $part in
     nccl) run_nccl ;;
     resume) run_resume ;;
     tests) run_tests ;;
     views) run_views ;;
+    heads) run_heads ;;
     agree) run_agree ;;
     demo) run_demo ;;
     bench)
