@@ -30,6 +30,8 @@ const std::map<std::string, Maker, std::less<>>& makerTable() {
       {"head-jsd-mds", &makers::headJsdMds},
       {"head-importance", &makers::headImportance},
       {"head-pruning", &makers::headPruning},
+      {"heads-matching", &makers::headsMatching},
+      {"layer-cka", &makers::layerCka},
       {"guidance-conformity", &makers::guidanceConformity},
       {"training-statistics", &makers::trainingStatistics},
       {"rollout-spread", &makers::rolloutSpread},

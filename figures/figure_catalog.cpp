@@ -249,6 +249,36 @@ std::vector<FigureSpec> buildCatalog() {
                .usesStep = true,
                .widthPx = 1100,
                .heightPx = 450});
+  // Two runs' heads compared (head_comparison_figures.h).
+  c.push_back({.name = "heads-matching",
+               .title = "Heads matched across two runs by the JSD of their attention",
+               .reproduces = "no paper figure: Clark et al. 2019's head-to-head JSD across two "
+                             "models, with the Hungarian matching per layer",
+               .inputs = "<run A>/analysis/compare-step-SA-vs-<run B>-step-SB/"
+                         "heads_comparison.json (attnlab-cli compare A B --heads)",
+               .units = "one panel per layer; rows: heads of run A, columns: heads of run B; "
+                        "mean JSD of their attention rows on the same inputs (bits, 0..1); the "
+                        "title: mean JSD of the matched and of the same-index pairs, the matching",
+               .source = FigureSource::AnalysisReport,
+               .minRuns = 2,
+               .maxRuns = 2,
+               .usesStep = true,
+               .widthPx = 1100,
+               .heightPx = 600});
+  c.push_back({.name = "layer-cka",
+               .title = "Linear CKA between the layers of two runs",
+               .reproduces = "Kornblith et al. 2019's layer-by-layer CKA heatmaps (their Fig. 2 "
+                             "style) between two runs",
+               .inputs = "<run A>/analysis/compare-step-SA-vs-<run B>-step-SB/"
+                         "heads_comparison.json (attnlab-cli compare A B --heads)",
+               .units = "rows: run A's embeddings and layers; columns: run B's; linear CKA of "
+                        "their representations of the same tokens (0..1)",
+               .source = FigureSource::AnalysisReport,
+               .minRuns = 2,
+               .maxRuns = 2,
+               .usesStep = true,
+               .widthPx = 800,
+               .heightPx = 650});
   return c;
 }
 

@@ -34,4 +34,8 @@ Figure logitLens(const FigureSpec& spec, const FigureRequest& request);
 Figure headImportance(const FigureSpec& spec, const FigureRequest& request);
 Figure headPruning(const FigureSpec& spec, const FigureRequest& request);
 
+// Two runs' heads compared (head_comparison_figures.cpp).
+Figure headsMatching(const FigureSpec& spec, const FigureRequest& request);
+Figure layerCka(const FigureSpec& spec, const FigureRequest& request);
+
 }  // namespace attnlab::figures::makers

@@ -18,6 +18,7 @@ inline constexpr const char* kCorefFormat = "attnlab-coref-probe";
 inline constexpr int kReportFormatVersion = 1;
 /// coref_examples.json: the probe's kept examples (coref::ProbeExamples), its own version.
 inline constexpr const char* kCorefExamplesFormat = "attnlab-coref-examples";
+inline constexpr const char* kHeadComparisonFormat = "attnlab-heads-comparison";
 inline constexpr int kCorefExamplesFormatVersion = 1;
 
 /// The complete report as JSON, for machines: every number the other formats show plus the

@@ -191,6 +191,7 @@ std::string formatTitle(const std::string& format) {
   if (format == kAnalysisFormat) return "an attention analysis report (analysis.json)";
   if (format == kCorefFormat) return "a coreference probe report (coref.json)";
   if (format == kCorefExamplesFormat) return "a coreference probe's examples (coref_examples.json)";
+  if (format == kHeadComparisonFormat) return "a heads comparison (heads_comparison.json)";
   return "\"" + format + "\"";
 }
 
@@ -739,6 +740,93 @@ coref::ProbeExamples readCorefExamplesJson(const fs::path& path) {
     }
   }
   return k;
+}
+
+}  // namespace attnlab::analysis
+
+namespace attnlab::analysis {
+
+namespace {
+
+ComparedModel readComparedModel(const Node& n) {
+  ComparedModel m;
+  m.source.runDir = n["run_dir"].text();
+  m.source.runName = n["run_name"].text();
+  m.source.checkpoint = n["checkpoint"].text();
+  m.source.step = n["step"].integer();
+  m.tokenizer = n["tokenizer"].text();
+  m.layers = n["layers"].integerIn(1, kMaxLayersOrHeads);
+  m.heads = n["heads"].integerIn(1, kMaxLayersOrHeads);
+  m.hidden = n["hidden_size"].integerIn(1, 1 << 20);
+  return m;
+}
+
+std::vector<int> readIndices(const Node& n, std::size_t count, int below) {
+  n.size(count, "one entry per head");
+  std::vector<int> out;
+  for (std::size_t i = 0; i < count; ++i) out.push_back(n.at(i).integerIn(0, below - 1));
+  return out;
+}
+
+void readComparedHeads(const Node& n, HeadComparison& r) {
+  const auto L = static_cast<std::size_t>(r.a.layers), H = static_cast<std::size_t>(r.a.heads);
+  const auto jsd = n["jsd"];
+  jsd.size(L, "one entry per layer");
+  for (std::size_t l = 0; l < L; ++l) {
+    const auto rows = jsd.at(l);
+    rows.size(H, "one row per head of run A");
+    for (std::size_t a = 0; a < H; ++a) {
+      rows.at(a).size(H, "one entry per head of run B");
+      const auto values = rows.at(a).reals();
+      r.jsd.insert(r.jsd.end(), values.begin(), values.end());
+    }
+  }
+  const auto layers = n["per_layer"];
+  layers.size(L, "one entry per layer");
+  for (std::size_t l = 0; l < L; ++l) {
+    const auto e = layers.at(l);
+    LayerHeadMatching m;
+    m.match = readIndices(e["matching"], H, r.a.heads);
+    m.matchedJsd = e["matched_jsd"].reals();
+    m.meanMatched = e["mean_matched_jsd"].real();
+    m.identityJsd = e["identity_jsd"].reals();
+    m.meanIdentity = e["mean_identity_jsd"].real();
+    m.nearest = readIndices(e["nearest"], H, r.a.heads);
+    e["matched_jsd"].size(H, "one entry per head");
+    e["identity_jsd"].size(H, "one entry per head");
+    r.matching.push_back(std::move(m));
+  }
+}
+
+}  // namespace
+
+HeadComparison readHeadComparisonJson(const fs::path& path) {
+  const std::string file = path.string();
+  const json doc = parseFile(path);
+  const Node root(doc, "", file);
+  checkFormat(root, kHeadComparisonFormat);
+  HeadComparison r;
+  r.a = readComparedModel(root["a"]);
+  r.b = readComparedModel(root["b"]);
+  const auto evaluation = root["evaluation"];
+  r.evaluationKind = evaluation["kind"].text();
+  r.evaluationDescription = evaluation["description"].text();
+  r.sequences = evaluation["sequences"].integer();
+  r.tokens = evaluation["tokens"].integer();
+  readComparedHeads(root["heads"], r);
+  if (const auto cka = root.find("cka")) {
+    const auto matrix = (*cka)["matrix"];
+    matrix.size(static_cast<std::size_t>(r.a.layers + 1), "the embeddings and each layer of A");
+    for (std::size_t i = 0; i < matrix.size(); ++i) {
+      matrix.at(i).size(static_cast<std::size_t>(r.b.layers + 1),
+                        "the embeddings and each layer of B");
+      const auto row = matrix.at(i).reals();
+      r.cka.insert(r.cka.end(), row.begin(), row.end());
+    }
+    r.ckaTokens = (*cka)["tokens"].integer();
+  }
+  r.seconds = root["seconds"].real();
+  return r;
 }
 
 }  // namespace attnlab::analysis

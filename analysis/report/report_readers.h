@@ -7,6 +7,7 @@
 #include "analysis/report/json_report.h"
 #include "analysis/runs/analysis_report.h"
 #include "analysis/runs/coref_probe_report.h"
+#include "analysis/runs/head_comparison_report.h"
 
 #include <filesystem>
 
@@ -35,5 +36,10 @@ CorefProbeReport readCorefJson(const std::filesystem::path& path);
 /// Every word index (query, correct, picked; picked may be -1) names a word of its example
 /// and every row has one value per word, so a program can index them unchecked.
 coref::ProbeExamples readCorefExamplesJson(const std::filesystem::path& path);
+
+/// Rebuilds the HeadComparison a heads_comparison.json (`attnlab-cli compare --heads`) was
+/// written from, with the same rules: the JSD is [layers][heads][heads] and the CKA matrix
+/// (a.layers + 1) x (b.layers + 1), as the two models' shapes say.
+HeadComparison readHeadComparisonJson(const std::filesystem::path& path);
 
 }  // namespace attnlab::analysis

@@ -12,6 +12,7 @@
 #include "analysis/attention/head_matching.h"
 #include "analysis/runs/analysis_control.h"
 #include "analysis/runs/evaluation_set.h"
+#include "analysis/runs/head_comparison_report.h"
 #include "analysis/runs/run_selection.h"
 
 #include <atomic>
@@ -33,29 +34,6 @@ struct CompareHeadsOptions {
   bool heads = true;
   /// Real tokens (the first, in order) whose hidden states enter CKA; 0: no CKA.
   int ckaTokens = 4096;
-};
-
-/// One side of the comparison.
-struct ComparedModel {
-  AnalysedCheckpoint source;
-  std::filesystem::path tokenizer;  ///< the tokenizer.model it reads
-  int layers = 0, heads = 0, hidden = 0;
-};
-
-struct HeadComparison {
-  ComparedModel a, b;
-  std::string evaluationKind;  ///< "validation" or "text"
-  std::string evaluationDescription;
-  std::int64_t sequences = 0;  ///< sequences both models read
-  std::int64_t tokens = 0;     ///< real tokens of those sequences (JSD query rows per head)
-  /// [layers][heads of A][heads of B] mean JSD in bits (empty without `heads`).
-  std::vector<double> jsd;
-  std::vector<LayerHeadMatching> matching;  ///< per layer (empty without `heads`)
-  /// [a.layers + 1][b.layers + 1] linear CKA: row/column 0 the embeddings' output, then
-  /// each layer's output (empty when ckaTokens is 0).
-  std::vector<double> cka;
-  std::int64_t ckaTokens = 0;  ///< tokens CKA used
-  double seconds = 0;
 };
 
 /// The phase compareHeads reports per sequence (after kPhaseLoadCheckpoint, 0..2, and

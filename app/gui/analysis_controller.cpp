@@ -1,6 +1,10 @@
 // LibTorch (through the analysis headers) before Qt: Qt's `slots` macro breaks its headers.
 #include "analysis/jobs/report_jobs.h"
+#include "analysis/report/head_comparison_report.h"
+#include "analysis/report/report_files.h"
 #include "analysis/report/report_layout.h"
+#include "analysis/runs/head_comparison.h"
+#include "analysis/runs/run_selection.h"
 #include "core/errors/error.h"
 
 #include "app/gui/analysis_controller.h"
@@ -73,6 +77,27 @@ bool AnalysisController::startProbe(const QString& runDirectory, const ProbeRequ
             },
             cancel);
         return (written.folder / analysis::reportFileName(analysis::ReportKind::Coref)).string();
+      },
+      whyNot);
+}
+
+bool AnalysisController::startHeadComparison(const QString& runA, const QString& runB,
+                                             QString* whyNot) {
+  const std::string a = runA.toStdString(), b = runB.toStdString();
+  return launch(
+      runA,
+      [a, b](const auto& progress, const std::atomic<bool>* cancel) {
+        const auto first = analysis::selectCheckpoint(a, std::nullopt);
+        const auto second = analysis::selectCheckpoint(b, std::nullopt);
+        const auto folder =
+            analysis::comparisonFolder(first.runDir, first.step, second.runDir, second.step);
+        analysis::prepareReportFolder(folder);  // an unwritable run fails before the work
+        analysis::CompareHeadsOptions options;
+        options.runA = first.checkpoint;
+        options.runB = second.checkpoint;
+        const auto report = analysis::compareHeads(options, progress, cancel);
+        analysis::writeHeadComparison(report, folder);
+        return (folder / analysis::kHeadComparisonJson).string();
       },
       whyNot);
 }

@@ -49,6 +49,10 @@ class AnalysisController : public QObject {
   /// size, seed and distractor; the report is the CLI's, coref_examples.json included.
   bool startProbe(const QString& runDirectory, const ProbeRequest& request,
                   QString* whyNot = nullptr);
+  /// Compares the heads of the latest checkpoints of `runA` and `runB` as `attnlab-cli
+  /// compare A B --heads` does (run A's validation split, first 256 sequences) and writes the
+  /// report where the CLI puts it; finished() names its heads_comparison.json.
+  bool startHeadComparison(const QString& runA, const QString& runB, QString* whyNot = nullptr);
   /// Asks the analysis to stop at its next check (within about a second); finished() then
   /// reports it as cancelled and nothing is written.
   void cancel();

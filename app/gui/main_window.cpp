@@ -87,6 +87,7 @@ void MainWindow::buildCentre() {
   m_parts.views = new ViewTabs(this);
   m_parts.views->analysisPanel()->setAnalysisController(m_parts.analysis);
   m_parts.views->probePanel()->setAnalysisController(m_parts.analysis);
+  m_parts.views->comparePanel()->setAnalysisController(m_parts.analysis);
   m_parts.notices->reportExportsOf(m_parts.views->analysisPanel());
   m_parts.notices->reportExportsOf(m_parts.views->probePanel());
   m_parts.notices->reportExportsOf(m_parts.views->comparePanel());

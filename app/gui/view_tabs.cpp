@@ -73,6 +73,8 @@ bool ViewTabs::showView(const QString& spec) {
   if (found < 0) return false;
   setCurrentIndex(found);
   if (parts.size() < 2) return true;
+  // The Compare tab picks its comparison by key ("Compare/heads-matching").
+  if (currentWidget() == comparePanel()) return comparePanel()->showComparison(parts[1]);
   for (QTabWidget* inner : currentWidget()->findChildren<QTabWidget*>())
     for (int i = 0; i < inner->count(); ++i)
       if (inner->tabText(i).compare(parts[1], Qt::CaseInsensitive) == 0) inner->setCurrentIndex(i);

@@ -1,7 +1,9 @@
 #include "app/gui/panels/compare_panel.h"
 
+#include "app/gui/analysis_controller.h"
 #include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/figure_view.h"
+#include "app/gui/panels/job_bar.h"
 #include "figures/figure_catalog.h"
 #include "widgets/plots/plot_widget.h"
 
@@ -50,6 +52,10 @@ constexpr Comparison kComparisons[] = {
     {"rollout-spread", "Attention rollout per layer, runs overlaid (spread, diagonal, entropy)"},
     {"logit-lens", "Logit lens per layer, runs overlaid (accuracy, rank, KL to the output)"},
     {"side:norm-weight-correlation", "Weights against norms per head, runs side by side"},
+    {"side:head-importance", "Head importance and single-head ablation, runs side by side"},
+    {"head-pruning", "Pruning curves, runs overlaid (loss and accuracy against heads masked)"},
+    {"heads-matching", "Heads of the first two runs matched by attention JSD (Compare heads)"},
+    {"layer-cka", "Linear CKA between the first two runs' layers (Compare heads)"},
 };
 
 QTableWidgetItem* numberItem(double value, int decimals) {
@@ -113,11 +119,22 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   for (const Comparison& c : kComparisons)
     m_comparison->addItem(QString::fromLatin1(c.label), QString::fromLatin1(c.key));
   bar->addWidget(m_comparison, 1);
+  m_jobBar = new JobBar(QStringLiteral("Compare heads"), QStringLiteral("compareHeads"), this);
+  m_jobBar->runButton()->setToolTip(
+      QStringLiteral("attnlab-cli compare A B --heads on the first two runs' latest checkpoints: "
+                     "head JSD, matching and layer CKA on run A's validation split"));
+  bar->addWidget(m_jobBar);
   m_tableExport = new QPushButton(QStringLiteral("Export table..."), this);
   m_tableExport->setObjectName(QStringLiteral("exportTableButton"));
   m_tableExport->setToolTip(QStringLiteral("The table as CSV or Markdown"));
   bar->addWidget(m_tableExport);
   outer->addLayout(bar);
+  m_jobMessage = new QLabel(this);
+  m_jobMessage->setObjectName(QStringLiteral("compareHeadsMessage"));
+  m_jobMessage->setWordWrap(true);
+  m_jobMessage->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_jobMessage->hide();
+  outer->addWidget(m_jobMessage);
 
   m_stack = new QStackedWidget(this);
   m_hint = new QLabel(QStringLiteral("Select two or more runs in the Runs list (Ctrl+click or "
@@ -146,6 +163,8 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
 
   connect(m_comparison, &QComboBox::currentIndexChanged, this, [this] { rebuildFigures(); });
   connect(m_tableExport, &QPushButton::clicked, this, &ComparePanel::chooseTableExport);
+  connect(m_jobBar, &JobBar::runClicked, this, &ComparePanel::compareHeads);
+  connect(m_jobBar, &JobBar::jobFinished, this, &ComparePanel::headsCompared);
   refresh();
 }
 
@@ -164,8 +183,42 @@ void ComparePanel::setTheme(const widgets::Theme& theme) {
   for (FigureView* v : m_views) v->setTheme(theme);
 }
 
+void ComparePanel::setAnalysisController(AnalysisController* controller) {
+  m_controller = controller;
+  m_jobBar->setController(controller);
+}
+
+void ComparePanel::compareHeads() {
+  if (!m_controller || m_runs.size() < 2 || !m_runs[0] || !m_runs[1]) return;
+  QString whyNot;
+  if (!m_controller->startHeadComparison(m_runs[0]->directory(), m_runs[1]->directory(), &whyNot)) {
+    m_jobMessage->setText(whyNot);
+    m_jobMessage->show();
+    return;
+  }
+  m_jobBar->markStarted();
+  m_jobMessage->hide();
+}
+
+void ComparePanel::headsCompared(bool ok, bool cancelled, const QString& message,
+                                 const QString& report) {
+  if (ok) {
+    m_jobMessage->setText(QStringLiteral("Wrote %1").arg(report));
+    if (!currentComparison().startsWith(QStringLiteral("heads-matching")) &&
+        currentComparison() != QStringLiteral("layer-cka"))
+      showComparison(QStringLiteral("heads-matching"));
+    else
+      rebuildFigures();
+  } else {
+    m_jobMessage->setText(cancelled ? QStringLiteral("Compare heads: cancelled")
+                                    : QStringLiteral("Compare heads failed: %1").arg(message));
+  }
+  m_jobMessage->show();
+}
+
 void ComparePanel::refresh() {
   const bool enough = m_runs.size() >= 2;
+  m_jobBar->setRunnable(enough);
   m_stack->setCurrentIndex(enough ? 1 : 0);
   m_tableExport->setEnabled(enough);
   m_comparison->setEnabled(enough);

@@ -31,7 +31,9 @@ class QTableWidget;
 
 namespace attnlab::app {
 
+class AnalysisController;
 class FigureView;
+class JobBar;
 
 class ComparePanel : public QWidget, public RunView {
   Q_OBJECT
@@ -43,6 +45,11 @@ class ComparePanel : public QWidget, public RunView {
   void setTheme(const widgets::Theme& theme) override;
   /// File > Export figure on this tab.
   QString exportCurrentFigure(const QString& path, const widgets::ExportOptions& options) override;
+  /// The controller that runs Compare heads (owned by the window, shared with the Analysis
+  /// and Probe tabs: one job at a time).
+  void setAnalysisController(AnalysisController* controller);
+  JobBar* compareHeadsBar() const { return m_jobBar; }
+  QLabel* compareHeadsMessage() const { return m_jobMessage; }
 
   /// Shows the comparison `key` (a catalog figure name, or "side:<figure>" for a per-run
   /// figure drawn once per run side by side); false when the combo has no such entry.
@@ -69,6 +76,8 @@ class ComparePanel : public QWidget, public RunView {
   void exportFailed(const QString& error);
 
  private:
+  void compareHeads();
+  void headsCompared(bool ok, bool cancelled, const QString& message, const QString& report);
   void refresh();
   void loadSummaries();
   void fillTable();
@@ -83,6 +92,9 @@ class ComparePanel : public QWidget, public RunView {
   widgets::Theme m_theme = widgets::Theme::light();
 
   QLabel* m_hint = nullptr;
+  JobBar* m_jobBar = nullptr;
+  QLabel* m_jobMessage = nullptr;
+  QPointer<AnalysisController> m_controller;
   QComboBox* m_comparison = nullptr;
   QPushButton* m_tableExport = nullptr;
   QStackedWidget* m_stack = nullptr;
