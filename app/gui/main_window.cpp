@@ -10,7 +10,9 @@
 #include "app/gui/panels/compare_panel.h"
 #include "app/gui/panels/console_dock.h"
 #include "app/gui/panels/figure_view.h"
+#include "app/gui/panels/inspector_panel.h"
 #include "app/gui/panels/probe_panel.h"
+#include "app/gui/panels/query_key_map_window.h"
 #include "app/gui/panels/run_status_bar.h"
 #include "app/gui/panels/runs_panel.h"
 #include "app/gui/panels/welcome_panel.h"
@@ -198,6 +200,22 @@ void MainWindow::wireAnalysis() {
             QString whyNot;
             if (!m_parts.analysis->startProbe(run->directory(), dataset, &whyNot))
               m_parts.notices->error(whyNot);
+          });
+  // Each query-key map gets a window of its own (its own thread), which follows the theme.
+  connect(m_parts.views->inspectorPanel(), &InspectorPanel::queryKeyMapRequested, this,
+          [this](const QString& run, qint64 step, int layer, int head) {
+            auto* window = new QueryKeyMapWindow(this);
+            window->setDeleteWhenClosed(true);
+            window->setTheme(m_parts.theme->theme());
+            connect(m_parts.theme, &ThemeController::themeChanged, window,
+                    &QueryKeyMapWindow::setTheme);
+            window->show();
+            QueryKeyMapRequest request;
+            request.runDirectory = run;
+            request.step = step;
+            request.layer = layer;
+            request.head = head;
+            window->start(request);
           });
 }
 

@@ -44,7 +44,9 @@ bool PlotContextMenu::eventFilter(QObject* watched, QEvent* event) {
   if (event->type() != QEvent::ContextMenu) return false;
   widgets::PlotWidget* plot = plotOf(watched);
   if (plot == nullptr) return false;
-  popup(plot, static_cast<QContextMenuEvent*>(event)->globalPos());
+  const QPoint at = static_cast<QContextMenuEvent*>(event)->globalPos();
+  if (plot->handlesContextMenuAt(at)) return false;  // the plot's owner shows its own menu
+  popup(plot, at);
   return true;
 }
 

@@ -3,6 +3,7 @@
 #include <qcustomplot.h>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMetaMethod>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -93,6 +94,15 @@ HeadGrid::HeadGrid(QWidget* parent) : PlotWidget(parent) {
     if (!headAt(event->position(), &layer, &head)) return;
     setSelected(layer, head);
     emit headActivated(layer, head);
+  });
+
+  // A right click over a head goes to the owner (headContextMenuRequested): the plot's own
+  // policy turns the context-menu event into a signal with the pixel under the pointer.
+  m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(m_plot, &QWidget::customContextMenuRequested, this, [this](const QPoint& pixel) {
+    int layer = 0, head = 0;
+    if (headAt(pixel, &layer, &head))
+      emit headContextMenuRequested(layer, head, m_plot->mapToGlobal(pixel));
   });
 
   m_plot->yAxis->setRangeReversed(true);  // layer 0 on top
@@ -243,6 +253,12 @@ bool HeadGrid::headAt(const QPointF& pixel, int* layer, int* head) const {
   *layer = l;
   *head = h;
   return true;
+}
+
+bool HeadGrid::handlesContextMenuAt(const QPoint& globalPos) const {
+  int layer = 0, head = 0;
+  return isSignalConnected(QMetaMethod::fromSignal(&HeadGrid::headContextMenuRequested)) &&
+         headAt(m_plot->mapFromGlobal(QPointF(globalPos)), &layer, &head);
 }
 
 void HeadGrid::applyThemeToContent() {

@@ -64,10 +64,15 @@ class HeadGrid : public PlotWidget {
   int heads() const { return m_heads; }
   /// The thumbnail side actually used (tests).
   int thumbnailCells() const { return m_cells; }
+  /// Over a head, with headContextMenuRequested connected: the owner's menu is shown there.
+  bool handlesContextMenuAt(const QPoint& globalPos) const override;
 
  signals:
   /// The user clicked a head or pressed Open: show this head in detail.
   void headActivated(int layer, int head);
+  /// A right click (or the menu key) over a head: the owner may offer what to do with that
+  /// head at `globalPos` (the grid itself shows no menu; the click does not select).
+  void headContextMenuRequested(int layer, int head, const QPoint& globalPos);
 
  protected:
   void applyThemeToContent() override;

@@ -45,6 +45,14 @@ class PlotWidget : public QWidget {
   /// Queues one redraw for the next event-loop pass; many calls coalesce into one.
   void requestReplot();
 
+  /// True when the plot shows a menu of its own for a right click at `globalPos` (HeadGrid
+  /// over a head whose owner offers actions for it): the app's menu for every plot (Export
+  /// figure..., Copy image) then leaves that click to the plot.
+  virtual bool handlesContextMenuAt(const QPoint& globalPos) const {
+    Q_UNUSED(globalPos);
+    return false;
+  }
+
   /// The underlying plot, for embedding and tests. Callers outside widgets/ should use
   /// the typed setters of the subclasses rather than QCustomPlot internals.
   QCustomPlot* customPlot() const { return m_plot; }

@@ -1,6 +1,7 @@
 #include "widgets/plots/scatter_plot.h"
 
 #include <qcustomplot.h>
+#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
@@ -19,7 +20,56 @@ ScatterPlot::ScatterPlot(QWidget* parent) : PlotWidget(parent) {
   m_plot->legend->setWrap(8);
   m_plot->legend->setVisible(false);
   m_rects << m_plot->axisRect();
+  m_plot->setMouseTracking(true);
+  connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
+    hoverAt(event->position(), event->globalPosition().toPoint());
+  });
   setTheme(m_theme);
+}
+
+bool ScatterPlot::pointAt(const QPointF& pixel, int* panel, int* series, int* index,
+                          double radius) const {
+  double best = radius * radius;
+  bool found = false;
+  for (int p = 0; p < m_panels.size() && p < m_rects.size(); ++p) {
+    const QCPAxisRect* rect = m_rects[p];
+    if (!rect->rect().contains(pixel.toPoint())) continue;
+    const QCPAxis* x = rect->axis(QCPAxis::atBottom);
+    const QCPAxis* y = rect->axis(QCPAxis::atLeft);
+    for (int s = 0; s < m_panels[p].series.size(); ++s) {
+      const XySeries& points = m_panels[p].series[s];
+      if (!points.markers) continue;
+      for (int i = 0; i < std::min(points.x.size(), points.y.size()); ++i) {
+        const double dx = x->coordToPixel(points.x[i]) - pixel.x();
+        const double dy = y->coordToPixel(points.y[i]) - pixel.y();
+        if (dx * dx + dy * dy > best) continue;  // NaN is never nearer
+        best = dx * dx + dy * dy;
+        *panel = p, *series = s, *index = static_cast<int>(i);
+        found = true;
+      }
+    }
+  }
+  return found;
+}
+
+void ScatterPlot::setHoverText(std::function<QString(int, int, int)> text) {
+  m_hoverTextOf = std::move(text);
+}
+
+QString ScatterPlot::hoverAt(const QPointF& pixel, const QPoint& globalPos) {
+  int p = 0, s = 0, i = 0;
+  const bool found = pointAt(pixel, &p, &s, &i);
+  m_hoverText = found && m_hoverTextOf ? m_hoverTextOf(p, s, i) : QString();
+  if (m_hoverText.isEmpty()) {
+    QToolTip::hideText();
+  } else {
+    // Escaped: a token such as <s> must show as written, not as rich-text markup.
+    QString html = m_hoverText.toHtmlEscaped();
+    html.replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+    QToolTip::showText(globalPos, QStringLiteral("<p>%1</p>").arg(html), m_plot);
+  }
+  if (found) emit pointHovered(p, s, i);
+  return m_hoverText;
 }
 
 QColor ScatterPlot::layerColour(int layer, int layers) {

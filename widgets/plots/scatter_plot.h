@@ -4,6 +4,7 @@
 #include <QString>
 #include <QVector>
 
+#include <functional>
 #include <optional>
 
 #include "widgets/plots/plot_widget.h"
@@ -56,9 +57,27 @@ class ScatterPlot : public PlotWidget {
     return p >= 0 && p < m_markers.size() ? m_markers[p] : nullptr;
   }
 
+  /// The point drawn nearest to `plotPixel` (a pixel of customPlot()) within `radius` pixels,
+  /// in the panel under it: its panel, its series and its index in that series' x and y
+  /// (series without markers are not points). The later series wins a tie, as it is drawn
+  /// on top. False when no point is that near.
+  bool pointAt(const QPointF& plotPixel, int* panel, int* series, int* index,
+               double radius = 8.0) const;
+  /// What hovering a point shows as its tooltip (plain text): `text(panel, series, index)`;
+  /// empty text or no provider shows none. Hovering emits pointHovered either way.
+  void setHoverText(std::function<QString(int panel, int series, int index)> text);
+  /// The tooltip text of the last mouse move over the plot; empty when it was over no point.
+  QString hoverText() const { return m_hoverText; }
+  /// Hovers `plotPixel` as a mouse move there does; returns the tooltip text.
+  QString hoverAt(const QPointF& plotPixel, const QPoint& globalPos);
+
   /// The colour of layer `layer` of `layers` along the viridis map (shared so every
   /// "coloured by layer" figure agrees).
   static QColor layerColour(int layer, int layers);
+
+ signals:
+  /// The mouse is over point `index` of series `series` of panel `panel` (see pointAt).
+  void pointHovered(int panel, int series, int index);
 
  protected:
   void applyThemeToContent() override;
@@ -72,6 +91,8 @@ class ScatterPlot : public PlotWidget {
   QVector<QCPAxisRect*> m_rects;
   QVector<QVector<QCPGraph*>> m_graphs;
   QVector<QCPGraph*> m_markers;
+  std::function<QString(int, int, int)> m_hoverTextOf;
+  QString m_hoverText;
 };
 
 }  // namespace attnlab::widgets

@@ -16,6 +16,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QShortcut>
 #include <QSignalBlocker>
@@ -257,6 +258,28 @@ void InspectorPanel::connectViewControls() {
   connect(m_grid, &widgets::HeadGrid::headActivated, this,
           [this](int layer, int head) { selectHead(layer, head); });
   connect(m_heatmap, &widgets::AttentionHeatmap::cellHovered, this, &InspectorPanel::showHover);
+  connect(m_grid, &widgets::HeadGrid::headContextMenuRequested, this,
+          &InspectorPanel::showHeadMenu);
+}
+
+void InspectorPanel::showHeadMenu(int layer, int head, const QPoint& globalPos) {
+  if (!m_run || m_run->checkpoints().empty()) return;
+  const QString run = m_run->directory();
+  const qint64 step =
+      m_run->checkpoints()[static_cast<std::size_t>(m_checkpointSlider->value())].step;
+  if (m_headMenu) m_headMenu->deleteLater();
+  m_headMenu = new QMenu(this);
+  m_headMenu->setObjectName(QStringLiteral("inspectHeadMenu"));
+  m_headMenu->setAttribute(Qt::WA_DeleteOnClose);
+  // A per-layer view's column is no head: only the layer's maps are offered there.
+  if (!isPerLayerView(m_view))
+    m_headMenu->addAction(
+        QStringLiteral("Query-key map of layer %1 head %2...").arg(layer).arg(head), this,
+        [this, run, step, layer, head] { emit queryKeyMapRequested(run, step, layer, head); });
+  m_headMenu->addAction(
+      QStringLiteral("Query-key maps of layer %1 (every head)...").arg(layer), this,
+      [this, run, step, layer] { emit queryKeyMapRequested(run, step, layer, -1); });
+  m_headMenu->popup(globalPos);
 }
 
 void InspectorPanel::connectControllers() {

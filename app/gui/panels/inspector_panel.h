@@ -31,6 +31,7 @@ class QComboBox;
 class QHBoxLayout;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QPushButton;
 class QSlider;
 class QSplitter;
@@ -88,6 +89,8 @@ class InspectorPanel : public QWidget, public RunView {
   InspectorSourceBar* sourceBar() const { return m_source; }
   LensPanel* lensPanel() const { return m_lens; }
   InspectionController& controller() { return m_controller; }
+  /// The menu a right click on a head of the grid opened last (tests trigger its actions).
+  QMenu* headMenu() const { return m_headMenu; }
 
  signals:
   /// An inspection was drawn (the grid and the enlarged head show it).
@@ -95,6 +98,9 @@ class InspectorPanel : public QWidget, public RunView {
   /// The compared inspection was drawn beside the enlarged head.
   void compared(qint64 step);
   void inspectionFailed(const QString& message);
+  /// The head grid's menu asked for the query-key map of `layer`, `head` (-1: every head of
+  /// the layer) of `runDirectory` at the checkpoint the slider shows (`step`).
+  void queryKeyMapRequested(const QString& runDirectory, qint64 step, int layer, int head);
 
  protected:
   /// Shown with a run and nothing inspected yet: the text in the box is inspected at once.
@@ -138,6 +144,8 @@ class InspectorPanel : public QWidget, public RunView {
   /// Both heads on the range of the two together, and the note that says so.
   void shareColourScale(const QString& valueLabel);
   void showHover(int query, int key, double value);
+  /// The head grid's menu for a head: its query-key map, or every head's of its layer.
+  void showHeadMenu(int layer, int head, const QPoint& globalPos);
   void updateToggles();
   InspectionRequestOptions requestOptions() const;
   /// The logit-lens panel is open (not collapsed in the splitter under the maps).
@@ -173,6 +181,7 @@ class InspectorPanel : public QWidget, public RunView {
   LensPanel* m_lens = nullptr;
   QSplitter* m_mapsAndLens = nullptr;
   bool m_lensCollapsed = false;  ///< the user closed the lens in the splitter
+  QPointer<QMenu> m_headMenu;
 };
 
 }  // namespace attnlab::app
