@@ -350,6 +350,48 @@ class TestCompareAndExport : public QObject {
     }
   }
 
+  // Compare heads: the button runs `compare --heads` on the first two runs off the GUI thread
+  // (the window's shared controller), writes the CLI's report into the first run, and shows
+  // the matching, whose cells are the report's JSD (read here by Qt); the CKA view follows.
+  // Before it, the figure names the command that makes its input.
+  void comparesTheHeadsOfTwoRuns() {
+    app::MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    openAndSelectBoth(window);
+    clickTab(window, "Compare");
+    app::ComparePanel* compare = window.parts().views->comparePanel();
+    QVERIFY(compare->showComparison("heads-matching"));
+    QVERIFY2(compare->figureViews().front()->error().contains("--heads"),
+             qPrintable(compare->figureViews().front()->error()));
+
+    QSignalSpy finished(window.parts().analysis, &app::AnalysisController::finished);
+    QPushButton* run = compare->compareHeadsBar()->runButton();
+    QVERIFY(run->isEnabled());
+    QTest::mouseClick(run, Qt::LeftButton);
+    QVERIFY(finished.wait(120000));
+    QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(2).toString()));
+    const QString file = finished.first().at(3).toString();
+    QVERIFY2(file.startsWith(m_plain + "/analysis/compare-step-8-vs-realformer-step-8/"),
+             qPrintable(file));
+    QTRY_VERIFY(compare->compareHeadsMessage()->text().contains(file));
+    QCOMPARE(compare->currentComparison(), QString("heads-matching"));
+    auto* map = qobject_cast<widgets::MatrixHeatmap*>(compare->figureViews().front()->plot());
+    QVERIFY2(map != nullptr, qPrintable(compare->figureViews().front()->error()));
+    const QJsonObject report = readJson(file);
+    const QJsonArray jsd = report["heads"].toObject()["jsd"].toArray();
+    for (int l = 0; l < jsd.size(); ++l)
+      for (int a = 0; a < jsd[l].toArray().size(); ++a)
+        for (int b = 0; b < jsd[l].toArray()[a].toArray().size(); ++b)
+          QVERIFY(std::abs(map->drawnCell(l, a, b) - jsd[l][a][b].toDouble()) < 1e-6);
+
+    QVERIFY(compare->showComparison("layer-cka"));
+    map = qobject_cast<widgets::MatrixHeatmap*>(compare->figureViews().front()->plot());
+    QVERIFY2(map != nullptr, qPrintable(compare->figureViews().front()->error()));
+    const QJsonArray cka = report["cka"].toObject()["matrix"].toArray();
+    QVERIFY(std::abs(map->drawnCell(0, 0, 0) - cka[0][0].toDouble()) < 1e-6);
+  }
+
   // Not a check: with ATTNLAB_SHOT_RUNS="RUN_A;RUN_B" and ATTNLAB_SHOT_FILE set, the real
   // window on those two runs, Compare showing the rollout summary, saved as a PNG (how
   // docs/figures/app-compare-beyond.png is made).
