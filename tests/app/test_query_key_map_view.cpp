@@ -226,6 +226,12 @@ void TestQueryKeyMapView::aHeadsMapFromTheGridMenu() {
   QCPAxisRect* rect = plot->panelRect(0);
   const QPoint pixel(qRound(rect->axis(QCPAxis::atBottom)->coordToPixel(coords[2 * point])),
                      qRound(rect->axis(QCPAxis::atLeft)->coordToPixel(coords[2 * point + 1])));
+  {
+    int dp = -1, ds = -1, di = -1;
+    qInfo() << "DEBUG pointAt" << plot->pointAt(pixel, &dp, &ds, &di) << dp << ds << di << pixel
+            << map->pointOf(ds, di) << point << QApplication::activePopupWidget()
+            << plot->customPlot()->hasMouseTracking() << map->isActiveWindow();
+  }
   QTest::mouseMove(plot->customPlot(), pixel);
   const QString piece = QString::fromStdString(sample.pieces[token]);
   const QString expected = QStringLiteral("%1 `%2` (position %3) in: ")
