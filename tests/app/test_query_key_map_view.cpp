@@ -7,7 +7,8 @@
 // point names its token, position and sentence; the layer's entry gives one panel per head.
 // Cancel stops a map being made and the window says so; closing a window while it computes
 // cancels and deletes it; a layer outside the model is refused by name.
-// ATTNLAB_QK_SHOT_DIR=<dir> saves screenshots of the windows there.
+// ATTNLAB_QK_SHOT_DIR=<dir> saves screenshots of the windows there; with
+// ATTNLAB_QK_SHOT_RUN=<run> also of every head of that run's layer 0 (skipped otherwise).
 #include "app/gui/main_window.h"
 #include "app/gui/panels/inspector_panel.h"
 #include "app/gui/panels/query_key_map_window.h"
@@ -181,6 +182,7 @@ class TestQueryKeyMapView : public QObject {
   void everyHeadOfALayer();
   void cancelAndCloseWhileComputing();
   void aLayerOutsideTheModelIsRefused();
+  void screenshotOfARun();
 };
 
 void TestQueryKeyMapView::aHeadsMapFromTheGridMenu() {
@@ -357,6 +359,20 @@ void TestQueryKeyMapView::aLayerOutsideTheModelIsRefused() {
   QCOMPARE(ended.at(0).at(1).toBool(), false);
   QVERIFY2(map.statusText().contains("layer 5") && map.statusText().contains("out of range"),
            qPrintable(map.statusText()));
+}
+
+void TestQueryKeyMapView::screenshotOfARun() {
+  const QString run = qEnvironmentVariable("ATTNLAB_QK_SHOT_RUN");
+  if (run.isEmpty() || qEnvironmentVariable("ATTNLAB_QK_SHOT_DIR").isEmpty())
+    QSKIP("set ATTNLAB_QK_SHOT_RUN and ATTNLAB_QK_SHOT_DIR for the screenshots of a run");
+  app::QueryKeyMapWindow map;
+  map.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&map));
+  map.start(request(run, std::nullopt, 0, -1));
+  QTRY_VERIFY_WITH_TIMEOUT(map.result() != nullptr, 300000);
+  saveShot(&map, QStringLiteral("qk-map-run-every-head"));
+  map.setColourBy(app::QueryKeyMapWindow::ColourBy::Position);
+  saveShot(&map, QStringLiteral("qk-map-run-every-head-position"));
 }
 
 QTEST_MAIN(TestQueryKeyMapView)

@@ -27,6 +27,11 @@ constexpr int kPositionBins = 6;
 constexpr int kSentenceChars = 240;
 
 const QString kAxis = QStringLiteral("principal component %1 of the normalised queries and keys");
+/// In more than two columns the axes say less and the title says the rest.
+const QString kShortAxis = QStringLiteral("principal component %1");
+const QString kWhatAxesAre =
+    QStringLiteral("principal components of the normalised queries and keys");
+constexpr int kColumns = 4;
 
 int binWidth(std::int64_t maxPosition) {
   int width = 1;
@@ -184,6 +189,8 @@ void QueryKeyMapWindow::onFinished(bool ok, bool cancelled, const QString& messa
     for (const auto& s : m_result->sample.sentences) m_sentences << QString::fromStdString(s);
     m_status->setText(QStringLiteral("Hover a point: its token, position and sentence."));
     m_export->setEnabled(true);
+    // Small multiples of many heads need the room (a window the person sized stays).
+    if (m_result->sample.maps.size() > 2 && width() < 1400) resize(1400, std::max(height(), 950));
     updateSummary();
     redraw();
   } else if (cancelled) {
@@ -250,8 +257,8 @@ std::vector<QueryKeyMapWindow::Series> QueryKeyMapWindow::planSeries() const {
   const int n = static_cast<int>(m_pieces.size());
   if (m_colourBy == ColourBy::Position) return positionSeries();
   if (m_colourBy == ColourBy::TextMatch) return matchSeries();
-  Series queries{QStringLiteral("queries"), QColor(), 0.75, {}};
-  Series keys{QStringLiteral("keys"), QColor(), 0.75, {}};
+  Series queries{QStringLiteral("queries"), QColor(), 0.75, {}, true};
+  Series keys{QStringLiteral("keys"), QColor(), 0.75, {}, true};
   for (int t = 0; t < n; ++t) {
     queries.points.push_back(t);
     keys.points.push_back(n + t);
@@ -268,6 +275,7 @@ std::vector<QueryKeyMapWindow::Series> QueryKeyMapWindow::positionSeries() const
   std::vector<Series> series(static_cast<std::size_t>(bins));
   for (int b = 0; b < bins; ++b) {
     Series& s = series[static_cast<std::size_t>(b)];
+    s.counted = false;  // six names with counts overflow the legend's row
     s.name = width == 1 ? QStringLiteral("position %1").arg(b)
                         : QStringLiteral("positions %1-%2").arg(b * width).arg((b + 1) * width - 1);
     s.colour = widgets::ScatterPlot::layerColour(b, bins);
@@ -286,8 +294,10 @@ std::vector<QueryKeyMapWindow::Series> QueryKeyMapWindow::matchSeries() const {
                                : QStringLiteral("other tokens"),
                 m_theme.foreground,
                 0.18,
-                {}};
-  Series matches{QStringLiteral("tokens containing \"%1\"").arg(text), m_theme.accent, 1.0, {}};
+                {},
+                true};
+  Series matches{
+      QStringLiteral("tokens containing \"%1\"").arg(text), m_theme.accent, 1.0, {}, true};
   const int n = static_cast<int>(m_pieces.size());
   for (int p = 0; p < 2 * n; ++p) {
     const bool hit = !text.isEmpty() && m_pieces[p % n].contains(text, Qt::CaseInsensitive);
@@ -323,17 +333,21 @@ QString QueryKeyMapWindow::plotTitle() const {
 void QueryKeyMapWindow::redraw() {
   if (!m_result) return;
   m_series = planSeries();
+  const auto& maps = m_result->sample.maps;
+  const int columns = std::min(kColumns, std::max(1, static_cast<int>(maps.size())));
+  const QString& axis = columns > 2 ? kShortAxis : kAxis;
   QVector<widgets::XyPanel> panels;
-  for (const auto& head : m_result->sample.maps) {
+  for (const auto& head : maps) {
     const auto& map = head.map;
     widgets::XyPanel panel;
     panel.title = headCaption(head.head);
-    panel.xLabel = kAxis.arg(1);
-    panel.yLabel = map.dims > 1 ? kAxis.arg(2) : QStringLiteral("(a one-dimensional head)");
+    panel.xLabel = axis.arg(1);
+    panel.yLabel = map.dims > 1 ? axis.arg(2) : QStringLiteral("(a one-dimensional head)");
     panel.equalAspect = map.dims > 1;  // distances are what the map shows
     for (const Series& plan : m_series) {
       widgets::XySeries series;
-      series.name = QStringLiteral("%1 (%2)").arg(plan.name).arg(plan.points.size());
+      series.name = plan.counted ? QStringLiteral("%1 (%2)").arg(plan.name).arg(plan.points.size())
+                                 : plan.name;
       series.colour = plan.colour;
       series.opacity = plan.opacity;
       for (const int p : plan.points) {
@@ -345,8 +359,8 @@ void QueryKeyMapWindow::redraw() {
     }
     panels << panel;
   }
-  m_plot->setTitle(plotTitle());
-  m_plot->setPanels(panels, std::min<int>(4, std::max<int>(1, panels.size())));
+  m_plot->setTitle(columns > 2 ? plotTitle() + QStringLiteral("; ") + kWhatAxesAre : plotTitle());
+  m_plot->setPanels(panels, columns);
   emit mapShown();
 }
 
@@ -359,21 +373,25 @@ void QueryKeyMapWindow::updateSummary() {
                .arg(QString::number(s.tokens()), QString::number(2 * s.tokens()),
                     QString::number(s.sentences.size()), m_result->evaluation,
                     QString::number(m_result->step), QString::number(s.headDim));
+  // One line a head for one or two; beyond, one paragraph (the panels' titles repeat it).
+  QStringList heads;
   for (const auto& m : s.maps)
-    lines << QStringLiteral(
+    heads << QStringLiteral(
                  "Head %1: the map's %2 components explain %3% of the variance; "
-                 "normalisation scale s = %4 (queries x s, shifted keys / s)%5.")
+                 "normalisation scale s = %4%5")
                  .arg(m.head)
                  .arg(m.map.dims)
                  .arg(100.0 * m.map.explained, 0, 'f', 1)
                  .arg(m.map.normalisation.scale, 0, 'g', 4)
                  .arg(m.map.normalisation.normsMatched
                           ? QString()
-                          : QStringLiteral(", mean norms not matched"));
+                          : QStringLiteral(" (mean norms not matched)"));
+  lines << (heads.size() > 2 ? heads.join(QStringLiteral(". ")) + QLatin1Char('.')
+                             : heads.join(QStringLiteral(".\n")) + QLatin1Char('.'));
   lines << QStringLiteral(
-      "Normalised as AttentionViz does: keys translated so the centroids meet and scaled so the "
-      "mean norms match; every q.k, hence every attention row, is unchanged. Near points attend "
-      "strongly.");
+      "Normalised as AttentionViz does: keys translated so the centroids meet, queries x s and "
+      "keys / s so the mean norms match; every q.k, hence every attention row, is unchanged. Near "
+      "points attend strongly.");
   m_summary->setText(lines.join(QLatin1Char('\n')));
 }
 

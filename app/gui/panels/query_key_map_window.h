@@ -87,6 +87,7 @@ class QueryKeyMapWindow : public QWidget {
     QColor colour;  ///< invalid: the theme's categorical colour
     double opacity = 0.75;
     std::vector<int> points;
+    bool counted = true;  ///< the legend says how many points
   };
 
   QWidget* buildProgressRow();
