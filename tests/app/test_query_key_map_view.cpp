@@ -8,7 +8,8 @@
 // Cancel stops a map being made and the window says so; closing a window while it computes
 // cancels and deletes it; a layer outside the model is refused by name.
 // ATTNLAB_QK_SHOT_DIR=<dir> saves screenshots of the windows there; with
-// ATTNLAB_QK_SHOT_RUN=<run> also of every head of that run's layer 0 (skipped otherwise).
+// ATTNLAB_QK_SHOT_RUN=<run> also of every head of that run's layer ATTNLAB_QK_SHOT_LAYER (0 when
+// unset; skipped without a run).
 #include "app/gui/main_window.h"
 #include "app/gui/panels/inspector_panel.h"
 #include "app/gui/panels/query_key_map_window.h"
@@ -368,7 +369,7 @@ void TestQueryKeyMapView::screenshotOfARun() {
   app::QueryKeyMapWindow map;
   map.show();
   QVERIFY(QTest::qWaitForWindowExposed(&map));
-  map.start(request(run, std::nullopt, 0, -1));
+  map.start(request(run, std::nullopt, qEnvironmentVariableIntValue("ATTNLAB_QK_SHOT_LAYER"), -1));
   QTRY_VERIFY_WITH_TIMEOUT(map.result() != nullptr, 300000);
   saveShot(&map, QStringLiteral("qk-map-run-every-head"));
   map.setColourBy(app::QueryKeyMapWindow::ColourBy::Position);

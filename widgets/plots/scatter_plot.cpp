@@ -161,6 +161,9 @@ void ScatterPlot::rebuild() {
       auto* g = new QCPGraph(x, y);
       g->setName(series.name);
       g->setData(series.x, series.y, !series.lines);  // lines keep the order given
+      // QCustomPlot's adaptive sampling thins dense scatters by pixel column and dropped most
+      // of a 10,000-token query-key map; points without lines are drawn every one.
+      g->setAdaptiveSampling(series.lines);
       g->setProperty("seriesIndex", s);
       for (int i = 0; i < std::min(series.x.size(), series.y.size()); ++i) {
         if (!std::isfinite(series.x[i]) || !std::isfinite(series.y[i])) continue;
