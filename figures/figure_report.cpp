@@ -193,6 +193,16 @@ CatalogExport exportCatalogFigures(const FigureReportOptions& o, double dpi) {
   CatalogExport result;
   for (const FigureSpec& spec : figureCatalog()) {
     FigureReportEntry entry{spec.name, {}, {}};
+    if (spec.minRuns > 1) {
+      // A bundle is one run's: a figure that compares runs is made for them together.
+      entry.notApplicable = "compares " + runCountText(spec) +
+                            ": attnlab-cli export RUN_A RUN_B "
+                            "--figure " +
+                            spec.name;
+      result.skipped.emplace_back(&spec, entry.notApplicable);
+      result.entries.push_back(entry);
+      continue;
+    }
     Figure figure;
     try {
       figure = buildFigure({spec.name, {o.run}, o.step});

@@ -106,6 +106,9 @@ class TestFigures : public QObject {
     QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
     r = runCli({"probe", "coref", m_variants, "--size", "20", "--plain"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+    // The two runs' heads compared (heads-matching, layer-cka): the report lands in the plain run.
+    r = runCli({"compare", m_plain, m_variants, "--heads", "--examples", "16", "--plain"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
   }
 
   // --list names every figure of the catalog with its title and what it reproduces.
@@ -187,6 +190,12 @@ class TestFigures : public QObject {
                                   << QStringList{"MLM loss at masked positions",
                                                  "heads masked (% of all)", "by importance",
                                                  "random orders (seeds 1, 2, 3)"};
+    // Two runs' heads compared (head_comparison_figures.h).
+    QTest::newRow("heads-matching") << "heads-matching" << both
+                                    << QStringList{"layer 0: matched", "head of plain",
+                                                   "mean JSD of the heads' attention rows (bits)"};
+    QTest::newRow("layer-cka") << "layer-cka" << both
+                               << QStringList{"embeddings", "layer 1", "linear CKA"};
   }
   void everyFigureExports() {
     QFETCH(QString, figure);
@@ -391,8 +400,9 @@ class TestFigures : public QObject {
     QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
     for (const auto& spec : figures::figureCatalog()) {
       const QString name = QString::fromStdString(spec.name);
-      for (const QString ext : {"png", "svg", "pdf"})
-        QVERIFY2(QFile::exists(all + "/" + name + "." + ext), qPrintable(name + "." + ext));
+      for (const QString ext : {"png", "svg", "pdf"})  // a figure of two runs is not one run's
+        QVERIFY2(QFile::exists(all + "/" + name + "." + ext) == (spec.minRuns == 1),
+                 qPrintable(name + "." + ext));
     }
     // Each figure at its own default size.
     QCOMPARE(QImage(all + "/entropy-violins.png").size(), QSize(900, 700));
@@ -401,7 +411,9 @@ class TestFigures : public QObject {
          {QString("checkpoint step 4 (step-0000004.h5)"),
           QString("analysis/step-4/analysis.json: per-head entropy (nats)"),
           QString("analysis/coref-step-4/coref.json"), QString("series asa/mask_proportion"),
-          QString("None: every figure of the catalog applies.")}) {
+          QString("| heads-matching | no paper figure: Clark et al. 2019's head-to-head JSD "
+                  "across two models, with the Hungarian matching per layer | compares 2 runs: "
+                  "attnlab-cli export RUN_A RUN_B --figure heads-matching |")}) {
       QVERIFY2(index.contains(s), qPrintable(s + "\n" + index));
     }
   }
