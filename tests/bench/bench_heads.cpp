@@ -159,6 +159,8 @@ double repaintMs(const analysis::HeadReport& heads, int repeats) {
     const double s = seconds([&] {
       figures::drawHeadImportance(map, run);
       figures::drawPruningCurves(curves, {run});
+      map.replotNow();  // the GUI queues its redraw; here it is drawn and painted at once
+      curves.replotNow();
       map.grab();
       curves.grab();
     });
