@@ -7,3 +7,5 @@ attnlab_add_qtest(core test_logit_lens LIBS attnlab_core_inspect)
 # Head gates (Michel et al. 2019): bitwise identity at 1, gradients against finite
 # differences, a masked head against its zeroed output columns.
 attnlab_add_qtest(core test_gated_loss LIBS attnlab_core_inspect)
+# Hugging Face safetensors files (issue 29): a file the real library wrote, broken ones refused.
+attnlab_add_qtest(core test_safetensors_file LIBS attnlab_core_pretrained)
