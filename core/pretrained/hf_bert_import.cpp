@@ -1,0 +1,185 @@
+#include "core/pretrained/hf_bert_import.h"
+
+#include "core/errors/error.h"
+#include "core/pretrained/safetensors_file.h"
+
+#include <torch/torch.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+
+namespace attnlab::core {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+json readConfig(const fs::path& folder) {
+  const fs::path file = folder / "config.json";
+  std::ifstream in(file);
+  if (!in) throw DataError(file.string(), "missing: not a Hugging Face model folder");
+  try {
+    return json::parse(in);
+  } catch (const json::exception& e) {
+    throw DataError(file.string(), std::string("not JSON: ") + e.what());
+  }
+}
+
+int intField(const json& c, const char* key, const std::string& where) {
+  if (!c.contains(key) || !c[key].is_number_integer() || c[key].get<long long>() < 0)
+    throw DataError(where, std::string(key) + ": missing or not a non-negative integer");
+  return c[key].get<int>();
+}
+
+/// The fields that change the computation: honoured, or refused by name.
+void checkSupported(const json& c, const std::string& where) {
+  const auto text = [&](const char* key, const char* fallback) {
+    return c.contains(key) && c[key].is_string() ? c[key].get<std::string>() : fallback;
+  };
+  if (text("model_type", "") != "bert")
+    throw DataError(where, "model_type \"" + text("model_type", "") +
+                               "\": only \"bert\" is read so far (RoBERTa is planned)");
+  if (text("hidden_act", "gelu") != "gelu")
+    throw DataError(where, "hidden_act \"" + text("hidden_act", "") +
+                               "\": AttnLab's encoder uses the exact (erf) GELU only");
+  if (text("position_embedding_type", "absolute") != "absolute")
+    throw DataError(where, "position_embedding_type \"" + text("position_embedding_type", "") +
+                               "\": only learned absolute positions are read");
+  if (c.value("is_decoder", false) || c.value("add_cross_attention", false))
+    throw DataError(where, "is_decoder / add_cross_attention: an encoder is read, not a decoder");
+}
+
+ModelConfig modelOf(const json& c, const std::string& where) {
+  ModelConfig m;
+  m.layers = intField(c, "num_hidden_layers", where);
+  m.hiddenSize = intField(c, "hidden_size", where);
+  m.heads = intField(c, "num_attention_heads", where);
+  m.ffnSize = intField(c, "intermediate_size", where);
+  m.maxPositions = intField(c, "max_position_embeddings", where);
+  m.layerNormEps = c.value("layer_norm_eps", 1e-12);
+  m.dropout = c.value("hidden_dropout_prob", 0.1);
+  m.attentionDropout = c.value("attention_probs_dropout_prob", 0.1);
+  m.norm = NormPlacement::Post;
+  m.positionEmbeddings = true;
+  if (m.heads == 0 || m.hiddenSize % m.heads != 0)
+    throw DataError(where, "num_attention_heads " + std::to_string(m.heads) +
+                               " does not divide hidden_size " + std::to_string(m.hiddenSize));
+  return m;
+}
+
+/// One checkpoint tensor as float32 (F32, F16 and BF16 widened; a copy out of the mapping).
+torch::Tensor tensorOf(const SafetensorsFile& file, const std::string& name) {
+  const auto* e = file.find(name);
+  if (e == nullptr) throw DataError(file.path().string(), "tensor \"" + name + "\" missing");
+  const auto type = e->dtype == SafetensorsDtype::F32    ? torch::kFloat
+                    : e->dtype == SafetensorsDtype::F16  ? torch::kHalf
+                    : e->dtype == SafetensorsDtype::BF16 ? torch::kBFloat16
+                    : e->dtype == SafetensorsDtype::F64  ? torch::kDouble
+                                                         : torch::kLong;
+  const auto bytes = file.bytes(*e);
+  auto copy = torch::empty(e->shape, torch::dtype(type));
+  std::memcpy(copy.data_ptr(), bytes.data(), bytes.size());
+  return copy.to(torch::kFloat);
+}
+
+/// AttnLab's parameter name -> the checkpoint tensor (or tensors, concatenated) it is.
+struct Source {
+  std::vector<std::string> names;
+};
+
+std::vector<std::pair<std::string, Source>> parameterSources(int layers) {
+  std::vector<std::pair<std::string, Source>> m = {
+      {"token_embedding.weight", {{"bert.embeddings.word_embeddings.weight"}}},
+      {"embedding_norm.weight", {{"bert.embeddings.LayerNorm.weight"}}},
+      {"embedding_norm.bias", {{"bert.embeddings.LayerNorm.bias"}}},
+      {"mlm_transform.weight", {{"cls.predictions.transform.dense.weight"}}},
+      {"mlm_transform.bias", {{"cls.predictions.transform.dense.bias"}}},
+      {"mlm_norm.weight", {{"cls.predictions.transform.LayerNorm.weight"}}},
+      {"mlm_norm.bias", {{"cls.predictions.transform.LayerNorm.bias"}}},
+      {"mlm_bias", {{"cls.predictions.bias"}}}};
+  for (int l = 0; l < layers; ++l) {
+    const std::string ours = "layers." + std::to_string(l) + ".";
+    const std::string theirs = "bert.encoder.layer." + std::to_string(l) + ".";
+    for (const char* part : {"weight", "bias"}) {
+      const std::string p = part;
+      m.push_back({ours + "attention.qkv." + p,
+                   {{theirs + "attention.self.query." + p, theirs + "attention.self.key." + p,
+                     theirs + "attention.self.value." + p}}});
+      m.push_back({ours + "attention.output." + p, {{theirs + "attention.output.dense." + p}}});
+      m.push_back({ours + "attention_norm." + p, {{theirs + "attention.output.LayerNorm." + p}}});
+      m.push_back({ours + "ffn_in." + p, {{theirs + "intermediate.dense." + p}}});
+      m.push_back({ours + "ffn_out." + p, {{theirs + "output.dense." + p}}});
+      m.push_back({ours + "ffn_norm." + p, {{theirs + "output.LayerNorm." + p}}});
+    }
+  }
+  return m;
+}
+
+void assign(torch::Tensor& parameter, const torch::Tensor& value, const std::string& name,
+            const std::string& where) {
+  if (parameter.sizes() != value.sizes())
+    throw DataError(where, "tensor for " + name + " has shape " + c10::str(value.sizes()) +
+                               ", the model's config.json implies " + c10::str(parameter.sizes()));
+  parameter.copy_(value);
+}
+
+void loadWeights(PretrainedModel& m, const SafetensorsFile& file) {
+  torch::NoGradGuard noGrad;
+  const std::string where = file.path().string();
+  auto params = m.network->named_parameters();
+  std::set<std::string> used;
+  for (const auto& [ours, source] : parameterSources(m.model.layers)) {
+    std::vector<torch::Tensor> parts;
+    for (const auto& name : source.names) {
+      parts.push_back(tensorOf(file, name));
+      used.insert(name);
+    }
+    assign(params[ours], parts.size() == 1 ? parts[0] : torch::cat(parts, 0), ours, where);
+  }
+  // BERT adds token type 0's embedding to every token: folded into the positions.
+  const auto positions = tensorOf(file, "bert.embeddings.position_embeddings.weight");
+  const auto types = tensorOf(file, "bert.embeddings.token_type_embeddings.weight");
+  used.insert({"bert.embeddings.position_embeddings.weight",
+               "bert.embeddings.token_type_embeddings.weight"});
+  assign(params["position_embedding.weight"], positions + types[0], "position_embedding.weight",
+         where);
+  for (const auto& e : file.entries())
+    if (!used.count(e.name) && e.name != "cls.predictions.decoder.weight" &&
+        e.name != "cls.predictions.decoder.bias" && e.name != "bert.embeddings.position_ids")
+      m.unused.push_back(e.name);
+}
+
+}  // namespace
+
+PretrainedModel loadHuggingFaceBert(const fs::path& folder) {
+  PretrainedModel m;
+  m.folder = folder;
+  const json config = readConfig(folder);
+  const std::string where = (folder / "config.json").string();
+  checkSupported(config, where);
+  m.modelType = "bert";
+  m.model = modelOf(config, where);
+  m.vocabSize = intField(config, "vocab_size", where);
+  m.padId = config.contains("pad_token_id") && config["pad_token_id"].is_number_integer()
+                ? config["pad_token_id"].get<int>()
+                : 0;
+  const fs::path weights = folder / "model.safetensors";
+  if (!fs::exists(weights)) {
+    const bool pickle = fs::exists(folder / "pytorch_model.bin");
+    throw DataError(weights.string(),
+                    pickle ? "missing; pytorch_model.bin (a pickle) is not read: convert it with "
+                             "`python -c \"from transformers import AutoModelForMaskedLM as M; "
+                             "M.from_pretrained('DIR').save_pretrained('DIR', "
+                             "safe_serialization=True)\"`"
+                           : "missing: not a Hugging Face model folder");
+  }
+  const SafetensorsFile file(weights);
+  m.network = MaskedLanguageModel(m.model, m.vocabSize, m.padId);
+  loadWeights(m, file);
+  m.network->eval();
+  return m;
+}
+
+}  // namespace attnlab::core

@@ -1,0 +1,36 @@
+#pragma once
+
+// A Hugging Face BERT folder (config.json and model.safetensors, as `save_pretrained` writes
+// them for BertForMaskedLM) as AttnLab's encoder (issue 29). The fields of config.json that
+// change the computation are honoured or refused by name; the weights are mapped onto
+// AttnLab's parameters: q, k and v into the fused projection, the token-type embedding of
+// type 0 (every token's, as BERT adds it without token types) folded into the position
+// embeddings, the MLM head's decoder tied to the word embeddings as in BERT.
+
+#include "core/config/run_config.h"
+#include "core/model/masked_lm.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace attnlab::core {
+
+struct PretrainedModel {
+  std::filesystem::path folder;
+  std::string modelType;  ///< "bert"
+  ModelConfig model;
+  int vocabSize = 0;
+  int padId = 0;
+  MaskedLanguageModel network{nullptr};  ///< in evaluation mode, float32, on the CPU
+  /// Checkpoint tensors AttnLab has no use for (the pooler, next-sentence head), named.
+  std::vector<std::string> unused;
+};
+
+/// Reads `folder`. Throws DataError naming the file and the field: a missing config.json or
+/// model.safetensors, pytorch_model.bin alone (with how to convert it), a model_type other
+/// than bert, a hidden_act other than gelu, relative position embeddings, a decoder, a tensor
+/// missing or of the wrong shape.
+PretrainedModel loadHuggingFaceBert(const std::filesystem::path& folder);
+
+}  // namespace attnlab::core

@@ -1,0 +1,118 @@
+// A BertForMaskedLM made by Hugging Face transformers (random weights, 3 layers, 6 heads,
+// hidden 96, a 97-token vocabulary; tests/fixtures/hf-bert/make_fixture.py) read by
+// loadHuggingFaceBert and run on the padded batch transformers ran: every layer's attention
+// probabilities, every hidden state and the MLM logits equal transformers' own (saved in
+// expected.safetensors) within 1e-5 in float32. Bad folders are refused by file and field.
+#include "core/errors/error.h"
+#include "core/model/attention_capture.h"
+#include "core/pretrained/hf_bert_import.h"
+#include "core/pretrained/safetensors_file.h"
+
+#include <torch/torch.h>
+
+#include <QtTest>
+
+#include <QTemporaryDir>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+using namespace attnlab::core;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kFixture = fs::path(ATTNLAB_SOURCE_DIR) / "tests/fixtures/hf-bert";
+
+torch::Tensor expectedTensor(const SafetensorsFile& file, const std::string& name) {
+  const auto* e = file.find(name);
+  if (e == nullptr) throw std::runtime_error("expected.safetensors lacks " + name);
+  const auto bytes = file.bytes(*e);
+  auto t = torch::empty(e->shape, e->dtype == SafetensorsDtype::I64 ? torch::kLong : torch::kFloat);
+  std::memcpy(t.data_ptr(), bytes.data(), bytes.size());
+  return t;
+}
+
+double largestDifference(const torch::Tensor& a, const torch::Tensor& b) {
+  return (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max().item<double>();
+}
+
+QString refusal(const fs::path& folder) {
+  try {
+    loadHuggingFaceBert(folder);
+  } catch (const attnlab::DataError& e) {
+    return QString::fromStdString(e.what());
+  }
+  return {};
+}
+
+}  // namespace
+
+class TestHfBertImport : public QObject {
+  Q_OBJECT
+ private slots:
+  void matchesTransformers() {
+    auto model = loadHuggingFaceBert(kFixture);
+    QCOMPARE(model.model.layers, 3);
+    QCOMPARE(model.model.heads, 6);
+    QCOMPARE(model.vocabSize, 97);
+    QVERIFY(model.unused.empty());
+    const SafetensorsFile expected(kFixture / "expected.safetensors");
+    const auto ids = expectedTensor(expected, "input_ids");
+    torch::NoGradGuard noGrad;
+    AttentionCapture capture;
+    capture.wantProbabilities = capture.wantHiddenStates = true;
+    ForwardOptions options;
+    options.capture = &capture;
+    MlmOutput unused;
+    const auto hidden = model.network->encodeWith(ids, ids.ne(model.padId), options, unused);
+    for (int l = 0; l < 3; ++l) {
+      const double d = largestDifference(
+          capture.probabilities[l], expectedTensor(expected, "attentions." + std::to_string(l)));
+      QVERIFY2(d < 1e-5, qPrintable(QString("attention of layer %1: %2").arg(l).arg(d)));
+      const double h =
+          largestDifference(capture.hiddenStates[l],
+                            expectedTensor(expected, "hidden_states." + std::to_string(l + 1)));
+      QVERIFY2(h < 1e-5, qPrintable(QString("hidden state %1: %2").arg(l + 1).arg(h)));
+    }
+    const double e0 =
+        largestDifference(model.network->embed(ids), expectedTensor(expected, "hidden_states.0"));
+    QVERIFY2(e0 < 1e-5, qPrintable(QString("embeddings: %1").arg(e0)));
+    const auto logits = model.network->logits(hidden.reshape({-1, 96})).view({2, 12, 97});
+    const double d = largestDifference(logits, expectedTensor(expected, "logits"));
+    QVERIFY2(d < 1e-5, qPrintable(QString("logits: %1").arg(d)));
+    // Not vacuous: the padded sequence's real rows differ from the unpadded one's.
+    QVERIFY(largestDifference(logits[0], logits[1]) > 1e-2);
+  }
+
+  void badFoldersAreRefusedByFileAndField() {
+    QTemporaryDir dir;
+    const fs::path root = dir.path().toStdString();
+    QVERIFY(refusal(root).contains("config.json"));
+    auto config = [&](const std::string& edit) {
+      std::ifstream in(kFixture / "config.json");
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const auto at = text.find(edit.substr(0, edit.find(':') + 1));
+      if (at != std::string::npos) {  // the line's own trailing comma kept (or not)
+        const auto end = text.find('\n', at);
+        text.replace(at, end - at, edit + (text[end - 1] == ',' ? "," : ""));
+      }
+      std::ofstream(root / "config.json") << text;
+    };
+    config(R"("hidden_act": "relu")");
+    QVERIFY(refusal(root).contains("hidden_act \"relu\""));
+    config(R"("model_type": "gpt2")");
+    QVERIFY(refusal(root).contains("model_type \"gpt2\""));
+    config(R"("hidden_act": "gelu")");
+    QVERIFY2(refusal(root).contains("model.safetensors"), qPrintable(refusal(root)));
+    std::ofstream(root / "pytorch_model.bin") << "pickle";
+    QVERIFY(refusal(root).contains("save_pretrained"));
+    fs::copy_file(kFixture / "model.safetensors", root / "model.safetensors");
+    config(R"("vocab_size": 98)");
+    QVERIFY2(refusal(root).contains("[98, 96]"), qPrintable(refusal(root)));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestHfBertImport)
+#include "test_hf_bert_import.moc"
