@@ -35,6 +35,7 @@ ATTNLAB_REPLAYED(fuzz_coref_json)
 ATTNLAB_REPLAYED(fuzz_coref_examples_json)
 ATTNLAB_REPLAYED(fuzz_run_log)
 ATTNLAB_REPLAYED(fuzz_checkpoint)
+ATTNLAB_REPLAYED(fuzz_safetensors)
 #undef ATTNLAB_REPLAYED
 
 namespace {
@@ -58,6 +59,7 @@ const std::vector<Harness>& harnesses() {
       {"fuzz_coref_examples_json", attnlab_replay_fuzz_coref_examples_json},
       {"fuzz_run_log", attnlab_replay_fuzz_run_log},
       {"fuzz_checkpoint", attnlab_replay_fuzz_checkpoint},
+      {"fuzz_safetensors", attnlab_replay_fuzz_safetensors},
   };
   return all;
 }

@@ -5,11 +5,11 @@
 # documented error. The harness files define LLVMFuzzerTestOneInput; each is renamed here.
 attnlab_add_qtest(analysis test_fuzz_regressions
   LIBS attnlab_core_config attnlab_core_data attnlab_core_runlog attnlab_core_checkpoint
-       attnlab_analysis_coref attnlab_analysis_report attnlab_hdf5)
+       attnlab_analysis_coref attnlab_analysis_report attnlab_hdf5 attnlab_core_pretrained)
 set(_attnlab_replayed
   fuzz_config_toml fuzz_config_json fuzz_config_set fuzz_corpus fuzz_token_store fuzz_conll
   fuzz_lin_reflexives fuzz_analysis_json fuzz_coref_json fuzz_coref_examples_json fuzz_run_log
-  fuzz_checkpoint)
+  fuzz_checkpoint fuzz_safetensors)
 foreach(_harness IN LISTS _attnlab_replayed)
   set(_source ${PROJECT_SOURCE_DIR}/tests/fuzz/${_harness}.cpp)
   target_sources(analysis_test_fuzz_regressions PRIVATE ${_source})

@@ -24,7 +24,7 @@ rm -rf "$seeds"
 mkdir -p "$seeds"
 for h in fuzz_config_toml fuzz_config_json fuzz_config_set fuzz_corpus fuzz_token_store \
          fuzz_conll fuzz_lin_reflexives fuzz_analysis_json fuzz_coref_json \
-         fuzz_coref_examples_json fuzz_run_log fuzz_checkpoint; do
+         fuzz_coref_examples_json fuzz_run_log fuzz_checkpoint fuzz_safetensors; do
   mkdir -p "$seeds/$h"
 done
 
@@ -88,6 +88,8 @@ cp "$run/run.h5" "$seeds/fuzz_run_log/cli-run.h5"
 cp "$run"/checkpoints/step-*.h5 "$seeds/fuzz_checkpoint/cli-checkpoint.h5"
 cp "$work"/run-asa/checkpoints/step-*.h5 "$seeds/fuzz_checkpoint/cli-checkpoint-asa.h5"
 cp "$run/cache/tokens.bin" "$seeds/fuzz_token_store/cli-tokens.bin"
+# Written by Hugging Face's safetensors library (tests/fixtures/safetensors/make_fixture.py).
+cp "$root/tests/fixtures/safetensors/small.safetensors" "$seeds/fuzz_safetensors/hf-small.safetensors"
 cp "$work/analysis/analysis.json" "$seeds/fuzz_analysis_json/cli-analysis.json"
 cp "$work/analysis-asa/analysis.json" "$seeds/fuzz_analysis_json/cli-analysis-asa.json"
 for d in synthetic lin conll; do
