@@ -16,6 +16,21 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+/// Where a model type keeps its tensors, and where its positions start: RoBERTa numbers a
+/// sequence's tokens from pad_token_id + 1 (its first rows are never used for real tokens).
+struct Layout {
+  std::string encoder;  ///< "bert." or "roberta."
+  std::string headDense, headNorm, headBias;
+  int positionOffset = 0;
+};
+
+Layout layoutOf(const std::string& modelType, int padId) {
+  if (modelType == "bert")
+    return {"bert.", "cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm",
+            "cls.predictions.bias", 0};
+  return {"roberta.", "lm_head.dense", "lm_head.layer_norm", "lm_head.bias", padId + 1};
+}
+
 json readConfig(const fs::path& folder) {
   const fs::path file = folder / "config.json";
   std::ifstream in(file);
@@ -38,9 +53,9 @@ void checkSupported(const json& c, const std::string& where) {
   const auto text = [&](const char* key, const char* fallback) {
     return c.contains(key) && c[key].is_string() ? c[key].get<std::string>() : fallback;
   };
-  if (text("model_type", "") != "bert")
-    throw DataError(where, "model_type \"" + text("model_type", "") +
-                               "\": only \"bert\" is read so far (RoBERTa is planned)");
+  const auto type = text("model_type", "");
+  if (type != "bert" && type != "roberta" && type != "xlm-roberta")
+    throw DataError(where, "model_type \"" + type + "\": bert, roberta and xlm-roberta are read");
   if (text("hidden_act", "gelu") != "gelu")
     throw DataError(where, "hidden_act \"" + text("hidden_act", "") +
                                "\": AttnLab's encoder uses the exact (erf) GELU only");
@@ -89,19 +104,20 @@ struct Source {
   std::vector<std::string> names;
 };
 
-std::vector<std::pair<std::string, Source>> parameterSources(int layers) {
+std::vector<std::pair<std::string, Source>> parameterSources(int layers, const Layout& at) {
+  const std::string e = at.encoder + "embeddings.";
   std::vector<std::pair<std::string, Source>> m = {
-      {"token_embedding.weight", {{"bert.embeddings.word_embeddings.weight"}}},
-      {"embedding_norm.weight", {{"bert.embeddings.LayerNorm.weight"}}},
-      {"embedding_norm.bias", {{"bert.embeddings.LayerNorm.bias"}}},
-      {"mlm_transform.weight", {{"cls.predictions.transform.dense.weight"}}},
-      {"mlm_transform.bias", {{"cls.predictions.transform.dense.bias"}}},
-      {"mlm_norm.weight", {{"cls.predictions.transform.LayerNorm.weight"}}},
-      {"mlm_norm.bias", {{"cls.predictions.transform.LayerNorm.bias"}}},
-      {"mlm_bias", {{"cls.predictions.bias"}}}};
+      {"token_embedding.weight", {{e + "word_embeddings.weight"}}},
+      {"embedding_norm.weight", {{e + "LayerNorm.weight"}}},
+      {"embedding_norm.bias", {{e + "LayerNorm.bias"}}},
+      {"mlm_transform.weight", {{at.headDense + ".weight"}}},
+      {"mlm_transform.bias", {{at.headDense + ".bias"}}},
+      {"mlm_norm.weight", {{at.headNorm + ".weight"}}},
+      {"mlm_norm.bias", {{at.headNorm + ".bias"}}},
+      {"mlm_bias", {{at.headBias}}}};
   for (int l = 0; l < layers; ++l) {
     const std::string ours = "layers." + std::to_string(l) + ".";
-    const std::string theirs = "bert.encoder.layer." + std::to_string(l) + ".";
+    const std::string theirs = at.encoder + "encoder.layer." + std::to_string(l) + ".";
     for (const char* part : {"weight", "bias"}) {
       const std::string p = part;
       m.push_back({ours + "attention.qkv." + p,
@@ -125,12 +141,12 @@ void assign(torch::Tensor& parameter, const torch::Tensor& value, const std::str
   parameter.copy_(value);
 }
 
-void loadWeights(PretrainedModel& m, const SafetensorsFile& file) {
+void loadWeights(PretrainedModel& m, const SafetensorsFile& file, const Layout& at) {
   torch::NoGradGuard noGrad;
   const std::string where = file.path().string();
   auto params = m.network->named_parameters();
   std::set<std::string> used;
-  for (const auto& [ours, source] : parameterSources(m.model.layers)) {
+  for (const auto& [ours, source] : parameterSources(m.model.layers, at)) {
     std::vector<torch::Tensor> parts;
     for (const auto& name : source.names) {
       parts.push_back(tensorOf(file, name));
@@ -138,17 +154,21 @@ void loadWeights(PretrainedModel& m, const SafetensorsFile& file) {
     }
     assign(params[ours], parts.size() == 1 ? parts[0] : torch::cat(parts, 0), ours, where);
   }
-  // BERT adds token type 0's embedding to every token: folded into the positions.
-  const auto positions = tensorOf(file, "bert.embeddings.position_embeddings.weight");
-  const auto types = tensorOf(file, "bert.embeddings.token_type_embeddings.weight");
-  used.insert({"bert.embeddings.position_embeddings.weight",
-               "bert.embeddings.token_type_embeddings.weight"});
+  // Token type 0's embedding, which BERT and RoBERTa add to every token, folded into the
+  // positions, which start at the model type's first used row.
+  const std::string positionName = at.encoder + "embeddings.position_embeddings.weight";
+  const std::string typeName = at.encoder + "embeddings.token_type_embeddings.weight";
+  const auto positions = tensorOf(file, positionName).slice(0, at.positionOffset);
+  const auto types = tensorOf(file, typeName);
+  used.insert({positionName, typeName});
   assign(params["position_embedding.weight"], positions + types[0], "position_embedding.weight",
          where);
+  static const std::set<std::string> tied = {
+      "cls.predictions.decoder.weight", "cls.predictions.decoder.bias",
+      "lm_head.decoder.weight",         "lm_head.decoder.bias",
+      "bert.embeddings.position_ids",   "roberta.embeddings.position_ids"};
   for (const auto& e : file.entries())
-    if (!used.count(e.name) && e.name != "cls.predictions.decoder.weight" &&
-        e.name != "cls.predictions.decoder.bias" && e.name != "bert.embeddings.position_ids")
-      m.unused.push_back(e.name);
+    if (!used.count(e.name) && !tied.count(e.name)) m.unused.push_back(e.name);
 }
 
 }  // namespace
@@ -159,12 +179,16 @@ PretrainedModel loadHuggingFaceBert(const fs::path& folder) {
   const json config = readConfig(folder);
   const std::string where = (folder / "config.json").string();
   checkSupported(config, where);
-  m.modelType = "bert";
+  m.modelType = config["model_type"].get<std::string>();
   m.model = modelOf(config, where);
   m.vocabSize = intField(config, "vocab_size", where);
   m.padId = config.contains("pad_token_id") && config["pad_token_id"].is_number_integer()
                 ? config["pad_token_id"].get<int>()
                 : 0;
+  const Layout layout = layoutOf(m.modelType, m.padId);
+  m.model.maxPositions -= layout.positionOffset;
+  if (m.model.maxPositions < 1)
+    throw DataError(where, "max_position_embeddings leaves no position after pad_token_id + 1");
   const fs::path weights = folder / "model.safetensors";
   if (!fs::exists(weights)) {
     const bool pickle = fs::exists(folder / "pytorch_model.bin");
@@ -177,7 +201,7 @@ PretrainedModel loadHuggingFaceBert(const fs::path& folder) {
   }
   const SafetensorsFile file(weights);
   m.network = MaskedLanguageModel(m.model, m.vocabSize, m.padId);
-  loadWeights(m, file);
+  loadWeights(m, file, layout);
   m.network->eval();
   return m;
 }

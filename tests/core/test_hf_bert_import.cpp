@@ -1,5 +1,6 @@
-// A BertForMaskedLM made by Hugging Face transformers (random weights, 3 layers, 6 heads,
-// hidden 96, a 97-token vocabulary; tests/fixtures/hf-bert/make_fixture.py) read by
+// A BertForMaskedLM and a RobertaForMaskedLM made by Hugging Face transformers (random
+// weights, 3 layers, 6 heads, hidden 96, a 97-token vocabulary;
+// tests/fixtures/hf-{bert,roberta}/make_fixture.py) read by
 // loadHuggingFaceBert and run on the padded batch transformers ran: every layer's attention
 // probabilities, every hidden state and the MLM logits equal transformers' own (saved in
 // expected.safetensors) within 1e-5 in float32. Bad folders are refused by file and field.
@@ -24,6 +25,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path kFixture = fs::path(ATTNLAB_SOURCE_DIR) / "tests/fixtures/hf-bert";
+const fs::path kRoberta = fs::path(ATTNLAB_SOURCE_DIR) / "tests/fixtures/hf-roberta";
 
 torch::Tensor expectedTensor(const SafetensorsFile& file, const std::string& name) {
   const auto* e = file.find(name);
@@ -84,6 +86,44 @@ class TestHfBertImport : public QObject {
     QVERIFY2(d < 1e-5, qPrintable(QString("logits: %1").arg(d)));
     // Not vacuous: the padded sequence's real rows differ from the unpadded one's.
     QVERIFY(largestDifference(logits[0], logits[1]) > 1e-2);
+  }
+
+  // RoBERTa numbers positions from pad_token_id + 1; AttnLab from 0 with the table shifted,
+  // so the real tokens see the same embeddings and the padding (which attention masks) does
+  // not: compared at real positions (every key: padded keys get probability 0 in both).
+  void robertaMatchesTransformersAtRealTokens() {
+    auto model = loadHuggingFaceBert(kRoberta);
+    QCOMPARE(QString::fromStdString(model.modelType), QString("roberta"));
+    QCOMPARE(model.padId, 1);
+    QCOMPARE(model.model.maxPositions, 40);  // 42 rows, the first two never used
+    QVERIFY(model.unused.empty());
+    const SafetensorsFile expected(kRoberta / "expected.safetensors");
+    const auto ids = expectedTensor(expected, "input_ids");
+    torch::NoGradGuard noGrad;
+    AttentionCapture capture;
+    capture.wantProbabilities = capture.wantHiddenStates = true;
+    ForwardOptions options;
+    options.capture = &capture;
+    MlmOutput unused;
+    const auto hidden = model.network->encodeWith(ids, ids.ne(model.padId), options, unused);
+    const auto logits = model.network->logits(hidden.reshape({-1, 96})).view({2, 12, 97});
+    for (int b = 0; b < 2; ++b) {
+      const auto real = ids[b].ne(model.padId).nonzero().squeeze(1);
+      QVERIFY(real.numel() == (b == 0 ? 9 : 12));
+      const auto at = [&](const torch::Tensor& t) { return t[b].index_select(-2, real); };
+      for (int l = 0; l < 3; ++l) {
+        const auto name = std::to_string(l);
+        QVERIFY(largestDifference(at(capture.probabilities[l]),
+                                  at(expectedTensor(expected, "attentions." + name))) < 1e-5);
+        QVERIFY(largestDifference(
+                    at(capture.hiddenStates[l]),
+                    at(expectedTensor(expected, "hidden_states." + std::to_string(l + 1)))) < 1e-5);
+      }
+      QVERIFY(largestDifference(at(model.network->embed(ids)),
+                                at(expectedTensor(expected, "hidden_states.0"))) < 1e-5);
+      const double d = largestDifference(at(logits), at(expectedTensor(expected, "logits")));
+      QVERIFY2(d < 1e-5, qPrintable(QString("logits of sequence %1: %2").arg(b).arg(d)));
+    }
   }
 
   void badFoldersAreRefusedByFileAndField() {
