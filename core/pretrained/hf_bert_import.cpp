@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <map>
 #include <set>
 
 namespace attnlab::core {
@@ -84,16 +85,85 @@ ModelConfig modelOf(const json& c, const std::string& where) {
   return m;
 }
 
+/// The checkpoint's tensors: model.safetensors, or the shards model.safetensors.index.json
+/// names (large checkpoints come so), each mapped.
+struct WeightFiles {
+  std::vector<SafetensorsFile> files;
+  std::string where;  ///< named when a tensor is missing
+
+  std::pair<const SafetensorsFile*, const SafetensorsEntry*> find(const std::string& name) const {
+    for (const auto& f : files)
+      if (const auto* e = f.find(name)) return {&f, e};
+    return {nullptr, nullptr};
+  }
+};
+
+[[noreturn]] void missingWeights(const fs::path& folder) {
+  const fs::path weights = folder / "model.safetensors";
+  const bool pickle = fs::exists(folder / "pytorch_model.bin");
+  throw DataError(weights.string(),
+                  pickle ? "missing; pytorch_model.bin (a pickle) is not read: convert it with "
+                           "`python -c \"from transformers import AutoModelForMaskedLM as M; "
+                           "M.from_pretrained('DIR').save_pretrained('DIR', "
+                           "safe_serialization=True)\"`"
+                         : "missing (nor model.safetensors.index.json): not a Hugging Face model "
+                           "folder");
+}
+
+/// The shards an index names: plain file names in `folder`, each tensor in the shard it says.
+WeightFiles openShards(const fs::path& folder, const fs::path& index) {
+  const std::string where = index.string();
+  json doc;
+  try {
+    std::ifstream in(index);
+    doc = json::parse(in);
+  } catch (const json::exception& e) {
+    throw DataError(where, std::string("not JSON: ") + e.what());
+  }
+  if (!doc.contains("weight_map") || !doc["weight_map"].is_object())
+    throw DataError(where, "weight_map: missing or not an object");
+  std::map<std::string, std::vector<std::string>> byShard;
+  for (const auto& [tensor, shard] : doc["weight_map"].items()) {
+    const std::string name = shard.is_string() ? shard.get<std::string>() : "";
+    if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
+      throw DataError(where, "weight_map \"" + tensor + "\": " + shard.dump() +
+                                 " is not a file name in the model's folder");
+    byShard[name].push_back(tensor);
+  }
+  WeightFiles w{{}, where};
+  for (const auto& [shard, tensors] : byShard) {
+    w.files.emplace_back(folder / shard);
+    for (const auto& t : tensors)
+      if (w.files.back().find(t) == nullptr)
+        throw DataError((folder / shard).string(), "tensor \"" + t + "\" missing, though " +
+                                                       index.filename().string() +
+                                                       " places it here");
+  }
+  return w;
+}
+
+WeightFiles openWeights(const fs::path& folder) {
+  const fs::path single = folder / "model.safetensors";
+  if (fs::exists(single)) {
+    WeightFiles w{{}, single.string()};
+    w.files.emplace_back(single);
+    return w;
+  }
+  const fs::path index = folder / "model.safetensors.index.json";
+  if (fs::exists(index)) return openShards(folder, index);
+  missingWeights(folder);
+}
+
 /// One checkpoint tensor as float32 (F32, F16 and BF16 widened; a copy out of the mapping).
-torch::Tensor tensorOf(const SafetensorsFile& file, const std::string& name) {
-  const auto* e = file.find(name);
-  if (e == nullptr) throw DataError(file.path().string(), "tensor \"" + name + "\" missing");
+torch::Tensor tensorOf(const WeightFiles& weights, const std::string& name) {
+  const auto [file, e] = weights.find(name);
+  if (e == nullptr) throw DataError(weights.where, "tensor \"" + name + "\" missing");
   const auto type = e->dtype == SafetensorsDtype::F32    ? torch::kFloat
                     : e->dtype == SafetensorsDtype::F16  ? torch::kHalf
                     : e->dtype == SafetensorsDtype::BF16 ? torch::kBFloat16
                     : e->dtype == SafetensorsDtype::F64  ? torch::kDouble
                                                          : torch::kLong;
-  const auto bytes = file.bytes(*e);
+  const auto bytes = file->bytes(*e);
   auto copy = torch::empty(e->shape, torch::dtype(type));
   std::memcpy(copy.data_ptr(), bytes.data(), bytes.size());
   return copy.to(torch::kFloat);
@@ -141,9 +211,9 @@ void assign(torch::Tensor& parameter, const torch::Tensor& value, const std::str
   parameter.copy_(value);
 }
 
-void loadWeights(PretrainedModel& m, const SafetensorsFile& file, const Layout& at) {
+void loadWeights(PretrainedModel& m, const WeightFiles& file, const Layout& at) {
   torch::NoGradGuard noGrad;
-  const std::string where = file.path().string();
+  const std::string where = file.where;
   auto params = m.network->named_parameters();
   std::set<std::string> used;
   for (const auto& [ours, source] : parameterSources(m.model.layers, at)) {
@@ -167,8 +237,9 @@ void loadWeights(PretrainedModel& m, const SafetensorsFile& file, const Layout& 
       "cls.predictions.decoder.weight", "cls.predictions.decoder.bias",
       "lm_head.decoder.weight",         "lm_head.decoder.bias",
       "bert.embeddings.position_ids",   "roberta.embeddings.position_ids"};
-  for (const auto& e : file.entries())
-    if (!used.count(e.name) && !tied.count(e.name)) m.unused.push_back(e.name);
+  for (const auto& f : file.files)
+    for (const auto& e : f.entries())
+      if (!used.count(e.name) && !tied.count(e.name)) m.unused.push_back(e.name);
 }
 
 }  // namespace
@@ -189,19 +260,9 @@ PretrainedModel loadHuggingFaceBert(const fs::path& folder) {
   m.model.maxPositions -= layout.positionOffset;
   if (m.model.maxPositions < 1)
     throw DataError(where, "max_position_embeddings leaves no position after pad_token_id + 1");
-  const fs::path weights = folder / "model.safetensors";
-  if (!fs::exists(weights)) {
-    const bool pickle = fs::exists(folder / "pytorch_model.bin");
-    throw DataError(weights.string(),
-                    pickle ? "missing; pytorch_model.bin (a pickle) is not read: convert it with "
-                             "`python -c \"from transformers import AutoModelForMaskedLM as M; "
-                             "M.from_pretrained('DIR').save_pretrained('DIR', "
-                             "safe_serialization=True)\"`"
-                           : "missing: not a Hugging Face model folder");
-  }
-  const SafetensorsFile file(weights);
+  const WeightFiles weights = openWeights(folder);
   m.network = MaskedLanguageModel(m.model, m.vocabSize, m.padId);
-  loadWeights(m, file, layout);
+  loadWeights(m, weights, layout);
   m.network->eval();
   return m;
 }

@@ -88,6 +88,18 @@ class TestHfBertImport : public QObject {
     QVERIFY(largestDifference(logits[0], logits[1]) > 1e-2);
   }
 
+  // The same BERT saved in three shards with their index: the same outputs.
+  void readsShardedCheckpoints() {
+    auto model = loadHuggingFaceBert(kFixture.parent_path() / "hf-bert-sharded");
+    QVERIFY(model.unused.empty());
+    const SafetensorsFile expected(kFixture / "expected.safetensors");
+    const auto ids = expectedTensor(expected, "input_ids");
+    torch::NoGradGuard noGrad;
+    const auto hidden = model.network->encode(ids, ids.ne(model.padId));
+    const auto logits = model.network->logits(hidden.reshape({-1, 96})).view({2, 12, 97});
+    QVERIFY(largestDifference(logits, expectedTensor(expected, "logits")) < 1e-5);
+  }
+
   // RoBERTa numbers positions from pad_token_id + 1; AttnLab from 0 with the table shifted,
   // so the real tokens see the same embeddings and the padding (which attention masks) does
   // not: compared at real positions (every key: padded keys get probability 0 in both).
