@@ -8,6 +8,7 @@
 #include "core/errors/error.h"
 
 #include "app/gui/analysis_controller.h"
+#include "app/gui/queued_progress.h"
 
 #include <QMetaObject>
 #include <QPointer>
@@ -116,24 +117,7 @@ bool AnalysisController::launch(const QString& runDirectory, Job job, QString* w
   QPointer<AnalysisController> self(this);
   auto cancelFlag = m_cancel;
   m_thread = std::thread([self, cancelFlag, job = std::move(job)] {
-    // Progress is thinned to one queued call per 100 ms (and every phase change), so a fast
-    // job does not flood the event loop.
-    using Clock = std::chrono::steady_clock;
-    Clock::time_point last{};
-    std::string lastPhase;
-    const auto report = [&](const std::string& phase, std::int64_t done, std::int64_t total) {
-      const auto now = Clock::now();
-      if (phase == lastPhase && done < total && now - last < std::chrono::milliseconds(100)) return;
-      last = now;
-      lastPhase = phase;
-      const QString p = QString::fromStdString(phase);
-      QMetaObject::invokeMethod(
-          self.data(),
-          [self, p, done, total] {
-            if (self) emit self->progress(p, done, total);
-          },
-          Qt::QueuedConnection);
-    };
+    const auto report = queuedProgress(self);
     bool ok = false, cancelled = false;
     QString message, reportPath;
     try {

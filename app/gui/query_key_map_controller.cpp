@@ -6,6 +6,7 @@
 #include "core/inspect/attention_inspector.h"
 
 #include "app/gui/query_key_map_controller.h"
+#include "app/gui/queued_progress.h"
 
 #include <QMetaObject>
 #include <QPointer>
@@ -66,24 +67,7 @@ bool QueryKeyMapController::start(const QueryKeyMapRequest& request, QString* wh
   QPointer<QueryKeyMapController> self(this);
   auto cancelFlag = m_cancel;
   m_thread = std::thread([self, cancelFlag, request] {
-    // Progress is thinned to one queued call per 100 ms (and every phase's end), so a fast
-    // map does not flood the event loop.
-    using Clock = std::chrono::steady_clock;
-    Clock::time_point last{};
-    std::string lastPhase;
-    const auto report = [&](const std::string& phase, std::int64_t done, std::int64_t total) {
-      const auto now = Clock::now();
-      if (phase == lastPhase && done < total && now - last < std::chrono::milliseconds(100)) return;
-      last = now;
-      lastPhase = phase;
-      const QString p = QString::fromStdString(phase);
-      QMetaObject::invokeMethod(
-          self.data(),
-          [self, p, done, total] {
-            if (self) emit self->progress(p, done, total);
-          },
-          Qt::QueuedConnection);
-    };
+    const auto report = queuedProgress(self);
     std::shared_ptr<const QueryKeyMapResult> result;
     bool cancelled = false;
     QString message;
