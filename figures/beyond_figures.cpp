@@ -28,15 +28,6 @@ QString q(const std::string& s) {
   return QString::fromStdString(s);
 }
 
-QString titleFor(const char* figure, const std::vector<LabelledReport>& runs) {
-  const FigureSpec* spec = findFigure(figure);
-  QStringList names;
-  for (const auto& r : runs) names << q(r.label);
-  return q(spec ? spec->title : figure) +
-         QStringLiteral(", step %1: ").arg(runs.front().report->source.step) +
-         names.join(QStringLiteral(" vs "));
-}
-
 const char* kAnalyze = "run `attnlab-cli analyze RUN` (without --no-";
 
 template <typename Summary>
@@ -93,7 +84,7 @@ void drawRolloutSpread(widgets::ScatterPlot& plot, const std::vector<LabelledRep
   panels << linePanel(QStringLiteral("row entropy"), QStringLiteral("mean entropy of R_i (nats)"),
                       layer, runs, layers, member(&analysis::RolloutSummary::entropy));
   plot.setPanels(panels, 3);
-  plot.setTitle(titleFor("rollout-spread", runs));
+  plot.setTitle(reportsTitle("rollout-spread", runs));
 }
 
 void drawNormCorrelation(widgets::MatrixHeatmap& plot, const LabelledReport& run) {
@@ -118,7 +109,7 @@ void drawNormCorrelation(widgets::MatrixHeatmap& plot, const LabelledReport& run
   plot.setValueLabel(QStringLiteral("Pearson r (left); mean norm of f, relative (right)"));
   plot.setValueRange(std::pair{-1.0, 1.0});
   plot.setPanels({r, f}, 2);
-  plot.setTitle(titleFor("norm-weight-correlation", {run}));
+  plot.setTitle(reportsTitle("norm-weight-correlation", {run}));
 }
 
 void drawLogitLens(widgets::ScatterPlot& plot, const std::vector<LabelledReport>& runs) {
@@ -153,7 +144,7 @@ void drawLogitLens(widgets::ScatterPlot& plot, const std::vector<LabelledReport>
     for (auto& p : panels) p.marker = first.halfAccuracyRow;
   }
   plot.setPanels(panels, 3);
-  plot.setTitle(titleFor("logit-lens", runs) + half);
+  plot.setTitle(reportsTitle("logit-lens", runs) + half);
 }
 
 }  // namespace attnlab::figures

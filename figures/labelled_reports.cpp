@@ -1,7 +1,23 @@
 #include "figures/labelled_reports.h"
 
 #include "analysis/report/report_readers.h"
+#include "figures/figure_catalog.h"
 #include "widgets/plots/plot_widget.h"
+
+#include <QStringList>
+
+namespace attnlab::figures {
+
+QString reportsTitle(const char* figure, const std::vector<LabelledReport>& runs) {
+  const FigureSpec* spec = findFigure(figure);
+  QStringList names;
+  for (const auto& r : runs) names << QString::fromStdString(r.label);
+  return QString::fromStdString(spec ? spec->title : figure) +
+         QStringLiteral(", step %1: ").arg(runs.front().report->source.step) +
+         names.join(QStringLiteral(" vs "));
+}
+
+}  // namespace attnlab::figures
 
 namespace attnlab::figures::makers {
 

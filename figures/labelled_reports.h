@@ -9,6 +9,8 @@
 #include "figures/figure_builder.h"
 #include "figures/run_inputs.h"
 
+#include <QString>
+
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -17,6 +19,13 @@
 namespace attnlab::widgets {
 class PlotWidget;
 }
+
+namespace attnlab::figures {
+
+/// "<the catalog title of `figure`>, step S: run A vs run B" for figures of the reports.
+QString reportsTitle(const char* figure, const std::vector<LabelledReport>& runs);
+
+}  // namespace attnlab::figures
 
 namespace attnlab::figures::makers {
 

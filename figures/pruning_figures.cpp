@@ -32,15 +32,6 @@ const analysis::HeadReport& requireHeads(const LabelledReport& run) {
   return *run.report->heads;
 }
 
-QString titleOf(const char* figure, const std::vector<LabelledReport>& runs) {
-  const FigureSpec* spec = findFigure(figure);
-  QStringList names;
-  for (const auto& r : runs) names << q(r.label);
-  return q(spec ? spec->title : figure) +
-         QStringLiteral(", step %1: ").arg(runs.front().report->source.step) +
-         names.join(QStringLiteral(" vs "));
-}
-
 /// One curve of a run as two series (loss, accuracy) against the share masked, in %.
 void addCurve(const analysis::PruningCurve& curve, const QString& name, bool faint,
               widgets::XyPanel& loss, widgets::XyPanel& accuracy) {
@@ -91,7 +82,7 @@ void drawHeadImportance(widgets::MatrixHeatmap& plot, const LabelledReport& run)
   } else {
     plot.setPanels({importance, ablation}, 2);
   }
-  plot.setTitle(titleOf("head-importance", {run}) +
+  plot.setTitle(reportsTitle("head-importance", {run}) +
                 QStringLiteral(" (full model: %1 nats)").arg(r.full.loss, 0, 'f', 3));
 }
 
@@ -122,7 +113,7 @@ void drawPruningCurves(widgets::ScatterPlot& plot, const std::vector<LabelledRep
     }
   }
   plot.setPanels({loss, accuracy}, 2);
-  plot.setTitle(titleOf("head-pruning", runs));
+  plot.setTitle(reportsTitle("head-pruning", runs));
 }
 
 }  // namespace attnlab::figures

@@ -1,5 +1,6 @@
 #include "analysis/runs/head_comparison.h"
 
+#include "core/data/data_files.h"
 #include "core/errors/error.h"
 #include "core/inspect/attention_inspector.h"
 #include "core/tokenizer/sentencepiece_tokenizer.h"
@@ -8,8 +9,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -19,12 +18,6 @@ namespace attnlab::analysis {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string fileBytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(path.string(), "cannot read the tokenizer model");
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 ComparedModel describe(const SelectedCheckpoint& selected, const core::AttentionInspector& model) {
   const auto& config = model.config();
@@ -54,7 +47,7 @@ std::string pieceDifference(const core::SentencePieceTokenizer& a,
 /// records where it was trained (two runs of one configuration differ there alone).
 void requireSameTokenizer(const ComparedModel& a, const core::SentencePieceTokenizer& ta,
                           const ComparedModel& b, const core::SentencePieceTokenizer& tb) {
-  if (fileBytes(a.tokenizer) == fileBytes(b.tokenizer)) return;
+  if (core::readFileBytes(a.tokenizer) == core::readFileBytes(b.tokenizer)) return;
   const std::string difference = pieceDifference(ta, tb);
   if (difference.empty()) return;
   throw DataError("head comparison",

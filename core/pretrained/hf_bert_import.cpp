@@ -49,6 +49,13 @@ int intField(const json& c, const char* key, const std::string& where) {
   return c[key].get<int>();
 }
 
+/// A number field, `fallback` when absent; DataError naming it when it is not a number.
+double realField(const json& c, const char* key, double fallback, const std::string& where) {
+  if (!c.contains(key) || c[key].is_null()) return fallback;
+  if (!c[key].is_number()) throw DataError(where, std::string(key) + ": not a number");
+  return c[key].get<double>();
+}
+
 /// The fields that change the computation: honoured, or refused by name.
 void checkSupported(const json& c, const std::string& where) {
   const auto text = [&](const char* key, const char* fallback) {
@@ -63,7 +70,10 @@ void checkSupported(const json& c, const std::string& where) {
   if (text("position_embedding_type", "absolute") != "absolute")
     throw DataError(where, "position_embedding_type \"" + text("position_embedding_type", "") +
                                "\": only learned absolute positions are read");
-  if (c.value("is_decoder", false) || c.value("add_cross_attention", false))
+  const auto on = [&](const char* key) {
+    return c.contains(key) && c[key].is_boolean() && c[key].get<bool>();
+  };
+  if (on("is_decoder") || on("add_cross_attention"))
     throw DataError(where, "is_decoder / add_cross_attention: an encoder is read, not a decoder");
 }
 
@@ -74,9 +84,9 @@ ModelConfig modelOf(const json& c, const std::string& where) {
   m.heads = intField(c, "num_attention_heads", where);
   m.ffnSize = intField(c, "intermediate_size", where);
   m.maxPositions = intField(c, "max_position_embeddings", where);
-  m.layerNormEps = c.value("layer_norm_eps", 1e-12);
-  m.dropout = c.value("hidden_dropout_prob", 0.1);
-  m.attentionDropout = c.value("attention_probs_dropout_prob", 0.1);
+  m.layerNormEps = realField(c, "layer_norm_eps", 1e-12, where);
+  m.dropout = realField(c, "hidden_dropout_prob", 0.1, where);
+  m.attentionDropout = realField(c, "attention_probs_dropout_prob", 0.1, where);
   m.norm = NormPlacement::Post;
   m.positionEmbeddings = true;
   if (m.heads == 0 || m.hiddenSize % m.heads != 0)

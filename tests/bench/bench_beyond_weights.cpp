@@ -21,6 +21,7 @@
 #include "core/inspect/attention_norms.h"
 #include "core/inspect/logit_lens.h"
 #include "core/model/masked_lm.h"
+#include "tests/bench/bert_base_shape.h"
 
 #include <torch/torch.h>
 
@@ -37,18 +38,6 @@ using namespace attnlab;
 namespace {
 
 constexpr int kVocab = 30522;
-
-core::ModelConfig bertBase() {
-  core::ModelConfig c;
-  c.layers = 12;
-  c.hiddenSize = 768;
-  c.heads = 12;
-  c.ffnSize = 3072;
-  c.maxPositions = 512;
-  c.dropout = 0.0;
-  c.attentionDropout = 0.0;
-  return c;
-}
 
 double medianMs(int repeats, const std::function<void()>& work) {
   work();  // warm-up: allocator, OpenMP pool
@@ -89,7 +78,7 @@ int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   torch::set_num_threads(o.threads);
   torch::manual_seed(1);
-  core::MaskedLanguageModel model(bertBase(), kVocab, 0);
+  core::MaskedLanguageModel model(bench::bertBaseShape(), kVocab, 0);
   model->eval();
   torch::NoGradGuard noGrad;
   const auto ids = torch::randint(5, kVocab, {1, o.tokens}, torch::kLong);

@@ -25,6 +25,7 @@
 #include "core/model/masked_lm.h"
 #include "core/runtime/compute_environment.h"
 #include "figures/pruning_figures.h"
+#include "tests/bench/bert_base_shape.h"
 #include "widgets/plots/matrix_heatmap.h"
 #include "widgets/plots/scatter_plot.h"
 
@@ -85,18 +86,6 @@ std::pair<double, double> importanceAndPruning(const Options& o, analysis::HeadR
   return {median(importance), median(pruning)};
 }
 
-core::ModelConfig bertBase() {
-  core::ModelConfig c;
-  c.layers = 12;
-  c.hiddenSize = 768;
-  c.heads = 12;
-  c.ffnSize = 3072;
-  c.maxPositions = 512;
-  c.dropout = 0.0;
-  c.attentionDropout = 0.0;
-  return c;
-}
-
 /// One head's queries and keys over the first `tokens` tokens: [tokens, d] each.
 std::pair<at::Tensor, at::Tensor> headVectors(const core::AttentionCapture& c, int layer, int head,
                                               int tokens) {
@@ -119,7 +108,7 @@ double mapSeconds(const core::AttentionCapture& c, int layer, int head, int toke
 std::pair<double, double> queryKeyMaps(const Options& o) {
   torch::manual_seed(1);
   torch::NoGradGuard noGrad;
-  core::MaskedLanguageModel model(bertBase(), 30522, 0);
+  core::MaskedLanguageModel model(bench::bertBaseShape(), 30522, 0);
   model->eval();
   const int sequences = (o.tokens + 511) / 512;
   const auto ids = torch::randint(5, 30522, {sequences, 512}, torch::kLong);

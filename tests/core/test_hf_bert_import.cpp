@@ -1,6 +1,6 @@
 // A BertForMaskedLM and a RobertaForMaskedLM made by Hugging Face transformers (random
 // weights, 3 layers, 6 heads, hidden 96, a 97-token vocabulary;
-// tests/fixtures/hf-{bert,roberta}/make_fixture.py) read by
+// tests/fixtures/hf-bert/make_fixture.py, `roberta` for the second) read by
 // loadHuggingFaceBert and run on the padded batch transformers ran: every layer's attention
 // probabilities, every hidden state and the MLM logits equal transformers' own (saved in
 // expected.safetensors) within 1e-5 in float32. Bad folders are refused by file and field.

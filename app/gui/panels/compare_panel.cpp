@@ -204,11 +204,12 @@ void ComparePanel::headsCompared(bool ok, bool cancelled, const QString& message
                                  const QString& report) {
   if (ok) {
     m_jobMessage->setText(QStringLiteral("Wrote %1").arg(report));
-    if (!currentComparison().startsWith(QStringLiteral("heads-matching")) &&
-        currentComparison() != QStringLiteral("layer-cka"))
-      showComparison(QStringLiteral("heads-matching"));
-    else
+    // Already on one of the two views the report feeds: redraw it; else show the matching.
+    const QString shown = currentComparison();
+    if (shown == QStringLiteral("heads-matching") || shown == QStringLiteral("layer-cka"))
       rebuildFigures();
+    else
+      showComparison(QStringLiteral("heads-matching"));
   } else {
     m_jobMessage->setText(cancelled ? QStringLiteral("Compare heads: cancelled")
                                     : QStringLiteral("Compare heads failed: %1").arg(message));
