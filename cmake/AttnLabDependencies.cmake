@@ -55,6 +55,10 @@ target_compile_definitions(attnlab_hdf5 INTERFACE ${HDF5_DEFINITIONS})
 # Only the isolated bridge (core/tokenizer/sp_bridge) may use this.
 pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
 
+# Unicode properties, NFD and lowercase for the Hugging Face tokenizers; only
+# core/tokenizer/unicode_text.cpp includes ICU (attnlab_core_base links it PRIVATE).
+pkg_check_modules(ICU REQUIRED IMPORTED_TARGET icu-uc)
+
 find_package(nlohmann_json 3 REQUIRED)
 find_package(tomlplusplus QUIET)
 if(NOT tomlplusplus_FOUND)

@@ -30,6 +30,8 @@ DEMO=(
   libblas-dev
   # storage and tokenizer
   libhdf5-dev libsentencepiece-dev
+  # Unicode categories, NFD and lowercase for the Hugging Face tokenizers (core/tokenizer/unicode_text)
+  libicu-dev
   # header libraries
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev
   # offline English corpus for the demo

@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source packaging/phase-timer.sh
 phase install bash packaging/install-deps.sh test
+phase python bash packaging/setup-hf-python.sh
 phase configure cmake --preset release
 ccache_zero
 phase build cmake --build --preset release

@@ -56,6 +56,13 @@ if [ "$installed" != "$torch_version" ]; then
   /usr/bin/python3 -m venv --system-site-packages "$venv"
   "$venv/bin/pip" install --disable-pip-version-check -q "torch==${torch_version}"
 fi
+# Hugging Face's libraries in the same environment, for core_test_hf_tokenizers and the
+# export checks (ATTNLAB_HF_PYTHON below).
+hf_installed=$("$venv/bin/python" -c 'import tokenizers, transformers, safetensors; print(tokenizers.__version__, transformers.__version__)' 2> /dev/null || true)
+if [ "$hf_installed" != "0.23.3 5.24.0" ]; then
+  echo "setup-cuda: installing tokenizers 0.23.3, transformers 5.24.0 and safetensors into ${venv}"
+  "$venv/bin/pip" install --disable-pip-version-check -q "tokenizers==0.23.3" "transformers==5.24.0" safetensors
+fi
 torch_prefix=$("$venv/bin/python" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
 echo "setup-cuda: torch $("$venv/bin/python" -c 'import torch; print(torch.__version__, "CUDA", torch.version.cuda)'), CMake package in ${torch_prefix}"
 
@@ -65,7 +72,8 @@ export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-8.0;9.0}
 torch_root=$(dirname "$(dirname "$torch_prefix")")
 torch_defs=(-DATTNLAB_CUDA=ON -DCMAKE_PREFIX_PATH="${torch_root};${torch_prefix}"
   -DTorch_DIR="${torch_prefix}/Torch" -DCaffe2_DIR="${torch_prefix}/Caffe2"
-  -DATTNLAB_PYTHON="$(cd "$venv" && pwd)/bin/python")
+  -DATTNLAB_PYTHON="$(cd "$venv" && pwd)/bin/python"
+  -DATTNLAB_HF_PYTHON="$(cd "$venv" && pwd)/bin/python")
 if [ "$headless_check" = 1 ]; then
   bash packaging/check-headless.sh "$build_dir" "${torch_defs[@]}" -- \
     -LE gui --output-on-failure -j2 --timeout 900
