@@ -253,6 +253,20 @@ CLI::App* addQkMapCommand(CLI::App& cli, QkMapCommandOptions& qk) {
   return cmd;
 }
 
+CLI::App* addExportModelCommand(CLI::App& cli, ExportModelCommandOptions& em) {
+  auto* cmd = cli.add_subcommand(
+      "export-model",
+      "A run's checkpoint as a Hugging Face folder (BertForMaskedLM, tokenizer.json) that "
+      "transformers' AutoModelForMaskedLM and AutoTokenizer load");
+  cmd->add_option("run", em.run, "Run directory, or one of its checkpoint files")
+      ->required()
+      ->check(CLI::ExistingPath);
+  cmd->add_option("--out", em.out, "The folder to write (created; tmp + rename)")->required();
+  cmd->add_option("--step", em.step, "Checkpoint step (default: the latest)");
+  cmd->add_flag("--force", em.force, "Replace an existing non-empty --out folder");
+  return cmd;
+}
+
 Subcommands addCommands(CLI::App& cli, CommandLineOptions& options) {
   Subcommands commands;
   commands.smoke = addSmokeCommand(cli, options.smoke);
@@ -263,6 +277,7 @@ Subcommands addCommands(CLI::App& cli, CommandLineOptions& options) {
   commands.compare = addCompareCommand(cli, options.compare);
   commands.qkMap = addQkMapCommand(cli, options.qkMap);
   commands.exportFigures = addExportCommand(cli, options.exportFigures);
+  commands.exportModel = addExportModelCommand(cli, options.exportModel);
   return commands;
 }
 
@@ -275,6 +290,7 @@ int runChosenCommand(const Subcommands& commands, const CommandLineOptions& opti
   if (commands.compare->parsed()) return runCompare(options.compare);
   if (commands.qkMap->parsed()) return runQkMap(options.qkMap);
   if (commands.exportFigures->parsed()) return runExport(options.exportFigures);
+  if (commands.exportModel->parsed()) return runExportModel(options.exportModel);
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "app/cli/analyze_command.h"
 #include "app/cli/compare_command.h"
 #include "app/cli/export_command.h"
+#include "app/cli/export_model_command.h"
 #include "app/cli/inspect_command.h"
 #include "app/cli/probe_command.h"
 #include "app/cli/qk_map_command.h"
@@ -29,6 +30,7 @@ struct CommandLineOptions {
   CompareCommandOptions compare;
   QkMapCommandOptions qkMap;
   ExportCommandOptions exportFigures;
+  ExportModelCommandOptions exportModel;
 };
 
 /// The registered subcommands: after the parse, the one that `parsed()` is the one to run.
@@ -41,6 +43,7 @@ struct Subcommands {
   CLI::App* compare = nullptr;
   CLI::App* qkMap = nullptr;
   CLI::App* exportFigures = nullptr;
+  CLI::App* exportModel = nullptr;
 };
 
 /// Each adds one subcommand, its options bound to `options`, and returns it.
@@ -52,6 +55,7 @@ CLI::App* addAnalyzeCommand(CLI::App& cli, AnalyzeCommandOptions& options);
 CLI::App* addProbeCommand(CLI::App& cli, ProbeCorefCommandOptions& options);
 CLI::App* addCompareCommand(CLI::App& cli, CompareCommandOptions& options);
 CLI::App* addQkMapCommand(CLI::App& cli, QkMapCommandOptions& options);
+CLI::App* addExportModelCommand(CLI::App& cli, ExportModelCommandOptions& options);
 
 /// Adds every subcommand (in the order --help lists them), bound to `options`.
 Subcommands addCommands(CLI::App& cli, CommandLineOptions& options);

@@ -1,6 +1,7 @@
 #include "core/pretrained/hf_bert_import.h"
 
 #include "core/errors/error.h"
+#include "core/pretrained/hf_bert_names.h"
 #include "core/pretrained/safetensors_file.h"
 
 #include <torch/torch.h>
@@ -16,21 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-/// Where a model type keeps its tensors, and where its positions start: RoBERTa numbers a
-/// sequence's tokens from pad_token_id + 1 (its first rows are never used for real tokens).
-struct Layout {
-  std::string encoder;  ///< "bert." or "roberta."
-  std::string headDense, headNorm, headBias;
-  int positionOffset = 0;
-};
-
-Layout layoutOf(const std::string& modelType, int padId) {
-  if (modelType == "bert")
-    return {"bert.", "cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm",
-            "cls.predictions.bias", 0};
-  return {"roberta.", "lm_head.dense", "lm_head.layer_norm", "lm_head.bias", padId + 1};
-}
 
 json readConfig(const fs::path& folder) {
   const fs::path file = folder / "config.json";
@@ -179,40 +165,6 @@ torch::Tensor tensorOf(const WeightFiles& weights, const std::string& name) {
   return copy.to(torch::kFloat);
 }
 
-/// AttnLab's parameter name -> the checkpoint tensor (or tensors, concatenated) it is.
-struct Source {
-  std::vector<std::string> names;
-};
-
-std::vector<std::pair<std::string, Source>> parameterSources(int layers, const Layout& at) {
-  const std::string e = at.encoder + "embeddings.";
-  std::vector<std::pair<std::string, Source>> m = {
-      {"token_embedding.weight", {{e + "word_embeddings.weight"}}},
-      {"embedding_norm.weight", {{e + "LayerNorm.weight"}}},
-      {"embedding_norm.bias", {{e + "LayerNorm.bias"}}},
-      {"mlm_transform.weight", {{at.headDense + ".weight"}}},
-      {"mlm_transform.bias", {{at.headDense + ".bias"}}},
-      {"mlm_norm.weight", {{at.headNorm + ".weight"}}},
-      {"mlm_norm.bias", {{at.headNorm + ".bias"}}},
-      {"mlm_bias", {{at.headBias}}}};
-  for (int l = 0; l < layers; ++l) {
-    const std::string ours = "layers." + std::to_string(l) + ".";
-    const std::string theirs = at.encoder + "encoder.layer." + std::to_string(l) + ".";
-    for (const char* part : {"weight", "bias"}) {
-      const std::string p = part;
-      m.push_back({ours + "attention.qkv." + p,
-                   {{theirs + "attention.self.query." + p, theirs + "attention.self.key." + p,
-                     theirs + "attention.self.value." + p}}});
-      m.push_back({ours + "attention.output." + p, {{theirs + "attention.output.dense." + p}}});
-      m.push_back({ours + "attention_norm." + p, {{theirs + "attention.output.LayerNorm." + p}}});
-      m.push_back({ours + "ffn_in." + p, {{theirs + "intermediate.dense." + p}}});
-      m.push_back({ours + "ffn_out." + p, {{theirs + "output.dense." + p}}});
-      m.push_back({ours + "ffn_norm." + p, {{theirs + "output.LayerNorm." + p}}});
-    }
-  }
-  return m;
-}
-
 void assign(torch::Tensor& parameter, const torch::Tensor& value, const std::string& name,
             const std::string& where) {
   if (parameter.sizes() != value.sizes())
@@ -221,14 +173,14 @@ void assign(torch::Tensor& parameter, const torch::Tensor& value, const std::str
   parameter.copy_(value);
 }
 
-void loadWeights(PretrainedModel& m, const WeightFiles& file, const Layout& at) {
+void loadWeights(PretrainedModel& m, const WeightFiles& file, const HfBertLayout& at) {
   torch::NoGradGuard noGrad;
   const std::string where = file.where;
   auto params = m.network->named_parameters();
   std::set<std::string> used;
-  for (const auto& [ours, source] : parameterSources(m.model.layers, at)) {
+  for (const auto& [ours, names] : hfBertParameterSources(m.model.layers, at)) {
     std::vector<torch::Tensor> parts;
-    for (const auto& name : source.names) {
+    for (const auto& name : names) {
       parts.push_back(tensorOf(file, name));
       used.insert(name);
     }
@@ -236,8 +188,8 @@ void loadWeights(PretrainedModel& m, const WeightFiles& file, const Layout& at) 
   }
   // Token type 0's embedding, which BERT and RoBERTa add to every token, folded into the
   // positions, which start at the model type's first used row.
-  const std::string positionName = at.encoder + "embeddings.position_embeddings.weight";
-  const std::string typeName = at.encoder + "embeddings.token_type_embeddings.weight";
+  const std::string positionName = hfPositionTensor(at);
+  const std::string typeName = hfTokenTypeTensor(at);
   const auto positions = tensorOf(file, positionName).slice(0, at.positionOffset);
   const auto types = tensorOf(file, typeName);
   used.insert({positionName, typeName});
@@ -266,7 +218,7 @@ PretrainedModel loadHuggingFaceBert(const fs::path& folder) {
   m.padId = config.contains("pad_token_id") && config["pad_token_id"].is_number_integer()
                 ? config["pad_token_id"].get<int>()
                 : 0;
-  const Layout layout = layoutOf(m.modelType, m.padId);
+  const HfBertLayout layout = hfBertLayoutOf(m.modelType, m.padId);
   m.model.maxPositions -= layout.positionOffset;
   if (m.model.maxPositions < 1)
     throw DataError(where, "max_position_embeddings leaves no position after pad_token_id + 1");

@@ -1,0 +1,111 @@
+"""Checks a folder written by `attnlab-cli export-model` with Hugging Face's own libraries.
+
+    hf_export_check.py tokenizers   DIR REFERENCE_DIR
+    hf_export_check.py transformers DIR REFERENCE_DIR [--perturb]
+
+REFERENCE_DIR holds what AttnLab computed (tests/app/test_cli_export_model.cpp): lines.txt
+(one text a line), ids.json (per line, AttnLab's ids: <s> pieces </s>, uncut) and
+reference.safetensors ("input_ids" [B, T]: <s> pieces </s> cut to the model's length T, padded
+with <pad>; "logits" [B, T, V] float32). `tokenizers` needs only the tokenizers library:
+Tokenizer.from_file(tokenizer.json) must give AttnLab's ids for every line. `transformers` needs transformers and torch >= 2:
+AutoTokenizer's padded batch must equal AttnLab's ids and AutoModelForMaskedLM's logits at the
+real tokens must be within 1e-5 of AttnLab's; --perturb adds 1e-3 to one weight first (the
+negative control: the check must fail). Exit status 0: equal; 1: a mismatch (the largest
+difference printed); 3: skipped, with the missing library named.
+"""
+import json
+import os
+import sys
+
+TOLERANCE = 1e-5
+
+
+def read_reference(ref):
+    with open(os.path.join(ref, "lines.txt"), encoding="utf-8") as f:
+        lines = f.read().split("\n")[:-1]
+    with open(os.path.join(ref, "ids.json"), encoding="utf-8") as f:
+        ids = json.load(f)
+    assert len(lines) == len(ids), (len(lines), len(ids))
+    return lines, ids
+
+
+def check_tokenizers(folder, ref):
+    try:
+        from tokenizers import Tokenizer
+    except ImportError as e:
+        print(f"SKIP: the tokenizers library is not importable ({e})")
+        return 3
+    lines, ids = read_reference(ref)
+    tokenizer = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
+    wrong = 0
+    for line, want in zip(lines, ids):
+        got = tokenizer.encode(line).ids
+        if got != want:
+            wrong += 1
+            if wrong <= 5:
+                print(f"MISMATCH {line!r}: tokenizers {got}, AttnLab {want}")
+    if wrong:
+        print(f"tokenizers: {wrong} of {len(lines)} lines differ: MISMATCH")
+        return 1
+    print(f"ok: tokenizers gives AttnLab's ids for all {len(lines)} lines")
+    return 0
+
+
+def import_transformers():
+    try:
+        import torch
+        import transformers  # noqa: F401
+        from safetensors.torch import load_file  # noqa: F401
+    except ImportError as e:
+        return None, f"transformers, torch or safetensors is not importable ({e})"
+    major = int(torch.__version__.split(".")[0])
+    if major < 2:
+        return None, f"torch {torch.__version__} is older than the 2.x transformers 5 needs"
+    return torch, None
+
+
+def check_transformers(folder, ref, perturb):
+    torch, why = import_transformers()
+    if torch is None:
+        print(f"SKIP: {why}")
+        return 3
+    from safetensors.torch import load_file
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+    from transformers.utils import logging
+
+    logging.set_verbosity_warning()
+    lines, _ = read_reference(ref)
+    expected = load_file(os.path.join(ref, "reference.safetensors"))
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    model = AutoModelForMaskedLM.from_pretrained(folder, attn_implementation="eager").eval()
+    print(f"loaded {type(tokenizer).__name__} and {type(model).__name__}")
+    if perturb:
+        with torch.no_grad():
+            model.bert.embeddings.word_embeddings.weight[5, 0] += 1e-3
+    T = expected["input_ids"].shape[1]
+    batch = tokenizer(lines, padding="max_length", truncation=True, max_length=T, return_tensors="pt")
+    if not torch.equal(batch["input_ids"], expected["input_ids"]):
+        rows = (batch["input_ids"] != expected["input_ids"]).any(1).nonzero().flatten().tolist()
+        print(f"AutoTokenizer's ids differ from AttnLab's in rows {rows[:10]}: MISMATCH")
+        return 1
+    with torch.no_grad():
+        logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
+    real = batch["attention_mask"].bool()
+    diff = (logits[real].double() - expected["logits"][real].double()).abs().max().item()
+    print(f"largest logit difference at the {int(real.sum())} real tokens: {diff:.3g}")
+    if not diff < TOLERANCE:
+        print("logits: MISMATCH")
+        return 1
+    print(f"ok: transformers gives AttnLab's ids and logits for all {len(lines)} lines")
+    return 0
+
+
+def main():
+    part, folder, ref = sys.argv[1], sys.argv[2], sys.argv[3]
+    if part == "tokenizers":
+        return check_tokenizers(folder, ref)
+    return check_transformers(folder, ref, "--perturb" in sys.argv[4:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

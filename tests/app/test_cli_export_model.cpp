@@ -1,0 +1,202 @@
+// `attnlab-cli export-model` on a tiny run it trained, the folder loaded by Hugging Face's own
+// libraries (tests/app/hf_export_check.py, run with ATTNLAB_HF_PYTHON): `tokenizers` gives
+// AttnLab's ids for every text (corpus lines and harder ones: runs of spaces, tabs, accents,
+// ligatures, characters the tokenizer has never seen, lines longer than the model);
+// transformers' AutoTokenizer and AutoModelForMaskedLM give the same ids and logits within
+// 1e-5 as AttnLab's engine computes here (skipped, saying why, where transformers or
+// torch >= 2 is missing), and a perturbed weight (one word embedding, 1e-3) fails that check. An
+// existing folder is kept without --force; a RealFormer run is refused naming attention.residual.
+#include "core/checkpoint/checkpoint_store.h"
+#include "core/config/config_loader.h"
+#include "core/model/masked_lm.h"
+#include "core/pretrained/safetensors_writer.h"
+#include "core/tokenizer/sentencepiece_tokenizer.h"
+#include "tests/support/cli_process.h"
+#include "tests/support/small_run_toml.h"
+#include "tests/support/tiny_corpus.h"
+
+#include <torch/torch.h>
+
+#include <QDir>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using attnlab::tests::runCli;
+using attnlab::tests::runProcess;
+using namespace attnlab;
+namespace fs = std::filesystem;
+
+namespace {
+
+const QString kHfPython = QStringLiteral(ATTNLAB_HF_PYTHON);
+const QString kCheck = QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/app/hf_export_check.py");
+
+/// Texts whose tokenization is easy to get wrong: whitespace, Unicode normalisation, unknown
+/// characters, lines longer than the model's 24 positions.
+const QStringList kHardLines = {
+    "  leading and  double   spaces  ",
+    "a tab\there and a trailing tab\t",
+    "Caf\u00e9 na\u00efve \u00dcber \uFB01ne \u00bd \u2460 \uFF21\uFF22 full-width",
+    "unknown \u03A9 \u4E2D\u6587 \U0001F642 characters",
+    "NUMBERS 12345 and 3.14, PUNCTUATION!?;",
+    "the cat watched the river near the harbour . the cat watched the river near the harbour "
+    ". the cat watched the river near the harbour .",
+    "\u2581already escaped"};
+
+QString checkpointOf(const QString& run) {
+  const auto files = QDir(run + "/checkpoints").entryList({"step-*.h5"}, QDir::Files, QDir::Name);
+  return files.isEmpty() ? QString() : run + "/checkpoints/" + files.last();
+}
+
+/// AttnLab's model of the checkpoint, built as the inspector builds it, in evaluation mode.
+core::MaskedLanguageModel loadModel(const fs::path& checkpoint,
+                                    const core::SentencePieceTokenizer& sp, int& length) {
+  const auto data = core::CheckpointStore::load(checkpoint);
+  const auto config = core::parseRunConfig(data.metadata.configToml, "checkpoint");
+  length = config.data.sequenceLength;
+  core::MaskedLanguageModel model(config.model, config.attention, length, sp.vocabSize(),
+                                  sp.specialIds().pad);
+  torch::NoGradGuard noGrad;
+  for (auto& p : model->named_parameters()) p.value().copy_(data.tensors.at("model/" + p.key()));
+  model->eval();
+  return model;
+}
+
+/// lines.txt, ids.json and reference.safetensors (hf_export_check.py's description).
+void writeReference(const fs::path& checkpoint, const fs::path& tokenizer, const QStringList& lines,
+                    const fs::path& ref) {
+  fs::create_directories(ref);
+  const auto sp = core::SentencePieceTokenizer::load(tokenizer);
+  int T = 0;
+  auto model = loadModel(checkpoint, sp, T);
+  const auto& special = sp.specialIds();
+  const auto B = static_cast<std::int64_t>(lines.size());
+  auto ids = torch::full({B, static_cast<std::int64_t>(T)}, special.pad, torch::kLong);
+  QByteArray json = "[", text;
+  for (int b = 0; b < lines.size(); ++b) {
+    std::vector<std::int64_t> full = {special.bos};
+    for (const int id : sp.encode(lines[b].toStdString())) full.push_back(id);
+    full.push_back(special.eos);
+    QStringList numbers;
+    for (const auto id : full) numbers << QString::number(id);
+    json += (b ? ",[" : "[") + numbers.join(',').toUtf8() + "]";
+    text += lines[b].toUtf8() + '\n';
+    if (static_cast<int>(full.size()) > T)
+      full.resize(static_cast<size_t>(T)), full.back() = special.eos;
+    ids[b]
+        .slice(0, 0, static_cast<std::int64_t>(full.size()))
+        .copy_(torch::tensor(full, torch::kLong));
+  }
+  torch::NoGradGuard noGrad;
+  const auto hidden = model->encode(ids, ids.ne(special.pad));
+  const auto logits = model->logits(hidden.reshape({-1, hidden.size(2)}))
+                          .reshape({B, static_cast<std::int64_t>(T), -1})
+                          .contiguous();
+  const auto bytes = [](const torch::Tensor& t) {
+    return std::span<const std::byte>(static_cast<const std::byte*>(t.data_ptr()), t.nbytes());
+  };
+  core::writeSafetensors(
+      ref / "reference.safetensors",
+      {{"input_ids", core::SafetensorsDtype::I64, ids.sizes().vec(), bytes(ids)},
+       {"logits", core::SafetensorsDtype::F32, logits.sizes().vec(), bytes(logits)}});
+  attnlab::tests::writeBytes(QString::fromStdString((ref / "ids.json").string()), json + "]");
+  attnlab::tests::writeBytes(QString::fromStdString((ref / "lines.txt").string()), text);
+}
+
+}  // namespace
+
+class TestCliExportModel : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+  QString m_run, m_out, m_ref;
+
+  /// Trains `name` for `steps` steps, a checkpoint every `every`, with `extra` TOML lines after
+  /// the small configuration.
+  QString train(const QString& name, int steps, int every, const QByteArray& extra) {
+    const QString toml = m_dir.filePath(name + ".toml");
+    const QString run = m_dir.filePath(name);
+    attnlab::tests::writeBytes(
+        toml,
+        attnlab::tests::smallRunToml(name, m_dir.filePath("corpus.txt"), steps, every) + extra);
+    const auto r = runCli({"train", "--config", toml, "--run-dir", run, "--plain"});
+    if (r.exitCode != 0) qWarning("%s", qPrintable(r.out + r.err));
+    return r.exitCode == 0 ? run : QString();
+  }
+
+  attnlab::tests::ProcessResult check(const QString& part, const QStringList& extra = {}) {
+    return runProcess(kHfPython, QStringList{kCheck, part, m_out, m_ref} + extra);
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    QVERIFY(attnlab::tests::writeBytes(
+        m_dir.filePath("corpus.txt"),
+        QByteArray::fromStdString(attnlab::tests::regularCorpusText(400))));
+    m_run = train("hf", 20, 10, "");
+    QVERIFY(!m_run.isEmpty());
+    m_out = m_dir.filePath("exported");
+    const auto r = runCli({"export-model", m_run, "--out", m_out});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+    qInfo("%s", qPrintable(r.out));
+    QVERIFY2(r.out.contains("step 20") && r.out.contains("wrote tokenizer.json") &&
+                 r.out.contains("wrote model.safetensors"),
+             qPrintable(r.out));
+    QStringList lines = QString::fromUtf8(attnlab::tests::regularCorpusText(60)).split('\n');
+    lines.removeAll(QString());
+    m_ref = m_dir.filePath("reference");
+    writeReference(checkpointOf(m_run).toStdString(), (m_run + "/tokenizer.model").toStdString(),
+                   lines + kHardLines, m_ref.toStdString());
+  }
+
+  void tokenizersGivesAttnLabsIds() {
+    const auto r = check("tokenizers");
+    if (r.exitCode == 3) QSKIP(qPrintable("the tokenizers check: " + r.out.trimmed()));
+    QVERIFY2(r.exitCode == 0 && r.out.contains("ok: tokenizers"), qPrintable(r.out + r.err));
+  }
+
+  void transformersGivesAttnLabsLogits() {
+    const auto r = check("transformers");
+    if (r.exitCode == 3) QSKIP(qPrintable("the transformers check: " + r.out.trimmed()));
+    QVERIFY2(r.exitCode == 0 && r.out.contains("ok: transformers"), qPrintable(r.out + r.err));
+    qInfo("%s", qPrintable(r.out.trimmed()));
+    QVERIFY2(!r.err.contains("newly initialized") && !r.err.contains("not used") &&
+                 !r.err.contains("MISSING") && !r.err.contains("UNEXPECTED"),
+             qPrintable(r.err));
+    // The negative control: one weight moved by 1e-3 is seen.
+    const auto bad = check("transformers", {"--perturb"});
+    QVERIFY2(bad.exitCode == 1 && bad.out.contains("logits: MISMATCH"),
+             qPrintable(bad.out + bad.err));
+  }
+
+  void existingFolderKeptWithoutForce() {
+    const QString out = m_dir.filePath("occupied");
+    QVERIFY(QDir().mkpath(out));
+    QVERIFY(attnlab::tests::writeBytes(out + "/mine.txt", "keep me"));
+    const auto r = runCli({"export-model", m_run, "--out", out});
+    QVERIFY(r.exitCode != 0);
+    QVERIFY2(r.err.contains("not empty") && r.err.contains("--force"), qPrintable(r.err));
+    QVERIFY(QFile::exists(out + "/mine.txt"));
+    const auto forced = runCli({"export-model", m_run, "--out", out, "--force", "--step", "10"});
+    QVERIFY2(forced.exitCode == 0 && forced.out.contains("step 10"),
+             qPrintable(forced.out + forced.err));
+    QVERIFY(!QFile::exists(out + "/mine.txt"));
+    QVERIFY(QFile::exists(out + "/tokenizer.json"));
+    QCOMPARE(QDir(m_dir.path()).entryList({"occupied.*"}, QDir::AllEntries | QDir::Hidden),
+             QStringList());
+  }
+
+  void realFormerRefused() {
+    const QString run = train("realformer", 2, 2, "[attention]\nresidual = \"sum\"\n");
+    QVERIFY(!run.isEmpty());
+    const QString out = m_dir.filePath("realformer-out");
+    const auto r = runCli({"export-model", run, "--out", out});
+    QVERIFY(r.exitCode != 0);
+    QVERIFY2(r.err.contains("attention.residual = sum"), qPrintable(r.err));
+    QVERIFY(!QFile::exists(out));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliExportModel)
+#include "test_cli_export_model.moc"
