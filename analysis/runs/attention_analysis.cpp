@@ -101,7 +101,8 @@ std::vector<TrainingStatisticsPoint> snapshotStatistics(const fs::path& log, int
         if (piece == "<pad>" || r.length == T) break;
         ++r.length;
         r.separator.push_back(piece == "</s>" ? 1 : 0);
-        r.period.push_back(piece == "." || piece == "\xE2\x96\x81." ? 1 : 0);
+        r.period.push_back(piece == "." || piece == "\xE2\x96\x81." || piece == "\xC4\xA0." ? 1
+                                                                                            : 0);
       }
       roles.push_back(std::move(r));
     }
@@ -176,7 +177,7 @@ AnalysisReport analyzeRun(const AnalyzeOptions& options, const AnalysisProgress&
     for (const auto step : selected.availableSteps) {
       const std::string phase = "checkpoint " + std::to_string(step);
       throwIfCancelled(cancel, "loading " + phase);
-      const auto other = selectCheckpoint(selected.runDir, step);
+      const auto other = step == selected.step ? selected : selectCheckpoint(selected.runDir, step);
       core::AttentionInspector at(other.checkpoint);
       AttentionStatistics s(model.layers, model.heads, set.maxLength(), light);
       accumulate(at, set, s, phase, progress, cancel);

@@ -1,7 +1,7 @@
 #include "analysis/runs/beyond_weights_pass.h"
 
 #include "core/inspect/attention_inspector.h"
-#include "core/tokenizer/sentencepiece_tokenizer.h"
+#include "core/tokenizer/tokenizer.h"
 
 #include <torch/torch.h>
 

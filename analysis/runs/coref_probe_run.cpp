@@ -7,7 +7,7 @@
 #include "analysis/runs/run_selection.h"
 #include "core/errors/error.h"
 #include "core/inspect/attention_inspector.h"
-#include "core/tokenizer/sentencepiece_tokenizer.h"
+#include "core/tokenizer/tokenizer.h"
 
 #include <torch/torch.h>
 
@@ -32,15 +32,23 @@ struct EncodedExample {
 /// Pieces of one word as the probe encodes it (word by word), cached: CoNLL text repeats.
 class WordPieces {
  public:
-  explicit WordPieces(const core::SentencePieceTokenizer& tokenizer) : m_tokenizer(tokenizer) {}
+  explicit WordPieces(const core::Tokenizer& tokenizer) : m_tokenizer(tokenizer) {}
   const std::vector<int>& operator()(const std::string& word) {
     auto it = m_cache.find(word);
-    if (it == m_cache.end()) it = m_cache.emplace(word, m_tokenizer.encode(word)).first;
+    // Byte-level BPE marks a word's leading space in its first piece ("Ġcat"), which a word
+    // inside a sentence has; SentencePiece and WordPiece mark word starts by themselves.
+    if (it == m_cache.end())
+      it = m_cache
+               .emplace(word,
+                        m_tokenizer.encode(m_tokenizer.kind() == core::TokenizerKind::ByteLevelBpe
+                                               ? " " + word
+                                               : word))
+               .first;
     return it->second;
   }
 
  private:
-  const core::SentencePieceTokenizer& m_tokenizer;
+  const core::Tokenizer& m_tokenizer;
   std::unordered_map<std::string, std::vector<int>> m_cache;
 };
 

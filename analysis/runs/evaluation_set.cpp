@@ -4,7 +4,7 @@
 #include "core/data/text_encoding.h"
 #include "core/errors/error.h"
 #include "core/inspect/attention_inspector.h"
-#include "core/tokenizer/sentencepiece_tokenizer.h"
+#include "core/tokenizer/tokenizer.h"
 
 #include <torch/torch.h>
 
@@ -63,7 +63,8 @@ EvaluationSet::EvaluationSet(const core::AttentionInspector& inspector, const fs
   s.spec.batchSize = std::max(1, spec.batchSize);
   const auto& tokenizer = inspector.tokenizer();
   s.specials = tokenizer.specialIds();
-  for (const char* piece : {".", "\xE2\x96\x81."}) {
+  // ".", SentencePiece's "▁." and byte-level BPE's "Ġ."
+  for (const char* piece : {".", "\xE2\x96\x81.", "\xC4\xA0."}) {
     const int id = tokenizer.pieceToId(piece);
     if (id != s.specials.unk) s.periodIds.push_back(id);
   }

@@ -3,7 +3,7 @@
 #include "analysis/attention/beyond_weights_summaries.h"
 #include "analysis/runs/evaluation_set.h"
 #include "core/inspect/attention_inspector.h"
-#include "core/tokenizer/sentencepiece_tokenizer.h"
+#include "core/tokenizer/tokenizer.h"
 
 #include <torch/torch.h>
 

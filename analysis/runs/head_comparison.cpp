@@ -3,7 +3,7 @@
 #include "core/data/data_files.h"
 #include "core/errors/error.h"
 #include "core/inspect/attention_inspector.h"
-#include "core/tokenizer/sentencepiece_tokenizer.h"
+#include "core/tokenizer/tokenizer.h"
 
 #include <torch/torch.h>
 
@@ -29,8 +29,7 @@ ComparedModel describe(const SelectedCheckpoint& selected, const core::Attention
 }
 
 /// Where two tokenizers' piece tables first differ; empty when they are the same table.
-std::string pieceDifference(const core::SentencePieceTokenizer& a,
-                            const core::SentencePieceTokenizer& b) {
+std::string pieceDifference(const core::Tokenizer& a, const core::Tokenizer& b) {
   if (a.vocabSize() != b.vocabSize())
     return "run A's has " + std::to_string(a.vocabSize()) + " pieces and run B's " +
            std::to_string(b.vocabSize());
@@ -45,8 +44,8 @@ std::string pieceDifference(const core::SentencePieceTokenizer& a,
 /// One input is one text to both models only when they map ids to the same pieces. The
 /// files' bytes decide when equal; otherwise the piece tables do, since a .model file also
 /// records where it was trained (two runs of one configuration differ there alone).
-void requireSameTokenizer(const ComparedModel& a, const core::SentencePieceTokenizer& ta,
-                          const ComparedModel& b, const core::SentencePieceTokenizer& tb) {
+void requireSameTokenizer(const ComparedModel& a, const core::Tokenizer& ta, const ComparedModel& b,
+                          const core::Tokenizer& tb) {
   if (core::readFileBytes(a.tokenizer) == core::readFileBytes(b.tokenizer)) return;
   const std::string difference = pieceDifference(ta, tb);
   if (difference.empty()) return;

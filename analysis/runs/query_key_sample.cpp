@@ -3,7 +3,7 @@
 #include "analysis/runs/evaluation_set.h"
 #include "core/errors/error.h"
 #include "core/inspect/attention_inspector.h"
-#include "core/tokenizer/sentencepiece_tokenizer.h"
+#include "core/tokenizer/tokenizer.h"
 
 #include <torch/torch.h>
 
@@ -46,8 +46,7 @@ void appendWord(std::string& text, const std::string& word) {
 /// The sequence as a reader sees it: runs of ordinary pieces decoded; the leading <s> and
 /// the closing </s> dropped; special pieces inside (a packed block's </s> between its lines,
 /// <unk>) kept as written, since they show where the model's input was not plain text.
-std::string sequenceText(const core::SentencePieceTokenizer& tokenizer, const std::int64_t* ids,
-                         int length) {
+std::string sequenceText(const core::Tokenizer& tokenizer, const std::int64_t* ids, int length) {
   const auto& s = tokenizer.specialIds();
   std::string text;
   std::vector<int> run;
@@ -90,8 +89,8 @@ void addVectors(const core::BatchCapture& capture, int layer, std::int64_t b, st
 }
 
 /// The tokens of sequence b (its first `count`), and its text.
-void addTokens(const core::SentencePieceTokenizer& tokenizer, const EvaluationBatch& batch,
-               std::int64_t b, std::int64_t count, QueryKeySample& out) {
+void addTokens(const core::Tokenizer& tokenizer, const EvaluationBatch& batch, std::int64_t b,
+               std::int64_t count, QueryKeySample& out) {
   const auto T = batch.ids.size(1);
   const std::int64_t* ids = batch.ids.data_ptr<std::int64_t>() + b * T;
   const auto index = static_cast<std::int64_t>(out.sentences.size());

@@ -11,7 +11,7 @@ namespace attnlab::analysis {
 /// The checkpoint an analysis reads, and the run it belongs to.
 struct SelectedCheckpoint {
   std::filesystem::path runDir;      ///< holds run.h5, tokenizer.model, checkpoints/
-  std::filesystem::path checkpoint;  ///< the file
+  std::filesystem::path checkpoint;  ///< the file, or a pretrained model folder
   std::int64_t step = 0;
   std::vector<std::int64_t> availableSteps;  ///< every readable checkpoint of the run
 };
@@ -24,7 +24,8 @@ struct AnalysedCheckpoint {
   std::int64_t step = 0;
 };
 
-/// `run` is a run directory or one of its checkpoint files. Without `step` the latest
+/// `run` is a run directory or one of its checkpoint files, or a Hugging Face model folder
+/// (step 0; runDir = its work folder, core::pretrainedWorkDir, created). Without `step` the latest
 /// checkpoint is taken. Throws CheckpointError when there is none, or when `step` has no
 /// checkpoint (naming the steps that have one).
 SelectedCheckpoint selectCheckpoint(const std::filesystem::path& run,

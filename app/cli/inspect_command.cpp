@@ -5,6 +5,7 @@
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/errors/error.h"
 #include "core/inspect/attention_inspector.h"
+#include "core/pretrained/pretrained_folder.h"
 
 #include <torch/torch.h>
 
@@ -22,7 +23,7 @@ bool wants(const InspectOptions& options, const std::string& view) {
 
 std::filesystem::path latestCheckpoint(const std::filesystem::path& path) {
   std::error_code ec;
-  if (!std::filesystem::is_directory(path, ec)) return path;
+  if (!std::filesystem::is_directory(path, ec) || core::isPretrainedModelFolder(path)) return path;
   // A run directory: its latest checkpoint.
   const auto latest = core::CheckpointStore(path, 1, false).latest();
   if (!latest) throw CheckpointError(path.string(), "this run directory holds no checkpoint yet");

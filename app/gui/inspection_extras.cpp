@@ -6,7 +6,7 @@
 #include "analysis/attention/attention_rollout.h"
 #include "app/gui/inspection_views.h"
 #include "core/inspect/attention_inspector.h"
-#include "core/tokenizer/sentencepiece_tokenizer.h"
+#include "core/tokenizer/tokenizer.h"
 #include "widgets/plots/head_grid.h"
 
 #include <algorithm>
@@ -44,7 +44,7 @@ std::shared_ptr<const std::vector<float>> rolloutOf(const InspectionFrame& frame
 }
 
 std::shared_ptr<const LensFrame> lensOf(const core::LensPredictions& p,
-                                        const core::SentencePieceTokenizer& tokenizer) {
+                                        const core::Tokenizer& tokenizer) {
   auto lens = std::make_shared<LensFrame>();
   const auto sizes = p.topIds.sizes();  // [R, T, K]
   lens->rows = static_cast<int>(sizes[0]);
@@ -84,7 +84,7 @@ std::shared_ptr<const float> shareTensor(const at::Tensor& t) {
 }
 
 void addBeyondWeights(InspectionFrame& frame, const core::Inspection& inspection,
-                      const core::SentencePieceTokenizer& tokenizer) {
+                      const core::Tokenizer& tokenizer) {
   frame.realTokens = static_cast<int>(inspection.realTokens);
   for (const auto& n : inspection.norms) {
     frame.headNorms.push_back(shareTensor(n.headNorms));

@@ -13,7 +13,7 @@ class Tensor;
 
 namespace attnlab::core {
 struct Inspection;
-class SentencePieceTokenizer;
+class Tokenizer;
 }  // namespace attnlab::core
 
 namespace attnlab::app {
@@ -25,7 +25,7 @@ std::shared_ptr<const float> shareTensor(const at::Tensor& t);
 /// Fills `frame`'s norms, rollout, lens, masked positions and original pieces from
 /// `inspection` (frame.probabilities, layers, heads and length already set).
 void addBeyondWeights(InspectionFrame& frame, const core::Inspection& inspection,
-                      const core::SentencePieceTokenizer& tokenizer);
+                      const core::Tokenizer& tokenizer);
 
 /// The grid thumbnails of the scores (when captured) and of the views beyond the weights.
 void addViewThumbnails(InspectionFrame& frame);

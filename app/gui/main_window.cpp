@@ -256,6 +256,13 @@ void MainWindow::openRunDialog() {
   if (!dir.isEmpty()) openRun(dir);
 }
 
+void MainWindow::openModelDialog() {
+  const QString dir = QFileDialog::getExistingDirectory(
+      this, QStringLiteral("Open a Hugging Face model folder (config.json, model.safetensors)"),
+      m_parts.settings->runsFolder());
+  if (!dir.isEmpty()) openRun(dir);
+}
+
 void MainWindow::updateWelcome() {
   const bool empty = m_parts.runs->runs().empty();
   if (empty)

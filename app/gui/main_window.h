@@ -70,6 +70,8 @@ class MainWindow : public QMainWindow {
  public slots:
   void newRun();
   void openRunDialog();
+  /// File > Open model: a Hugging Face model folder, opened as a run (OpenedRuns::open).
+  void openModelDialog();
   /// Closes a run's views (not while this window trains it).
   void closeRun(attnlab::app::RunSession* run);
   void resetLayout();

@@ -1,13 +1,47 @@
 #include "app/gui/opened_runs.h"
 
 #include "app/gui/run_watcher.h"
+#include "core/config/config_loader.h"
+#include "core/pretrained/hf_bert_import.h"
+#include "core/pretrained/pretrained_folder.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
 #include <QMetaObject>
 #include <QThread>
 
 namespace attnlab::app {
+
+namespace {
+
+// A Hugging Face folder as a run without training history: its configuration (config.json
+// read, the weights not yet), one "checkpoint" of step 0 (the folder, which the inspector
+// and the analyses open), and a console line saying what it is.
+RunUpdate modelFolderUpdate(const QString& dir) {
+  const core::PretrainedModel described = core::describeHuggingFaceBert(dir.toStdString());
+  const core::RunConfig config = core::pretrainedRunConfig(described);
+  RunUpdate update;
+  update.runName = QString::fromStdString(config.run.name);
+  update.configToml = QString::fromStdString(core::toToml(config));
+  update.totalSteps = 0;
+  update.checkpoints = std::vector<CheckpointInfo>{CheckpointInfo{0, dir, std::nullopt}};
+  RunMessage note;
+  note.kind = QStringLiteral("model");
+  note.text = QStringLiteral(
+                  "pretrained %1 model from %2: %3 layers x %4 heads, hidden %5, "
+                  "%6 tokens; no training history")
+                  .arg(QString::fromStdString(described.modelType), dir)
+                  .arg(described.model.layers)
+                  .arg(described.model.heads)
+                  .arg(described.model.hiddenSize)
+                  .arg(described.vocabSize);
+  note.wallTime = static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+  update.events.push_back(note);
+  return update;
+}
+
+}  // namespace
 
 struct OpenedRuns::Entry {
   RunSession* session = nullptr;
@@ -25,6 +59,7 @@ OpenedRuns::OpenedRuns(QObject* parent) : QObject(parent) {
 
 OpenedRuns::~OpenedRuns() {
   for (auto& e : m_entries) {
+    if (e->watcher == nullptr) continue;  // a pretrained model folder: nothing to follow
     QMetaObject::invokeMethod(e->watcher, &RunWatcher::shutdown, Qt::BlockingQueuedConnection);
     e->watcher->deleteLater();
   }
@@ -75,6 +110,8 @@ RunSession* OpenedRuns::open(const QString& path, bool expectTraining) {
     if (expectTraining) setTrainingHere(existing, true);
     return existing;
   }
+  if (!expectTraining && core::isPretrainedModelFolder(dir.toStdString()))
+    return openModelFolder(path, dir);
   const QFileInfo info(path);
   if (!expectTraining) {
     if (!info.exists()) {
@@ -126,13 +163,34 @@ RunSession* OpenedRuns::open(const QString& path, bool expectTraining) {
   return session;
 }
 
+RunSession* OpenedRuns::openModelFolder(const QString& path, const QString& dir) {
+  RunUpdate update;
+  try {
+    update = modelFolderUpdate(dir);
+  } catch (const std::exception& e) {
+    emit openFailed(path, QString::fromStdString(e.what()));
+    return nullptr;
+  }
+  auto* session = new RunSession(dir, nextColour(), this);
+  session->setStatus(RunStatus::Pretrained);
+  session->applyUpdate(std::move(update));
+  auto entry = std::make_unique<Entry>();
+  entry->session = session;
+  m_entries.push_back(std::move(entry));
+  m_runs.append(session);
+  emit runOpened(session);
+  return session;
+}
+
 void OpenedRuns::close(RunSession* run) {
   Entry* e = entryOf(run);
   if (e == nullptr) return;
   emit runClosing(run);
   // The watcher may be reading; shutting it down on its own thread makes closing safe.
-  QMetaObject::invokeMethod(e->watcher, &RunWatcher::shutdown, Qt::BlockingQueuedConnection);
-  e->watcher->deleteLater();
+  if (e->watcher != nullptr) {
+    QMetaObject::invokeMethod(e->watcher, &RunWatcher::shutdown, Qt::BlockingQueuedConnection);
+    e->watcher->deleteLater();
+  }
   m_runs.removeAll(run);
   for (auto it = m_entries.begin(); it != m_entries.end(); ++it) {
     if (it->get() == e) {
@@ -144,18 +202,18 @@ void OpenedRuns::close(RunSession* run) {
 }
 
 void OpenedRuns::setTrainingHere(RunSession* run, bool training) {
-  if (Entry* e = entryOf(run))
+  if (Entry* e = entryOf(run); e != nullptr && e->watcher != nullptr)
     QMetaObject::invokeMethod(e->watcher, "setTrainingHere", Qt::QueuedConnection,
                               Q_ARG(bool, training));
 }
 
 void OpenedRuns::writerOpened(RunSession* run) {
-  if (Entry* e = entryOf(run))
+  if (Entry* e = entryOf(run); e != nullptr && e->watcher != nullptr)
     QMetaObject::invokeMethod(e->watcher, &RunWatcher::writerOpened, Qt::QueuedConnection);
 }
 
 void OpenedRuns::pollNow(RunSession* run) {
-  if (Entry* e = entryOf(run))
+  if (Entry* e = entryOf(run); e != nullptr && e->watcher != nullptr)
     QMetaObject::invokeMethod(e->watcher, &RunWatcher::pollNow, Qt::QueuedConnection);
 }
 

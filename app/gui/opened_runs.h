@@ -26,9 +26,11 @@ class OpenedRuns : public QObject {
   ~OpenedRuns() override;
 
   /// Opens (or returns the already open) run in `directory`; a path to a run.h5 file opens
-  /// its folder. Returns nullptr and emits openFailed with the reason when the path is not a
-  /// run folder. `expectTraining`: this process is about to train it (the log may not
-  /// exist yet). Reading errors found later also arrive as openFailed, and the run closes.
+  /// its folder; a Hugging Face model folder opens as a run without training history
+  /// (status Pretrained, its one checkpoint the folder). Returns nullptr and emits openFailed with
+  /// the reason when the path is not a run folder. `expectTraining`: this process is about to train
+  /// it (the log may not exist yet). Reading errors found later also arrive as openFailed, and the
+  /// run closes.
   RunSession* open(const QString& path, bool expectTraining = false);
   void close(RunSession* run);
   RunSession* find(const QString& directory) const;
@@ -55,6 +57,7 @@ class OpenedRuns : public QObject {
  private:
   struct Entry;
   Entry* entryOf(RunSession* run) const;
+  RunSession* openModelFolder(const QString& path, const QString& dir);
   QColor nextColour() const;
 
   QThread* m_readerThread = nullptr;

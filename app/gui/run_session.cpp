@@ -39,6 +39,8 @@ QString runStatusText(RunStatus status) {
       return QStringLiteral("live in another process");
     case RunStatus::Incomplete:
       return QStringLiteral("incomplete");
+    case RunStatus::Pretrained:
+      return QStringLiteral("pretrained model");
   }
   return {};
 }
@@ -261,6 +263,7 @@ QStringList RunSession::appendLayerSeries(RunUpdate& u) {
 void RunSession::applyWriterState(const RunUpdate& u) {
   // A followed run: its writer's lock says whether it trains elsewhere; else its events say
   // how it ended.
+  if (m_status == RunStatus::Pretrained) return;  // nothing writes a model folder
   const bool active = u.writerActive.value_or(m_status == RunStatus::LiveElsewhere);
   if (active) {
     setStatus(RunStatus::LiveElsewhere);

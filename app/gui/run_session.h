@@ -32,6 +32,7 @@ enum class RunStatus {
   Failed,         ///< ended with an error (the console has the message)
   LiveElsewhere,  ///< another process is writing it (followed live)
   Incomplete,     ///< not running and not finished (killed, or never ended): can be resumed
+  Pretrained,     ///< a pretrained model folder: no training history, nothing to follow
 };
 
 /// "training", "live in another process", ...

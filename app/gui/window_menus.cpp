@@ -65,6 +65,12 @@ QList<QAction*> buildFileMenu(MainWindow& window) {
   QAction* open = named(file->addAction(QStringLiteral("&Open run…"), QKeySequence::Open, &window,
                                         &MainWindow::openRunDialog),
                         "openRunAction");
+  named(
+      file->addAction(QStringLiteral("Open &model…"), QKeySequence(QStringLiteral("Ctrl+Shift+O")),
+                      &window, &MainWindow::openModelDialog),
+      "openModelAction")
+      ->setToolTip(QStringLiteral("A Hugging Face BERT or RoBERTa folder (config.json, "
+                                  "model.safetensors, its tokenizer), opened as a run"));
   named(file->addAction(QStringLiteral("&Export figure…"), QKeySequence(QStringLiteral("Ctrl+E")),
                         window.parts().exports, &WindowExports::figureDialog),
         "exportFigureAction")

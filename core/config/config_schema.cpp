@@ -237,6 +237,12 @@ std::vector<ConfigKey> buildSchema() {
           "compute attention with LibTorch 2.x's fused kernel (scaled_dot_product_attention) "
           "in layers whose mechanisms neither read nor change the probabilities, on steps "
           "that capture none; no effect with LibTorch 1.13"),
+      configKey(
+          "model.init_from", [](auto& c) -> auto& { return c.model.initFrom; },
+          "a Hugging Face BERT or RoBERTa folder (config.json, model.safetensors, its "
+          "tokenizer) to start from: its shapes, weights and tokenizer replace model.layers, "
+          "hidden_size, heads, ffn_size, max_positions, layer_norm_eps and the tokenizer; "
+          "empty = random initialisation"),
 
       // [optimizer]
       configKey(

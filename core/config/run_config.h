@@ -71,6 +71,10 @@ struct ModelConfig {
   /// model.fused_attention: LibTorch 2.x's fused attention kernel in layers whose mechanisms
   /// neither read nor change the probabilities (docs/variants.md, "Fused attention").
   bool fusedAttention = true;
+  /// model.init_from: a Hugging Face BERT/RoBERTa folder (docs/pretrained.md) whose weights
+  /// start the run; its shapes replace the ones above and its tokenizer replaces training
+  /// one. Empty: random initialisation.
+  std::string initFrom;
 };
 
 struct OptimizerConfig {

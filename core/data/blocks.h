@@ -4,7 +4,7 @@
 
 #include "core/config/run_config.h"
 #include "core/data/token_store.h"
-#include "core/tokenizer/sentencepiece_tokenizer.h"
+#include "core/tokenizer/tokenizer.h"
 
 #include <cstdint>
 #include <span>

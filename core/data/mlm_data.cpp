@@ -29,16 +29,18 @@ MlmData prepareMlmData(const RunConfig& config, const fs::path& runDir, int thre
   phase("corpus");
   CorpusBuild corpus = buildCorpus(config.corpus, cache);
   phase("tokenizer");
-  ProvidedTokenizer tokenizer = provideTokenizer(config.tokenizer, corpus.textPath,
-                                                 corpus.fingerprint, runDir, config.run.seed);
+  ProvidedTokenizer tokenizer = config.model.initFrom.empty()
+                                    ? provideTokenizer(config.tokenizer, corpus.textPath,
+                                                       corpus.fingerprint, runDir, config.run.seed)
+                                    : providePretrainedTokenizer(config.model.initFrom, runDir);
   phase("token store");
   TokenStore store =
       TokenStore::openOrBuild(cache / "tokens.bin", corpus.textPath, corpus.fingerprint,
-                              tokenizer.tokenizer, tokenizer.fingerprint, threads);
+                              *tokenizer.tokenizer, tokenizer.fingerprint, threads);
   phase("batches");
   DataSplit split = splitLines(store.lineCount(), config.data);
 
-  const SpecialTokenIds specials = tokenizer.tokenizer.specialIds();
+  const SpecialTokenIds specials = tokenizer.tokenizer->specialIds();
   auto trainBlocks = std::make_shared<const BlockSet>(
       store, split.trainLines, config.data.sequenceLength, packing, specials);
   MlmBatcher train(trainBlocks, config.train.batchSize, masking, config.run.seed,

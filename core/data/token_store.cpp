@@ -2,7 +2,7 @@
 
 #include "core/data/data_files.h"
 #include "core/errors/error.h"
-#include "core/tokenizer/sentencepiece_tokenizer.h"
+#include "core/tokenizer/tokenizer.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -207,8 +207,7 @@ std::optional<TokenStore> TokenStore::tryOpen(const fs::path& path, std::uint64_
 }
 
 TokenStore TokenStore::openOrBuild(const fs::path& path, const fs::path& corpusText,
-                                   std::uint64_t corpusFingerprint,
-                                   const SentencePieceTokenizer& tokenizer,
+                                   std::uint64_t corpusFingerprint, const Tokenizer& tokenizer,
                                    std::uint64_t tokenizerFingerprint, int threads) {
   std::string reason;
   if (auto store = tryOpen(path, corpusFingerprint, tokenizerFingerprint, &reason)) {

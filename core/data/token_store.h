@@ -10,7 +10,7 @@
 
 namespace attnlab::core {
 
-class SentencePieceTokenizer;
+class Tokenizer;
 
 /// The fixed-size header at the start of a token store file (little-endian, 64 bytes).
 ///
@@ -48,8 +48,7 @@ class TokenStore {
   /// corrupt file is rebuilt; wasBuilt()/buildReason() tell what happened.
   static TokenStore openOrBuild(const std::filesystem::path& path,
                                 const std::filesystem::path& corpusText,
-                                std::uint64_t corpusFingerprint,
-                                const SentencePieceTokenizer& tokenizer,
+                                std::uint64_t corpusFingerprint, const Tokenizer& tokenizer,
                                 std::uint64_t tokenizerFingerprint, int threads = 0);
 
   /// Opens an existing store; nullopt (with the reason in `whyNot`) when the file is

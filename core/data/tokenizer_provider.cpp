@@ -3,6 +3,8 @@
 #include "core/data/data_files.h"
 #include "core/data/hashing.h"
 #include "core/errors/error.h"
+#include "core/pretrained/hf_tokenizer.h"
+#include "core/pretrained/pretrained_folder.h"
 
 #include <cstdio>
 #include <fstream>
@@ -40,7 +42,26 @@ std::string modelLine(std::uint64_t modelFingerprint) {
   return "model_fingerprint=" + toHex64(modelFingerprint) + "\n";
 }
 
+std::shared_ptr<const Tokenizer> loadedModel(const fs::path& modelPath) {
+  return std::make_shared<const SentencePieceTokenizer>(SentencePieceTokenizer::load(modelPath));
+}
+
 }  // namespace
+
+ProvidedTokenizer providePretrainedTokenizer(const fs::path& modelFolder, const fs::path& folder) {
+  const fs::path copy = folder / "tokenizer";
+  std::error_code ec;
+  if (!fs::equivalent(modelFolder, copy, ec)) copyPretrainedTokenizer(modelFolder, copy);
+  std::shared_ptr<const Tokenizer> tokenizer = loadHuggingFaceTokenizer(copy);
+  const fs::path file = tokenizer->modelPath();
+  return ProvidedTokenizer{std::move(tokenizer), file, pretrainedTokenizerFingerprint(copy), false};
+}
+
+std::unique_ptr<Tokenizer> loadRunTokenizer(const RunConfig& config, const fs::path& runDir,
+                                            const fs::path& sentencePieceModel) {
+  if (!config.model.initFrom.empty()) return loadHuggingFaceTokenizer(runDir / "tokenizer");
+  return std::make_unique<SentencePieceTokenizer>(SentencePieceTokenizer::load(sentencePieceModel));
+}
 
 ProvidedTokenizer provideTokenizer(const TokenizerConfig& config, const fs::path& corpusText,
                                    std::uint64_t corpusFingerprint, const fs::path& folder,
@@ -70,7 +91,7 @@ ProvidedTokenizer provideTokenizer(const TokenizerConfig& config, const fs::path
       writeFileAtomically(
           sidecar, "format=1\nsource=" + fs::absolute(given).string() + "\n" + modelLine(fp));
     }
-    return ProvidedTokenizer{SentencePieceTokenizer::load(modelPath), modelPath, fp, copied};
+    return ProvidedTokenizer{loadedModel(modelPath), modelPath, fp, copied};
   }
 
   const TokenizerAlgorithm algorithm = config.algorithm;
@@ -91,7 +112,7 @@ ProvidedTokenizer provideTokenizer(const TokenizerConfig& config, const fs::path
     const std::uint64_t fp = fingerprintFile(modelPath);
     if (recorded == settings + modelLine(fp)) {
       try {
-        return ProvidedTokenizer{SentencePieceTokenizer::load(modelPath), modelPath, fp, false};
+        return ProvidedTokenizer{loadedModel(modelPath), modelPath, fp, false};
       } catch (const TokenizerError&) {
         // An unreadable model is retrained below.
       }
@@ -113,7 +134,7 @@ ProvidedTokenizer provideTokenizer(const TokenizerConfig& config, const fs::path
   replaceFile(prefix.string() + ".vocab", folder / "tokenizer.vocab");
   const std::uint64_t fp = fingerprintFile(modelPath);
   writeFileAtomically(sidecar, settings + modelLine(fp));
-  return ProvidedTokenizer{SentencePieceTokenizer::load(modelPath), modelPath, fp, true};
+  return ProvidedTokenizer{loadedModel(modelPath), modelPath, fp, true};
 }
 
 }  // namespace attnlab::core

@@ -5,15 +5,18 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 
 namespace attnlab::core {
 
 /// The tokenizer a run uses, and where it came from.
 struct ProvidedTokenizer {
-  SentencePieceTokenizer tokenizer;
-  std::filesystem::path modelPath;  ///< <folder>/tokenizer.model
-  std::uint64_t fingerprint = 0;    ///< FNV-1a 64 of the .model bytes
-  bool trained = false;             ///< true when this call trained (or copied) the model
+  std::shared_ptr<const Tokenizer> tokenizer;
+  /// <folder>/tokenizer.model, or a pretrained model's tokenizer file in <folder>/tokenizer/
+  std::filesystem::path modelPath;
+  /// FNV-1a 64 of the .model bytes (of the tokenizer files for a pretrained model's)
+  std::uint64_t fingerprint = 0;
+  bool trained = false;  ///< true when this call trained (or copied) the model
 };
 
 /// Provides <folder>/tokenizer.model and loads it.
@@ -31,5 +34,17 @@ ProvidedTokenizer provideTokenizer(const TokenizerConfig& config,
                                    const std::filesystem::path& corpusText,
                                    std::uint64_t corpusFingerprint,
                                    const std::filesystem::path& folder, std::uint64_t seed);
+
+/// The tokenizer of the Hugging Face folder `modelFolder` (model.init_from): its files
+/// copied to <folder>/tokenizer/ (so the run keeps the tokenizer it used) and loaded from
+/// there. Throws DataError naming the file and the field (core/pretrained/hf_tokenizer.h).
+ProvidedTokenizer providePretrainedTokenizer(const std::filesystem::path& modelFolder,
+                                             const std::filesystem::path& folder);
+
+/// The tokenizer a trained run uses: <runDir>/tokenizer/ when the run started from a
+/// pretrained model (model.init_from), else the SentencePiece model `sentencePieceModel`.
+std::unique_ptr<Tokenizer> loadRunTokenizer(const RunConfig& config,
+                                            const std::filesystem::path& runDir,
+                                            const std::filesystem::path& sentencePieceModel);
 
 }  // namespace attnlab::core

@@ -4,9 +4,13 @@
 
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/config/config_loader.h"
+#include "core/data/tokenizer_provider.h"
 #include "core/errors/error.h"
 #include "core/hdf5/hdf5_objects.h"
 #include "core/model/masked_lm.h"
+#include "core/pretrained/hf_bert_import.h"
+#include "core/pretrained/hf_tokenizer.h"
+#include "core/pretrained/pretrained_folder.h"
 #include "core/runtime/engine_random.h"
 #include "core/tokenizer/sentencepiece_tokenizer.h"
 
@@ -46,7 +50,7 @@ struct AttentionInspector::State {
   std::int64_t step = 0;
   RunConfig config;
   std::string configToml;
-  std::unique_ptr<SentencePieceTokenizer> tokenizer;
+  std::unique_ptr<Tokenizer> tokenizer;
   MaskedLanguageModel model{nullptr};
 };
 
@@ -79,38 +83,28 @@ void checkBelongsToRun(const fs::path& checkpoint, const RunConfig& stored) {
 
 }  // namespace
 
-AttentionInspector::AttentionInspector(const fs::path& checkpoint, const fs::path& tokenizerModel)
-    : m_state(std::make_unique<State>()) {
-  auto& s = *m_state;
-  const CheckpointData data = CheckpointStore::load(checkpoint);
-  s.checkpoint = checkpoint;
-  s.step = data.step;
-  s.configToml = data.metadata.configToml;
-  s.config = parseRunConfig(s.configToml, checkpoint.string() + " (stored configuration)");
-  checkBelongsToRun(checkpoint, s.config);
+namespace {
 
-  fs::path tokenizerPath = tokenizerModel;
-  if (tokenizerPath.empty()) {
-    const fs::path runDirModel = checkpoint.parent_path().parent_path() / "tokenizer.model";
-    const auto recorded = data.metadata.attributes.find("tokenizer_model");
-    std::error_code ec;
-    tokenizerPath = fs::is_regular_file(runDirModel, ec)         ? runDirModel
-                    : recorded != data.metadata.attributes.end() ? fs::path(recorded->second)
-                                                                 : runDirModel;
-  }
-  s.tokenizer =
-      std::make_unique<SentencePieceTokenizer>(SentencePieceTokenizer::load(tokenizerPath));
+// The run's tokenizer: `given`, else a run started from a pretrained model's copy of its
+// tokenizer, else <run dir>/tokenizer.model, else the one the checkpoint recorded.
+std::unique_ptr<Tokenizer> tokenizerOfRun(const fs::path& checkpoint, const CheckpointData& data,
+                                          const RunConfig& config, const fs::path& given) {
+  if (!given.empty())
+    return std::make_unique<SentencePieceTokenizer>(SentencePieceTokenizer::load(given));
+  const fs::path runDir = checkpoint.parent_path().parent_path();
+  const fs::path runDirModel = runDir / "tokenizer.model";
+  const auto recorded = data.metadata.attributes.find("tokenizer_model");
+  std::error_code ec;
+  const fs::path spModel = fs::is_regular_file(runDirModel, ec)         ? runDirModel
+                           : recorded != data.metadata.attributes.end() ? fs::path(recorded->second)
+                                                                        : runDirModel;
+  return loadRunTokenizer(config, runDir, spModel);
+}
 
-  // Module constructors draw their initial weights from LibTorch's global generator; the
-  // checkpoint replaces every one of them. Built inside seededConstruction, the draws take
-  // the global-generator lock and leave its state as it was, so an inspection made while a
-  // run trains in the same process (the app) cannot change that run's numbers.
-  (void)seededConstruction(s.config.run.seed, [&] {
-    s.model = MaskedLanguageModel(s.config.model, s.config.attention, s.config.data.sequenceLength,
-                                  s.tokenizer->vocabSize(), s.tokenizer->specialIds().pad);
-  });
+void copyCheckpointParameters(MaskedLanguageModel& model, const CheckpointData& data,
+                              const fs::path& checkpoint) {
   torch::NoGradGuard noGrad;
-  for (auto& p : s.model->named_parameters()) {
+  for (auto& p : model->named_parameters()) {
     const auto it = data.tensors.find("model/" + p.key());
     if (it == data.tensors.end()) {
       throw CheckpointError(checkpoint.string(), "has no parameter '" + p.key() + "'");
@@ -123,6 +117,53 @@ AttentionInspector::AttentionInspector(const fs::path& checkpoint, const fs::pat
     }
     p.value().copy_(it->second);
   }
+}
+
+}  // namespace
+
+AttentionInspector::AttentionInspector(const fs::path& checkpoint, const fs::path& tokenizerModel)
+    : m_state(std::make_unique<State>()) {
+  if (isPretrainedModelFolder(checkpoint)) {
+    openModelFolder(checkpoint);
+    return;
+  }
+  auto& s = *m_state;
+  const CheckpointData data = CheckpointStore::load(checkpoint);
+  s.checkpoint = checkpoint;
+  s.step = data.step;
+  s.configToml = data.metadata.configToml;
+  s.config = parseRunConfig(s.configToml, checkpoint.string() + " (stored configuration)");
+  checkBelongsToRun(checkpoint, s.config);
+  s.tokenizer = tokenizerOfRun(checkpoint, data, s.config, tokenizerModel);
+
+  // Module constructors draw their initial weights from LibTorch's global generator; the
+  // checkpoint replaces every one of them. Built inside seededConstruction, the draws take
+  // the global-generator lock and leave its state as it was, so an inspection made while a
+  // run trains in the same process (the app) cannot change that run's numbers.
+  (void)seededConstruction(s.config.run.seed, [&] {
+    s.model = MaskedLanguageModel(s.config.model, s.config.attention, s.config.data.sequenceLength,
+                                  s.tokenizer->vocabSize(), s.tokenizer->specialIds().pad);
+  });
+  copyCheckpointParameters(s.model, data, checkpoint);
+  s.model->eval();
+}
+
+void AttentionInspector::openModelFolder(const fs::path& folder) {
+  auto& s = *m_state;
+  std::optional<PretrainedModel> pretrained;
+  // Under the generator's lock, as above: the import builds a module before its weights.
+  (void)seededConstruction(0, [&] { pretrained.emplace(loadHuggingFaceBert(folder)); });
+  s.tokenizer = loadHuggingFaceTokenizer(folder);
+  if (s.tokenizer->vocabSize() > pretrained->vocabSize)
+    throw DataError(folder.string(), "the tokenizer has " +
+                                         std::to_string(s.tokenizer->vocabSize()) +
+                                         " pieces but config.json's vocab_size is " +
+                                         std::to_string(pretrained->vocabSize));
+  s.checkpoint = folder;
+  s.step = 0;
+  s.config = pretrainedRunConfig(*pretrained);
+  s.configToml = toToml(s.config);
+  s.model = pretrained->network;
   s.model->eval();
 }
 
@@ -333,7 +374,7 @@ const RunConfig& AttentionInspector::config() const {
 const std::string& AttentionInspector::configToml() const {
   return m_state->configToml;
 }
-const SentencePieceTokenizer& AttentionInspector::tokenizer() const {
+const Tokenizer& AttentionInspector::tokenizer() const {
   return *m_state->tokenizer;
 }
 bool AttentionInspector::hasAsaMasks() const {

@@ -16,7 +16,7 @@
 
 namespace attnlab::core {
 
-class SentencePieceTokenizer;
+class Tokenizer;
 struct AttentionCapture;
 
 /// Attention of one input text under a checkpoint, as `attnlab-cli inspect` writes it.
@@ -98,8 +98,10 @@ struct BatchCapture {
 class AttentionInspector {
  public:
   /// `tokenizerModel` empty: the checkpoint's recorded tokenizer, else
-  /// <run dir>/tokenizer.model (the checkpoint lives in <run dir>/checkpoints/).
-  /// Throws CheckpointError / TokenizerError naming the file.
+  /// <run dir>/tokenizer.model (the checkpoint lives in <run dir>/checkpoints/), or for a
+  /// run started from a pretrained model <run dir>/tokenizer/. `checkpoint` may also be a
+  /// Hugging Face model folder (isPretrainedModelFolder): its model and tokenizer, step 0.
+  /// Throws CheckpointError / TokenizerError / DataError naming the file.
   explicit AttentionInspector(const std::filesystem::path& checkpoint,
                               const std::filesystem::path& tokenizerModel = {});
   ~AttentionInspector();
@@ -127,13 +129,16 @@ class AttentionInspector {
   /// The configuration stored in the checkpoint.
   const RunConfig& config() const;
   const std::string& configToml() const;
-  const SentencePieceTokenizer& tokenizer() const;
+  const Tokenizer& tokenizer() const;
   /// True when the model has ASA adversaries (inspect() can give keep-masks).
   bool hasAsaMasks() const;
   /// The longest input the model takes (<s> and </s> included).
   int maxLength() const;
 
  private:
+  /// A Hugging Face folder (core/pretrained): its model, tokenizer and a configuration
+  /// describing it (pretrainedRunConfig); step 0.
+  void openModelFolder(const std::filesystem::path& folder);
   /// <s> pieces </s>, cut to the model's length (and padded to a 1-D convolution's).
   std::vector<std::int64_t> encodeForInspection(const std::string& text, Inspection& result) const;
   /// The capture cut back from a 1-D convolution's fixed length to the input's.

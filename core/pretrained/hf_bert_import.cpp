@@ -206,7 +206,7 @@ void loadWeights(PretrainedModel& m, const WeightFiles& file, const HfBertLayout
 
 }  // namespace
 
-PretrainedModel loadHuggingFaceBert(const fs::path& folder) {
+PretrainedModel describeHuggingFaceBert(const fs::path& folder) {
   PretrainedModel m;
   m.folder = folder;
   const json config = readConfig(folder);
@@ -222,6 +222,12 @@ PretrainedModel loadHuggingFaceBert(const fs::path& folder) {
   m.model.maxPositions -= layout.positionOffset;
   if (m.model.maxPositions < 1)
     throw DataError(where, "max_position_embeddings leaves no position after pad_token_id + 1");
+  return m;
+}
+
+PretrainedModel loadHuggingFaceBert(const fs::path& folder) {
+  PretrainedModel m = describeHuggingFaceBert(folder);
+  const HfBertLayout layout = hfBertLayoutOf(m.modelType, m.padId);
   const WeightFiles weights = openWeights(folder);
   m.network = MaskedLanguageModel(m.model, m.vocabSize, m.padId);
   loadWeights(m, weights, layout);

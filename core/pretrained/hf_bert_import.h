@@ -36,4 +36,8 @@ struct PretrainedModel {
 /// decoder, a tensor missing or of the wrong shape.
 PretrainedModel loadHuggingFaceBert(const std::filesystem::path& folder);
 
+/// config.json alone, checked as loadHuggingFaceBert checks it: everything but the network
+/// (null) and `unused`. Cheap: for listing a folder before its weights are needed.
+PretrainedModel describeHuggingFaceBert(const std::filesystem::path& folder);
+
 }  // namespace attnlab::core

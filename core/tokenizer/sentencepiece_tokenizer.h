@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/config/config_choices.h"
+#include "core/tokenizer/tokenizer.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -13,15 +14,6 @@
 struct attnlab_spb_processor;
 
 namespace attnlab::core {
-
-/// Ids of the special pieces every AttnLab tokenizer carries, in this order.
-struct SpecialTokenIds {
-  int pad = 0;   ///< <pad>
-  int bos = 1;   ///< <s>
-  int eos = 2;   ///< </s>
-  int mask = 3;  ///< <mask>
-  int unk = 4;   ///< <unk>
-};
 
 // TokenizerAlgorithm (unigram | bpe) is a config choice: core/config/config_choices.h.
 
@@ -49,7 +41,7 @@ struct TokenizerTrainOptions {
 
 /// A SentencePiece model with AttnLab's special pieces, used through the isolated
 /// bridge. The model files are standard SentencePiece files usable by other clients.
-class SentencePieceTokenizer {
+class SentencePieceTokenizer final : public Tokenizer {
  public:
   /// The fixed special pieces: "<pad>", "<s>", "</s>", "<mask>", "<unk>".
   static const std::vector<std::string>& specialPieces();
@@ -60,13 +52,14 @@ class SentencePieceTokenizer {
   /// Loads a .model file; throws TokenizerError naming the path when it fails.
   static SentencePieceTokenizer load(const std::filesystem::path& modelPath);
 
-  std::vector<int> encode(std::string_view text) const;
-  std::string decode(std::span<const int> ids) const;
-  int pieceToId(std::string_view piece) const;
-  std::string idToPiece(int id) const;
-  int vocabSize() const;
-  const SpecialTokenIds& specialIds() const { return m_special; }
-  const std::filesystem::path& modelPath() const { return m_path; }
+  std::vector<int> encode(std::string_view text) const override;
+  std::string decode(std::span<const int> ids) const override;
+  int pieceToId(std::string_view piece) const override;
+  std::string idToPiece(int id) const override;
+  int vocabSize() const override;
+  const SpecialTokenIds& specialIds() const override { return m_special; }
+  TokenizerKind kind() const override { return TokenizerKind::SentencePiece; }
+  const std::filesystem::path& modelPath() const override { return m_path; }
 
  private:
   struct Release {

@@ -5,7 +5,7 @@
 #include "core/model/masked_lm.h"
 #include "core/runlog/run_log_schema.h"
 #include "core/runlog/run_log_writer.h"
-#include "core/tokenizer/sentencepiece_tokenizer.h"
+#include "core/tokenizer/tokenizer.h"
 
 #include <torch/torch.h>
 
@@ -16,7 +16,7 @@
 namespace attnlab::core {
 
 AttentionSnapshots::AttentionSnapshots(const RunConfig& config, const BlockSet* validationBlocks,
-                                       const SentencePieceTokenizer& tokenizer, bool asa)
+                                       const Tokenizer& tokenizer, bool asa)
     : m_config(config), m_asa(asa) {
   const int maxLength = config.data.sequenceLength;
   const auto& special = tokenizer.specialIds();

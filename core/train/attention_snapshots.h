@@ -13,7 +13,7 @@ namespace attnlab::core {
 class BlockSet;
 class MaskedLanguageModelImpl;
 class RunLogWriter;
-class SentencePieceTokenizer;
+class Tokenizer;
 struct RunLogSchema;
 
 /// Attention snapshots of a fixed probe batch at chosen steps: the probabilities of every
@@ -28,7 +28,7 @@ struct RunLogSchema;
 class AttentionSnapshots {
  public:
   AttentionSnapshots(const RunConfig& config, const BlockSet* validationBlocks,
-                     const SentencePieceTokenizer& tokenizer, bool asa);
+                     const Tokenizer& tokenizer, bool asa);
 
   /// Steps 1, 2, 4, 8, ... (log.snapshot_log_spaced), every log.snapshot_every, and the last.
   bool due(std::int64_t step) const;

@@ -1,13 +1,13 @@
 #include "core/train/objective_composer.h"
 
 #include "core/model/masked_lm.h"
-#include "core/tokenizer/sentencepiece_tokenizer.h"
+#include "core/tokenizer/tokenizer.h"
 
 #include <torch/torch.h>
 
 namespace attnlab::core {
 
-GuidanceTokens guidanceTokensFor(const SentencePieceTokenizer& tokenizer) {
+GuidanceTokens guidanceTokensFor(const Tokenizer& tokenizer) {
   GuidanceTokens tokens;
   tokens.delimiterIds = {tokenizer.specialIds().bos, tokenizer.specialIds().eos};
   for (const char* piece : {".", "\xE2\x96\x81."}) {  // "." and "▁."

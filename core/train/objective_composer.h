@@ -16,7 +16,7 @@
 namespace attnlab::core {
 
 class MaskedLanguageModelImpl;
-class SentencePieceTokenizer;
+class Tokenizer;
 
 /// One training micro-batch's losses. Everything but `total` is detached and stays on the
 /// device; the trainer reads it once per logging interval.
@@ -54,6 +54,6 @@ class ObjectiveComposer {
 };
 
 /// [Delim] = <s> and </s>; [Period] = the pieces "." and "▁." when the vocabulary has them.
-GuidanceTokens guidanceTokensFor(const SentencePieceTokenizer& tokenizer);
+GuidanceTokens guidanceTokensFor(const Tokenizer& tokenizer);
 
 }  // namespace attnlab::core

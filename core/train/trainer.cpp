@@ -1,5 +1,8 @@
 #include "core/train/trainer.h"
 
+#include "core/pretrained/hf_bert_import.h"
+#include "core/pretrained/pretrained_folder.h"
+
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/config/config_loader.h"
 #include "core/data/data_files.h"
@@ -79,7 +82,7 @@ std::string describeData(const MlmData& data, double seconds) {
       msg << "\n  skipped " << issue.where() << ": " << issue.reason;
     }
   }
-  msg << "; tokenizer " << data.tokenizer.tokenizer.vocabSize() << " pieces ("
+  msg << "; tokenizer " << data.tokenizer.tokenizer->vocabSize() << " pieces ("
       << (data.tokenizer.trained ? "trained" : "reused") << "); " << data.store.tokenCount()
       << " tokens, " << data.train.blocksPerEpoch() << " training and "
       << data.validation.blocksPerEpoch() << " validation blocks (" << std::fixed
@@ -90,7 +93,7 @@ std::string describeData(const MlmData& data, double seconds) {
 /// Everything the run log will ever hold, declared before SWMR writing starts: the default
 /// scalars, the mechanisms' quantities, the snapshots.
 RunLogSchema declareRunLog(const RunConfig& c, const std::string& configToml,
-                           const SentencePieceTokenizer& tokenizer,
+                           const Tokenizer& tokenizer,
                            const std::vector<LoggedQuantity>& quantities,
                            const AttentionSnapshots& snapshots) {
   RunLogSchema schema;
@@ -130,8 +133,10 @@ std::string configFingerprint(const std::string& toml) {
 class TrainingRun {
  public:
   TrainingRun(const RunConfig& config, fs::path runDir, TrainingObserver* observer,
-              TrainingControl& control, DistributedContext* distributed)
+              TrainingControl& control, DistributedContext* distributed,
+              const PretrainedModel* pretrained)
       : m_config(config),
+        m_pretrained(pretrained),
         m_runDir(std::move(runDir)),
         m_events{observer},
         m_control(control),
@@ -256,7 +261,7 @@ class TrainingRun {
 
   void buildModel() {
     const RunConfig& c = m_config;
-    const auto& tokenizer = m_data->tokenizer.tokenizer;
+    const auto& tokenizer = *m_data->tokenizer.tokenizer;
     // The seed fixes initialisation and dropout. Construction draws from LibTorch's global
     // generator (seeded under its lock); training draws from the run's own generator, which
     // continues where construction left off, so nothing else in the process can shift the
@@ -270,6 +275,7 @@ class TrainingRun {
           tokenizer, c.attention.asa.enabled);
     });
     m_generator.emplace(std::move(runGenerator));
+    if (m_pretrained != nullptr && !m_resume) startFromPretrained();
     if (m_device.is_cuda()) torch::cuda::manual_seed_all(static_cast<std::uint64_t>(c.run.seed));
     m_model->to(m_device);
     m_model->train();
@@ -297,6 +303,17 @@ class TrainingRun {
     }
   }
 
+  /// model.init_from: the encoder and MLM head from the pretrained model; the mechanisms'
+  /// own parameters keep the initialisation their papers give (made above).
+  void startFromPretrained() {
+    initialiseFromPretrained(m_model, *m_pretrained);
+    m_events.run(0, RunEventKind::Note,
+                 "note: weights and tokenizer from " + m_config.model.initFrom + " (" +
+                     m_pretrained->modelType + ", " + std::to_string(m_config.model.layers) +
+                     " layers x " + std::to_string(m_config.model.heads) + " heads, hidden " +
+                     std::to_string(m_config.model.hiddenSize) + ")");
+  }
+
   /// The rows an existing log keeps: up to the checkpoint resumed from, or none when there
   /// is no checkpoint and the run starts over (its step-0 rows would be logged twice).
   std::optional<std::int64_t> resumeAfterStep(bool logExists) const {
@@ -317,7 +334,7 @@ class TrainingRun {
     const bool exists = fs::exists(path);
     m_log = std::make_unique<RunLogWriter>(
         path.string(),
-        declareRunLog(c, configToml, m_data->tokenizer.tokenizer, quantities, *m_snapshots),
+        declareRunLog(c, configToml, *m_data->tokenizer.tokenizer, quantities, *m_snapshots),
         c.log.flushSeconds, /*resume=*/exists, resumeAfterStep(exists));
     m_summary.runLog = path;
     m_interval = std::make_unique<IntervalMetrics>(c, quantities);
@@ -476,6 +493,7 @@ class TrainingRun {
   bool isRoot() const { return !m_distributed || m_distributed->isRoot(); }
 
   const RunConfig& m_config;
+  const PretrainedModel* m_pretrained;  ///< model.init_from's model, or null
   const fs::path m_runDir;
   const Events m_events;
   TrainingControl& m_control;
@@ -526,7 +544,15 @@ TrainingSummary Trainer::run(const std::atomic<bool>& stop) {
 }
 
 TrainingSummary Trainer::run(TrainingControl& control) {
-  return TrainingRun(m_config, m_runDir, m_observer, control, m_distributed).execute();
+  if (m_config.model.initFrom.empty())
+    return TrainingRun(m_config, m_runDir, m_observer, control, m_distributed, nullptr).execute();
+  // model.init_from: the pretrained model's shapes replace the configured ones before
+  // anything reads them (the data's sequence length check, config.toml, the checkpoints).
+  const PretrainedModel pretrained = loadHuggingFaceBert(m_config.model.initFrom);
+  RunConfig effective = m_config;
+  adoptPretrainedShapes(effective, pretrained);
+  return TrainingRun(effective, m_runDir, m_observer, control, m_distributed, &pretrained)
+      .execute();
 }
 
 }  // namespace attnlab::core

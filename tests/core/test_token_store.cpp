@@ -62,7 +62,7 @@ class TestTokenStore : public QObject {
     const auto corpus = buildCorpus(m_corpusConfig, root() / "cache");
     const auto t1 = provideTokenizer(m_tokConfig, corpus.textPath, corpus.fingerprint, root(), 42);
     QVERIFY(t1.trained);
-    QCOMPARE(t1.tokenizer.vocabSize(), 96);
+    QCOMPARE(t1.tokenizer->vocabSize(), 96);
     QCOMPARE(t1.modelPath, root() / "tokenizer.model");
     QVERIFY(fs::exists(root() / "tokenizer.settings"));
     const auto mtime = fs::last_write_time(t1.modelPath);
@@ -104,7 +104,7 @@ class TestTokenStore : public QObject {
     const fs::path storePath = root() / "cache" / "tokens.bin";
     fs::remove(storePath);
     const auto s1 = TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint,
-                                            tok.tokenizer, tok.fingerprint);
+                                            *tok.tokenizer, tok.fingerprint);
     QVERIFY(s1.wasBuilt());
     QCOMPARE(s1.buildReason(), std::string("no store yet"));
     QCOMPARE(s1.lineCount(), std::int64_t(5000));
@@ -118,13 +118,13 @@ class TestTokenStore : public QObject {
     const auto lines = readLines(corpus.textPath);
     for (std::int64_t i = 0; i < s1.lineCount(); ++i) {
       const auto ids = s1.line(i);
-      QCOMPARE(ids, tok.tokenizer.encode(lines[static_cast<size_t>(i)]));
-      QCOMPARE(tok.tokenizer.decode(ids), lines[static_cast<size_t>(i)]);
+      QCOMPARE(ids, tok.tokenizer->encode(lines[static_cast<size_t>(i)]));
+      QCOMPARE(tok.tokenizer->decode(ids), lines[static_cast<size_t>(i)]);
     }
 
     const auto mtime = fs::last_write_time(storePath);
     const auto s2 = TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint,
-                                            tok.tokenizer, tok.fingerprint);
+                                            *tok.tokenizer, tok.fingerprint);
     QVERIFY(!s2.wasBuilt());
     QVERIFY(fs::last_write_time(storePath) == mtime);
     QCOMPARE(s2.tokenCount(), s1.tokenCount());
@@ -132,10 +132,10 @@ class TestTokenStore : public QObject {
     // Encoding over 2 threads gives the same bytes as over 1 (5000 lines: 2 chunks).
     const auto single =
         TokenStore::openOrBuild(root() / "single.bin", corpus.textPath, corpus.fingerprint,
-                                tok.tokenizer, tok.fingerprint, 1);
+                                *tok.tokenizer, tok.fingerprint, 1);
     const auto dual =
         TokenStore::openOrBuild(root() / "dual.bin", corpus.textPath, corpus.fingerprint,
-                                tok.tokenizer, tok.fingerprint, 2);
+                                *tok.tokenizer, tok.fingerprint, 2);
     QVERIFY(single.wasBuilt() && dual.wasBuilt());
     QCOMPARE(fingerprintOf(root() / "single.bin"), fingerprintOf(root() / "dual.bin"));
   }
@@ -145,18 +145,18 @@ class TestTokenStore : public QObject {
     const auto corpus = buildCorpus(config, root() / "cache");
     const auto tok = provideTokenizer(m_tokConfig, corpus.textPath, corpus.fingerprint, root(), 42);
     const fs::path storePath = root() / "cache" / "tokens.bin";
-    TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint, tok.tokenizer,
+    TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint, *tok.tokenizer,
                             tok.fingerprint);
     std::ofstream(root() / "more.txt") << "a dog painted the river near the harbour.\n";
     config.paths.push_back((root() / "more.txt").string());
     const auto bigger = buildCorpus(config, root() / "cache");
     QVERIFY(bigger.fingerprint != corpus.fingerprint);
     const auto s = TokenStore::openOrBuild(storePath, bigger.textPath, bigger.fingerprint,
-                                           tok.tokenizer, tok.fingerprint);
+                                           *tok.tokenizer, tok.fingerprint);
     QVERIFY(s.wasBuilt());
     QCOMPARE(s.buildReason(), std::string("corpus changed"));
     QCOMPARE(s.lineCount(), std::int64_t(5001));
-    QCOMPARE(tok.tokenizer.decode(s.line(5000)),
+    QCOMPARE(tok.tokenizer->decode(s.line(5000)),
              std::string("a dog painted the river near the harbour."));
   }
 
@@ -165,14 +165,14 @@ class TestTokenStore : public QObject {
     const auto tok = provideTokenizer(m_tokConfig, corpus.textPath, corpus.fingerprint, root(), 42);
     const fs::path storePath = root() / "cache" / "tokens.bin";
     const auto before = TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint,
-                                                tok.tokenizer, tok.fingerprint);
+                                                *tok.tokenizer, tok.fingerprint);
     auto changed = m_tokConfig;
     changed.vocabSize = 80;
     const fs::path otherRun = root() / "run_b";
     const auto tok2 = provideTokenizer(changed, corpus.textPath, corpus.fingerprint, otherRun, 42);
     QVERIFY(tok2.fingerprint != tok.fingerprint);
     const auto s = TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint,
-                                           tok2.tokenizer, tok2.fingerprint);
+                                           *tok2.tokenizer, tok2.fingerprint);
     QVERIFY(s.wasBuilt());
     QCOMPARE(s.buildReason(), std::string("tokenizer changed"));
     QCOMPARE(s.vocabSize(), 80);
@@ -184,12 +184,12 @@ class TestTokenStore : public QObject {
     const auto tok = provideTokenizer(m_tokConfig, corpus.textPath, corpus.fingerprint, root(), 42);
     const fs::path storePath = root() / "cache" / "tokens.bin";
     const auto good = TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint,
-                                              tok.tokenizer, tok.fingerprint);
+                                              *tok.tokenizer, tok.fingerprint);
     const auto size = fs::file_size(storePath);
     const std::uint64_t fp = fingerprintOf(storePath);
 
     fs::resize_file(storePath, size / 2);  // an interrupted copy, say
-    auto s = TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint, tok.tokenizer,
+    auto s = TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint, *tok.tokenizer,
                                      tok.fingerprint);
     QVERIFY(s.wasBuilt());
     QVERIFY2(s.buildReason().find("truncated") != std::string::npos, s.buildReason().c_str());
@@ -201,14 +201,14 @@ class TestTokenStore : public QObject {
       const std::uint64_t junk = ~std::uint64_t(0);
       f.write(reinterpret_cast<const char*>(&junk), 8);
     }
-    s = TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint, tok.tokenizer,
+    s = TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint, *tok.tokenizer,
                                 tok.fingerprint);
     QVERIFY(s.wasBuilt());
     QCOMPARE(s.buildReason(), std::string("corrupt line offset table"));
     QCOMPARE(fingerprintOf(storePath), fp);
 
     fs::resize_file(storePath, 0);
-    s = TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint, tok.tokenizer,
+    s = TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint, *tok.tokenizer,
                                 tok.fingerprint);
     QVERIFY(s.wasBuilt());
     QCOMPARE(s.tokenCount(), good.tokenCount());
@@ -271,7 +271,7 @@ class TestTokenStore : public QObject {
     for (const std::int64_t i : {std::int64_t(0), std::int64_t(5000), std::int64_t(117658)}) {
       const auto& text = lines[static_cast<size_t>(i)];
       const auto ids = data.store.line(i);
-      QCOMPARE(ids, data.tokenizer.tokenizer.encode(text));
+      QCOMPARE(ids, data.tokenizer.tokenizer->encode(text));
     }
     for (int s = 0; s < 20; ++s) data.train.batch(s);
     qInfo("wordnet: 20 batches of 32x128 in %lld ms", timer.restart());
