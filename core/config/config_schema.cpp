@@ -522,7 +522,8 @@ std::vector<ConfigRule> buildRules() {
       {{"model.heads", "model.hidden_size"},
        "model.heads divides model.hidden_size",
        [](const RunConfig& c) -> std::string {
-         if (c.model.heads > 0 && c.model.hiddenSize % c.model.heads != 0) {
+         if (c.model.initFrom.empty() && c.model.heads > 0 &&
+             c.model.hiddenSize % c.model.heads != 0) {
            return std::to_string(c.model.heads) + " heads do not divide model.hidden_size " +
                   std::to_string(c.model.hiddenSize);
          }
@@ -531,7 +532,9 @@ std::vector<ConfigRule> buildRules() {
       {{"data.sequence_length", "model.max_positions"},
        "data.sequence_length <= model.max_positions",
        [](const RunConfig& c) -> std::string {
-         if (c.data.sequenceLength > c.model.maxPositions) {
+         // With model.init_from the positions are the pretrained model's, checked when the
+         // run starts (adoptPretrainedShapes), not the configured ones it replaces.
+         if (c.model.initFrom.empty() && c.data.sequenceLength > c.model.maxPositions) {
            return std::to_string(c.data.sequenceLength) + " exceeds model.max_positions " +
                   std::to_string(c.model.maxPositions);
          }

@@ -15,8 +15,8 @@ namespace attnlab::core {
 
 struct PretrainedModel;
 
-/// True when `path` is a folder holding config.json and model.safetensors (or
-/// model.safetensors.index.json): what loadHuggingFaceBert reads.
+/// True when `path` is a folder holding config.json and neither run.h5 nor checkpoints/ (an
+/// AttnLab run's): what loadHuggingFaceBert reads, which names a missing weights file.
 bool isPretrainedModelFolder(const std::filesystem::path& path);
 
 /// The folder's absolute, normal form (how model.init_from records it).

@@ -83,10 +83,13 @@ std::string describeData(const MlmData& data, double seconds) {
     }
   }
   msg << "; tokenizer " << data.tokenizer.tokenizer->vocabSize() << " pieces ("
-      << (data.tokenizer.trained ? "trained" : "reused") << "); " << data.store.tokenCount()
-      << " tokens, " << data.train.blocksPerEpoch() << " training and "
-      << data.validation.blocksPerEpoch() << " validation blocks (" << std::fixed
-      << std::setprecision(1) << seconds << " s)";
+      << (data.tokenizer.tokenizer->kind() != TokenizerKind::SentencePiece
+              ? "the pretrained model's"
+          : data.tokenizer.trained ? "trained"
+                                   : "reused")
+      << "); " << data.store.tokenCount() << " tokens, " << data.train.blocksPerEpoch()
+      << " training and " << data.validation.blocksPerEpoch() << " validation blocks ("
+      << std::fixed << std::setprecision(1) << seconds << " s)";
   return msg.str();
 }
 
@@ -551,6 +554,8 @@ TrainingSummary Trainer::run(TrainingControl& control) {
   const PretrainedModel pretrained = loadHuggingFaceBert(m_config.model.initFrom);
   RunConfig effective = m_config;
   adoptPretrainedShapes(effective, pretrained);
+  // Recorded absolute, so the run's config.toml means the same folder from anywhere.
+  effective.model.initFrom = canonicalModelFolder(m_config.model.initFrom).string();
   return TrainingRun(effective, m_runDir, m_observer, control, m_distributed, &pretrained)
       .execute();
 }
