@@ -173,12 +173,13 @@ RunSession* OpenedRuns::openModelFolder(const QString& path, const QString& dir)
   }
   auto* session = new RunSession(dir, nextColour(), this);
   session->setStatus(RunStatus::Pretrained);
-  session->applyUpdate(std::move(update));
   auto entry = std::make_unique<Entry>();
   entry->session = session;
   m_entries.push_back(std::move(entry));
   m_runs.append(session);
   emit runOpened(session);
+  // After runOpened, as a watcher's first batch arrives: the views are connected by then.
+  session->applyUpdate(std::move(update));
   return session;
 }
 

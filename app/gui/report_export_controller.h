@@ -7,19 +7,26 @@
 // thread only reads its progress lines, and Cancel kills it. The bundle is written into
 // "<DIR>.part" and renamed to DIR when complete, so a cancelled or failed export leaves
 // nothing half-written under the chosen name. A QObject without widgets.
+// File > Export model is the same with `attnlab-cli export-model RUN --out DIR` (issue 29):
+// a Hugging Face folder (config.json, model.safetensors, the tokenizer).
 
 #include <QObject>
 #include <QProcess>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 
 namespace attnlab::app {
 
+/// What a controller exports: the report bundle, or the model as a Hugging Face folder.
+enum class CliExportKind { Report, Model };
+
 class ReportExportController : public QObject {
   Q_OBJECT
  public:
-  explicit ReportExportController(QObject* parent = nullptr);
+  explicit ReportExportController(QObject* parent = nullptr,
+                                  CliExportKind kind = CliExportKind::Report);
   ~ReportExportController() override;  ///< kills an export in flight
 
   /// Starts exporting `runDir` into `outDir` (which must not exist or be empty). False with
@@ -41,6 +48,10 @@ class ReportExportController : public QObject {
  private:
   void onFinished(int exitCode, QProcess::ExitStatus status);
 
+  QStringList arguments(const QString& runDir, std::optional<qint64> step) const;
+  QString noun() const;  ///< "report" or "model"
+
+  CliExportKind m_kind;
   QProcess* m_process = nullptr;
   QString m_outDir, m_partDir, m_output;
   bool m_cancelled = false;

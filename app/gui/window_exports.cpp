@@ -14,23 +14,31 @@
 namespace attnlab::app {
 
 WindowExports::WindowExports(const Parts& parts, QObject* parent)
-    : QObject(parent), m_parts(parts), m_reportExport(new ReportExportController(this)) {
-  tellReportProgress();
+    : QObject(parent),
+      m_parts(parts),
+      m_reportExport(new ReportExportController(this)),
+      m_modelExport(new ReportExportController(this, CliExportKind::Model)) {
+  tellProgress(m_reportExport, QStringLiteral("the report"),
+               QStringLiteral("Report written to %1 (index.md)"));
+  tellProgress(m_modelExport, QStringLiteral("the model"),
+               QStringLiteral("Model written to %1 (a Hugging Face folder: "
+                              "AutoModelForMaskedLM.from_pretrained reads it)"));
 }
 
-void WindowExports::tellReportProgress() {
+void WindowExports::tellProgress(ReportExportController* controller, const QString& what,
+                                 const QString& doneText) {
   Notices* notices = m_parts.notices;
-  connect(m_reportExport, &ReportExportController::started, notices, [notices](const QString& dir) {
-    notices->progress(QStringLiteral("Exporting the report to %1…").arg(dir));
-  });
-  connect(m_reportExport, &ReportExportController::progress, notices, &Notices::progress);
-  connect(m_reportExport, &ReportExportController::finished, notices,
-          [notices](bool ok, const QString& dir, const QString& error) {
+  connect(controller, &ReportExportController::started, notices,
+          [notices, what](const QString& dir) {
+            notices->progress(QStringLiteral("Exporting %1 to %2…").arg(what, dir));
+          });
+  connect(controller, &ReportExportController::progress, notices, &Notices::progress);
+  connect(controller, &ReportExportController::finished, notices,
+          [notices, what, doneText](bool ok, const QString& dir, const QString& error) {
             if (ok)
-              notices->result(QStringLiteral("Report written to %1 (index.md)").arg(dir),
-                              Notices::kErrorMs);
+              notices->result(doneText.arg(dir), Notices::kErrorMs);
             else
-              notices->error(QStringLiteral("Report export: %1").arg(error));
+              notices->error(QStringLiteral("Exporting %1: %2").arg(what, error));
           });
 }
 
@@ -50,27 +58,46 @@ void WindowExports::figureDialog() {
   dialog->open();
 }
 
-QString WindowExports::exportReport(const QString& outDir) {
+QString WindowExports::startExport(ReportExportController* controller, const QString& outDir) {
   RunSession* run = m_parts.runsPanel->currentRun();
   if (run == nullptr) return QStringLiteral("open a run first");
   QString whyNot;
-  if (!m_reportExport->start(run->directory(), outDir, std::nullopt, &whyNot)) return whyNot;
+  if (!controller->start(run->directory(), outDir, std::nullopt, &whyNot)) return whyNot;
   return {};
 }
 
-void WindowExports::reportDialog() {
+QString WindowExports::exportReport(const QString& outDir) {
+  return startExport(m_reportExport, outDir);
+}
+
+QString WindowExports::exportModel(const QString& outDir) {
+  return startExport(m_modelExport, outDir);
+}
+
+void WindowExports::askFolderAndExport(const QString& title,
+                                       QString (WindowExports::*start)(const QString&),
+                                       const QString& errorPrefix) {
   RunSession* run = m_parts.runsPanel->currentRun();
   if (run == nullptr) {
-    m_parts.notices->error(QStringLiteral("Open a run first: the report is the current run's"));
+    m_parts.notices->error(QStringLiteral("Open a run first: the export is the current run's"));
     return;
   }
-  const QString dir = QFileDialog::getExistingDirectory(
-      m_parts.dialogParent,
-      QStringLiteral("Export the report of %1 into (a new or empty folder)").arg(run->name()),
-      run->directory());
+  const QString dir = QFileDialog::getExistingDirectory(m_parts.dialogParent,
+                                                        title.arg(run->name()), run->directory());
   if (dir.isEmpty()) return;
-  const QString error = exportReport(dir);
-  if (!error.isEmpty()) m_parts.notices->error(QStringLiteral("Report export: %1").arg(error));
+  const QString error = (this->*start)(dir);
+  if (!error.isEmpty()) m_parts.notices->error(errorPrefix + error);
+}
+
+void WindowExports::reportDialog() {
+  askFolderAndExport(QStringLiteral("Export the report of %1 into (a new or empty folder)"),
+                     &WindowExports::exportReport, QStringLiteral("Report export: "));
+}
+
+void WindowExports::modelDialog() {
+  askFolderAndExport(
+      QStringLiteral("Export %1 as a Hugging Face model into (a new or empty folder)"),
+      &WindowExports::exportModel, QStringLiteral("Model export: "));
 }
 
 }  // namespace attnlab::app

@@ -55,6 +55,12 @@ void addReportActions(QMenu* file, MainWindow& window) {
                    [cancel] { cancel->setEnabled(true); });
   QObject::connect(controller, &ReportExportController::finished, cancel,
                    [cancel] { cancel->setEnabled(false); });
+  named(file->addAction(QStringLiteral("Export &model…"), exports, &WindowExports::modelDialog),
+        "exportModelAction")
+      ->setToolTip(QStringLiteral(
+          "The current run's latest checkpoint as a Hugging Face folder (config.json, "
+          "model.safetensors, tokenizer.json) that transformers loads, as attnlab-cli "
+          "export-model writes it"));
 }
 
 QList<QAction*> buildFileMenu(MainWindow& window) {

@@ -2,6 +2,7 @@
 
 #include "core/errors/error.h"
 #include "core/tokenizer/byte_level_bpe_tokenizer.h"
+#include "core/tokenizer/sentencepiece_tokenizer.h"
 #include "core/tokenizer/wordpiece_tokenizer.h"
 
 #include <nlohmann/json.hpp>
@@ -434,9 +435,24 @@ std::unique_ptr<Tokenizer> fromVocabJson(const fs::path& folder, const FolderCon
   }
 }
 
+// A folder AttnLab exported (attnlab-cli export-model) holds its SentencePiece model beside the
+// Unigram tokenizer.json made from it: the model itself is read, with AttnLab's special
+// pieces. Another SentencePiece model (ALBERT's, XLM-R's) lacks them and falls through to the
+// tokenizer.json, which says what is not supported.
+std::unique_ptr<Tokenizer> attnlabSentencePiece(const fs::path& folder) {
+  if (!fs::exists(folder / "tokenizer.model")) return nullptr;
+  try {
+    return std::make_unique<SentencePieceTokenizer>(
+        SentencePieceTokenizer::load(folder / "tokenizer.model"));
+  } catch (const TokenizerError&) {
+    return nullptr;
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<Tokenizer> loadHuggingFaceTokenizer(const fs::path& folder) {
+  if (auto sentencePiece = attnlabSentencePiece(folder)) return sentencePiece;
   const FolderConfig config = readFolderConfig(folder);
   if (fs::exists(folder / "tokenizer.json")) {
     return fromTokenizerJson(folder / "tokenizer.json", config);
