@@ -1,6 +1,7 @@
 """Checks `attnlab-cli inspect MODEL_DIR` against Hugging Face's own libraries:
   - `tokenizers`: the inspection's token ids are what the folder's tokenizer.json gives for the
-    text, with [CLS] and [SEP] around it;
+    text, its post-processor's special tokens included (BERT's [CLS] ... [SEP], RoBERTa's
+    <s> ... </s>: the layout is the tokenizer's, printed, not assumed);
   - transformers (torch >= 2): AutoModelForMaskedLM's attentions (output_attentions, eager) on
     those ids equal the inspection's /probabilities within 1e-5.
     model_folder_check.py MODEL_DIR INSPECTION.h5 TEXT
@@ -23,11 +24,17 @@ except ImportError as e:
 with h5py.File(inspection, "r") as f:
     ids = f["token_ids"][()].astype(np.int64)
     probabilities = f["probabilities"][()]
-expected = Tokenizer.from_file(f"{folder}/tokenizer.json").encode(text).ids
+tokenizer = Tokenizer.from_file(f"{folder}/tokenizer.json")
+encoding = tokenizer.encode(text)
+expected = encoding.ids
 if list(ids) != list(expected):
     print(f"ids differ:\n  attnlab      {list(ids)}\n  tokenizers   {expected}")
     sys.exit(1)
-print(f"ids: {len(ids)} tokens equal tokenizers'")
+# The special tokens the post-processor put around the text's own (the text alone has none).
+plain = len(tokenizer.encode(text, add_special_tokens=False).ids)
+added = [t for t, special in zip(encoding.tokens, encoding.special_tokens_mask) if special]
+layout = f"{added[0]} ... {added[-1]}" if added and plain < len(expected) else "no special tokens"
+print(f"ids: {len(ids)} tokens equal tokenizers' ({layout})")
 
 try:
     import torch
