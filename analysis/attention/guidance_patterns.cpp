@@ -1,6 +1,7 @@
 #include "analysis/attention/guidance_patterns.h"
 
 #include "analysis/attention/attention_statistics.h"
+#include "core/tokenizer/piece_roles.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -8,7 +9,7 @@
 namespace attnlab::analysis {
 
 bool isPeriodPiece(std::string_view piece) {
-  return piece == "." || piece == "\xE2\x96\x81.";
+  return core::isPeriodPiece(piece);
 }
 
 std::vector<float> guidancePatternMatrix(std::string_view pattern,
@@ -36,7 +37,7 @@ std::vector<float> guidancePatternMatrix(std::string_view pattern,
   } else if (pattern == "first") {
     for (int i = 0; i < n; ++i) set(i, 0, 1.0f);
   } else if (pattern == "separator") {
-    uniformOver([](const std::string& p) { return p == "</s>"; });
+    uniformOver([](const std::string& p) { return core::isSequenceEndPiece(p); });
   } else if (pattern == "period") {
     uniformOver([](const std::string& p) { return isPeriodPiece(p); });
   } else {

@@ -1,5 +1,7 @@
 #include "analysis/runs/attention_analysis.h"
 
+#include "core/tokenizer/piece_roles.h"
+
 #include "analysis/runs/run_selection.h"
 #include "core/errors/error.h"
 #include "core/inspect/attention_inspector.h"
@@ -98,11 +100,10 @@ std::vector<TrainingStatisticsPoint> snapshotStatistics(const fs::path& log, int
     for (const auto& pieces : tokens) {
       SequenceRoles r;
       for (const auto& piece : pieces) {
-        if (piece == "<pad>" || r.length == T) break;
+        if (core::isPaddingPiece(piece) || r.length == T) break;
         ++r.length;
-        r.separator.push_back(piece == "</s>" ? 1 : 0);
-        r.period.push_back(piece == "." || piece == "\xE2\x96\x81." || piece == "\xC4\xA0." ? 1
-                                                                                            : 0);
+        r.separator.push_back(core::isSequenceEndPiece(piece) ? 1 : 0);
+        r.period.push_back(core::isPeriodPiece(piece) ? 1 : 0);
       }
       roles.push_back(std::move(r));
     }

@@ -63,11 +63,7 @@ EvaluationSet::EvaluationSet(const core::AttentionInspector& inspector, const fs
   s.spec.batchSize = std::max(1, spec.batchSize);
   const auto& tokenizer = inspector.tokenizer();
   s.specials = tokenizer.specialIds();
-  // ".", SentencePiece's "▁." and byte-level BPE's "Ġ."
-  for (const char* piece : {".", "\xE2\x96\x81.", "\xC4\xA0."}) {
-    const int id = tokenizer.pieceToId(piece);
-    if (id != s.specials.unk) s.periodIds.push_back(id);
-  }
+  s.periodIds = core::periodIds(tokenizer);
   const auto limitTo = [&spec](std::int64_t available) {
     return spec.maxSequences > 0 ? std::min(available, spec.maxSequences) : available;
   };

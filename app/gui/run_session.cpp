@@ -1,5 +1,7 @@
 #include "app/gui/run_session.h"
 
+#include "core/tokenizer/piece_roles.h"
+
 #include <QDateTime>
 #include <QFileInfo>
 
@@ -126,7 +128,7 @@ int RunSession::probeLength(int sequence) const {
   if (sequence < 0 || sequence >= static_cast<int>(m_probeTokens.size())) return 0;
   const QStringList& pieces = m_probeTokens[static_cast<std::size_t>(sequence)];
   int n = static_cast<int>(pieces.size());
-  while (n > 0 && pieces[n - 1] == QStringLiteral("<pad>")) --n;
+  while (n > 0 && core::isPaddingPiece(pieces[n - 1].toStdString())) --n;
   return n;
 }
 

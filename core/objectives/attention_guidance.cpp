@@ -1,5 +1,7 @@
 #include "core/objectives/attention_guidance.h"
 
+#include "core/tokenizer/piece_roles.h"
+
 #include "core/errors/error.h"
 
 #include <torch/torch.h>
@@ -243,15 +245,15 @@ ProbeGuidance probeGuidance(const RunConfig& config,
     for (std::int64_t t = 0; t < T && t < static_cast<std::int64_t>(row.size()); ++t) {
       const std::string& piece = row[static_cast<std::size_t>(t)];
       std::int64_t id = kOther;
-      if (piece == "<pad>")
+      if (isPaddingPiece(piece))
         id = kPad;
-      else if (piece == "<s>")
+      else if (isSequenceStartPiece(piece))
         id = kBos;
-      else if (piece == "</s>")
+      else if (isSequenceEndPiece(piece))
         id = kEos;
       else if (piece == ".")
         id = kDot;
-      else if (piece == "\xE2\x96\x81.")
+      else if (isPeriodPiece(piece))
         id = kWordDot;
       ids[b][t] = id;
       mask[b][t] = id == kPad ? 0 : 1;

@@ -23,8 +23,9 @@ bool isPretrainedModelFolder(const std::filesystem::path& path);
 std::filesystem::path canonicalModelFolder(const std::filesystem::path& folder);
 
 /// FNV-1a 64 over the tokenizer files of a model folder that exist (tokenizer.json,
-/// vocab.txt, vocab.json, merges.txt, tokenizer_config.json, special_tokens_map.json, tokenizer.model), each
-/// name and its bytes: a token store built with one tokenizer is never read with another.
+/// vocab.txt, vocab.json, merges.txt, tokenizer_config.json, special_tokens_map.json,
+/// tokenizer.model), each name and its bytes: a token store built with one tokenizer is never read
+/// with another.
 std::uint64_t pretrainedTokenizerFingerprint(const std::filesystem::path& folder);
 
 /// The tokenizer files of a model folder that exist, copied into `into` (created), so a

@@ -51,4 +51,8 @@ class Tokenizer {
   Tokenizer& operator=(const Tokenizer&) = default;
 };
 
+/// The ids of the period pieces (piece_roles.h: isPeriodPiece) `tokenizer` has, none unknown:
+/// guidance's [Period] and the analyses' period roles.
+std::vector<int> periodIds(const Tokenizer& tokenizer);
+
 }  // namespace attnlab::core

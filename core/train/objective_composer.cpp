@@ -10,10 +10,7 @@ namespace attnlab::core {
 GuidanceTokens guidanceTokensFor(const Tokenizer& tokenizer) {
   GuidanceTokens tokens;
   tokens.delimiterIds = {tokenizer.specialIds().bos, tokenizer.specialIds().eos};
-  for (const char* piece : {".", "\xE2\x96\x81."}) {  // "." and "▁."
-    const int id = tokenizer.pieceToId(piece);
-    if (id != tokenizer.specialIds().unk) tokens.periodIds.push_back(id);
-  }
+  for (const int id : periodIds(tokenizer)) tokens.periodIds.push_back(id);
   return tokens;
 }
 

@@ -15,6 +15,7 @@
 #include "core/inspect/attention_inspector.h"
 #include "core/tokenizer/tokenizer.h"
 #include "tests/support/cli_process.h"
+#include "tests/support/model_folder_runs.h"
 
 #include <torch/torch.h>
 
@@ -24,6 +25,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+using attnlab::tests::initFromArguments;
+using attnlab::tests::lastCheckpointOf;
 using attnlab::tests::runCli;
 using attnlab::tests::runProcess;
 using namespace attnlab;
@@ -35,37 +38,6 @@ const QString kHfPython = QStringLiteral(ATTNLAB_HF_PYTHON);
 const QString kCheck = QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/app/model_folder_check.py");
 const QString kText = QStringLiteral("The cat sat on the mat because it was tired, naïvely.");
 
-bool copyFolder(const QString& from, const QString& to) {
-  QDir().mkpath(to);
-  for (const QString& name : QDir(from).entryList(QDir::Files))
-    if (!QFile::copy(from + "/" + name, to + "/" + name)) return false;
-  return true;
-}
-
-void makeReadOnly(const QString& folder) {
-  for (const QString& name : QDir(folder).entryList(QDir::Files))
-    QFile::setPermissions(folder + "/" + name, QFile::ReadOwner | QFile::ReadGroup);
-  QFile::setPermissions(folder, QFile::ReadOwner | QFile::ExeOwner);
-}
-
-QStringList trainArguments(const QString& model, const QString& runDir) {
-  return {"train", "--config",
-          "tiny",  "--run-dir",
-          runDir,  "--plain",
-          "--set", "model.init_from=" + model,
-          "--set", "schedule.steps=2",
-          "--set", "schedule.warmup_steps=0",
-          "--set", "train.batch_size=4",
-          "--set", "data.sequence_length=32",
-          "--set", "train.eval_every=0",
-          "--set", "log.snapshot_every=0"};
-}
-
-QString lastCheckpoint(const QString& run) {
-  const auto files = QDir(run + "/checkpoints").entryList({"step-*.h5"}, QDir::Files, QDir::Name);
-  return files.isEmpty() ? QString() : run + "/checkpoints/" + files.last();
-}
-
 }  // namespace
 
 class TestCliModelFolder : public QObject {
@@ -74,9 +46,7 @@ class TestCliModelFolder : public QObject {
   void initTestCase() {
     QVERIFY(m_dir.isValid());
     m_model = m_dir.path() + "/bert-wordnet";
-    QVERIFY(copyFolder(kFixture, m_model));
-    QFile::remove(m_model + "/make_fixture.py");
-    makeReadOnly(m_model);
+    QVERIFY(!tests::readOnlyCopy(kFixture, m_model).isEmpty());
     // The work folder (data cache, reports) goes under the test's own XDG_DATA_HOME.
     qputenv("XDG_DATA_HOME", (m_dir.path() + "/data-home").toUtf8());
   }
@@ -115,7 +85,7 @@ class TestCliModelFolder : public QObject {
 
   void initFromStartsFromTheWeights() {
     const QString run = m_dir.path() + "/from-bert";
-    QStringList args = trainArguments(m_model, run);
+    QStringList args = initFromArguments(m_model, run, 2);
     args << "--set"
          << "optimizer.learning_rate=1e-30";
     const auto r = runCli(args);
@@ -131,7 +101,7 @@ class TestCliModelFolder : public QObject {
              config.constData());
 
     core::AttentionInspector pretrained(m_model.toStdString());
-    core::AttentionInspector started(lastCheckpoint(run).toStdString());
+    core::AttentionInspector started(lastCheckpointOf(run).toStdString());
     QCOMPARE(started.tokenizer().vocabSize(), pretrained.tokenizer().vocabSize());
     const auto a = pretrained.inspect(kText.toStdString());
     const auto b = started.inspect(kText.toStdString());
@@ -142,15 +112,13 @@ class TestCliModelFolder : public QObject {
 
   void aMechanismTrainsOnTopOfIt() {
     const QString run = m_dir.path() + "/from-bert-realformer";
-    QStringList args = trainArguments(m_model, run);
+    QStringList args = initFromArguments(m_model, run, 20);
     args << "--set"
-         << "attention.residual=sum"
-         << "--set"
-         << "schedule.steps=20";
+         << "attention.residual=sum";
     const auto r = runCli(args);
     QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
     core::AttentionInspector pretrained(m_model.toStdString());
-    core::AttentionInspector trained(lastCheckpoint(run).toStdString());
+    core::AttentionInspector trained(lastCheckpointOf(run).toStdString());
     const auto a = pretrained.inspect(kText.toStdString());
     const auto b = trained.inspect(kText.toStdString());
     // The residual scores change layer 1 (layer 0 has no earlier scores), and training moved
@@ -159,14 +127,14 @@ class TestCliModelFolder : public QObject {
   }
 
   void refusals() {
-    QStringList tooLong = trainArguments(m_model, m_dir.path() + "/too-long");
+    QStringList tooLong = initFromArguments(m_model, m_dir.path() + "/too-long", 2);
     tooLong << "--set"
             << "data.sequence_length=256";
     const auto a = runCli(tooLong);
     QVERIFY(a.exitCode != 0);
     QVERIFY2(a.err.contains("data.sequence_length") && a.err.contains("128 positions"),
              qPrintable(a.err));
-    QStringList preLn = trainArguments(m_model, m_dir.path() + "/pre-ln");
+    QStringList preLn = initFromArguments(m_model, m_dir.path() + "/pre-ln", 2);
     preLn << "--set"
           << "model.norm=pre";
     const auto b = runCli(preLn);

@@ -20,6 +20,7 @@
 #include "core/runlog/run_log_reader.h"
 #include "core/tokenizer/tokenizer.h"
 #include "tests/support/cli_process.h"
+#include "tests/support/model_folder_runs.h"
 
 #include <torch/torch.h>
 
@@ -33,6 +34,8 @@
 #include <set>
 #include <string>
 
+using attnlab::tests::initFromArguments;
+using attnlab::tests::lastCheckpointOf;
 using attnlab::tests::runCli;
 using attnlab::tests::runProcess;
 using namespace attnlab;
@@ -47,37 +50,6 @@ const QString kCheck = QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/app/model_folde
 // no merges) and " <mask>" (the special token, found before the byte-level split).
 const QString kText = QStringLiteral(
     "Naïve readers say: the café's crème brûlée \U0001F642 was <mask> good, honestly!");
-
-// A fixture copied without its script and made read-only; the copy's path.
-QString readOnlyCopy(const QString& from, const QString& to) {
-  QDir().mkpath(to);
-  for (const QString& name : QDir(from).entryList(QDir::Files))
-    if (name != "make_fixture.py" && !QFile::copy(from + "/" + name, to + "/" + name))
-      return QString();
-  for (const QString& name : QDir(to).entryList(QDir::Files))
-    QFile::setPermissions(to + "/" + name, QFile::ReadOwner | QFile::ReadGroup);
-  QFile::setPermissions(to, QFile::ReadOwner | QFile::ExeOwner);
-  return to;
-}
-
-QStringList trainArguments(const QString& model, const QString& runDir, int steps) {
-  return {"train", "--config",
-          "tiny",  "--run-dir",
-          runDir,  "--plain",
-          "--set", "model.init_from=" + model,
-          "--set", "schedule.steps=" + QString::number(steps),
-          "--set", "schedule.warmup_steps=0",
-          "--set", "train.batch_size=4",
-          "--set", "data.sequence_length=32",
-          "--set", "train.eval_every=0",
-          "--set", "log.snapshot_every=0",
-          "--set", "optimizer.learning_rate=1e-30"};
-}
-
-QString lastCheckpoint(const QString& run) {
-  const auto files = QDir(run + "/checkpoints").entryList({"step-*.h5"}, QDir::Files, QDir::Name);
-  return files.isEmpty() ? QString() : run + "/checkpoints/" + files.last();
-}
 
 // What a checkpoint holds against the folder's network: the largest difference over the
 // pretrained parameters, and the names of its parameters the folder lacks.
@@ -116,8 +88,8 @@ class TestCliRobertaFolder : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(m_dir.isValid());
-    m_roberta = readOnlyCopy(kRoberta, m_dir.path() + "/roberta-wordnet");
-    m_bert = readOnlyCopy(kBert, m_dir.path() + "/bert-wordnet");
+    m_roberta = tests::readOnlyCopy(kRoberta, m_dir.path() + "/roberta-wordnet");
+    m_bert = tests::readOnlyCopy(kBert, m_dir.path() + "/bert-wordnet");
     QVERIFY(!m_roberta.isEmpty() && !m_bert.isEmpty());
     // The work folders (data cache, reports) go under the test's own XDG_DATA_HOME.
     qputenv("XDG_DATA_HOME", (m_dir.path() + "/data-home").toUtf8());
@@ -158,14 +130,15 @@ class TestCliRobertaFolder : public QObject {
 
   void initFromStartsFromTheWeights() {
     const QString run = m_dir.path() + "/from-roberta";
-    const auto r = runCli(trainArguments(m_roberta, run, 2));
+    const auto r = runCli(initFromArguments(m_roberta, run, 2) +
+                          QStringList{"--set", "optimizer.learning_rate=1e-30"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
     QVERIFY2((r.out + r.err).contains("weights and tokenizer from") &&
                  (r.out + r.err).contains("roberta"),
              qPrintable(r.out));
     QVERIFY(QFile::exists(run + "/tokenizer/tokenizer.json"));
     core::AttentionInspector pretrained(m_roberta.toStdString());
-    core::AttentionInspector started(lastCheckpoint(run).toStdString());
+    core::AttentionInspector started(lastCheckpointOf(run).toStdString());
     QCOMPARE(started.tokenizer().vocabSize(), pretrained.tokenizer().vocabSize());
     const auto a = pretrained.inspect(kText.toStdString());
     const auto b = started.inspect(kText.toStdString());
@@ -173,7 +146,7 @@ class TestCliRobertaFolder : public QObject {
     const double worst = (a.probabilities - b.probabilities).abs().max().item<double>();
     qInfo().noquote() << "init_from attention difference" << worst;
     QVERIFY2(worst < 1e-6, qPrintable(QString::number(worst)));
-    const auto weights = compareToFolder(lastCheckpoint(run), m_roberta);
+    const auto weights = compareToFolder(lastCheckpointOf(run), m_roberta);
     QVERIFY2(weights.missing.isEmpty(), qPrintable(weights.missing.join(", ")));
     QVERIFY2(weights.extra.isEmpty(), qPrintable(weights.extra.join(", ")));
     QVERIFY2(weights.worst < 1e-6, qPrintable(QString::number(weights.worst)));
@@ -203,12 +176,13 @@ class TestCliRobertaFolder : public QObject {
     QFETCH(QStringList, ownValue);
     QFETCH(QString, logged);
     const QString run = m_dir.path() + "/from-bert-" + settings.first().section('.', 1, 1);
-    QStringList args = trainArguments(m_bert, run, 10);
+    QStringList args =
+        initFromArguments(m_bert, run, 10) + QStringList{"--set", "optimizer.learning_rate=1e-30"};
     for (const QString& s : settings) args << "--set" << s;
     const auto r = runCli(args);
     QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
     QVERIFY2(!r.out.contains("nan", Qt::CaseInsensitive), qPrintable(r.out));
-    const QString checkpoint = lastCheckpoint(run);
+    const QString checkpoint = lastCheckpointOf(run);
     QCOMPARE(core::CheckpointStore::inspect(checkpoint.toStdString()).step, 10);
     const auto weights = compareToFolder(checkpoint, m_bert);
     QVERIFY2(weights.missing.isEmpty(), qPrintable(weights.missing.join(", ")));

@@ -21,6 +21,7 @@
 #include "core/config/config_loader.h"
 #include "core/inspect/attention_inspector.h"
 #include "tests/support/cli_process.h"
+#include "tests/support/model_folder_runs.h"
 #include "tests/support/tiny_run_setup.h"
 
 #include <QAction>
@@ -41,11 +42,6 @@ using namespace attnlab;
 namespace {
 
 const QString kFixture = QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/fixtures/hf-bert-wordnet");
-
-QString lastCheckpoint(const QString& run) {
-  const auto files = QDir(run + "/checkpoints").entryList({"step-*.h5"}, QDir::Files, QDir::Name);
-  return files.isEmpty() ? QString() : run + "/checkpoints/" + files.last();
-}
 
 /// The largest difference between the frame's weights and the engine's for the same text.
 double largestDifference(const app::InspectionFrame& frame, const std::string& source) {
@@ -179,7 +175,7 @@ class TestModelFolderWindow : public QObject {
     QVERIFY(frame != nullptr);
     QCOMPARE(frame->pieces.front(), QStringLiteral("<s>"));
     // The export computes what the run's checkpoint computes.
-    QVERIFY(largestDifference(*frame, lastCheckpoint(m_run).toStdString()) < 1e-6);
+    QVERIFY(largestDifference(*frame, tests::lastCheckpointOf(m_run).toStdString()) < 1e-6);
 
     const QString refused = window.parts().exports->exportModel(out);
     QVERIFY2(refused.contains(out) && refused.contains("not empty"), qPrintable(refused));

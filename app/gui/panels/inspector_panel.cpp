@@ -8,6 +8,7 @@
 #include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/inspector_source_bar.h"
 #include "app/gui/panels/lens_panel.h"
+#include "core/tokenizer/piece_roles.h"
 #include "widgets/plots/attention_heatmap.h"
 #include "widgets/plots/head_grid.h"
 
@@ -49,7 +50,7 @@ widgets::Matrix guidanceFor(const InspectionFrame& frame, const QString& pattern
   int real = 0;
   for (const QString& p : frame.pieces) {
     pieces.push_back(p.toStdString());
-    if (p != QLatin1String("<pad>")) real = static_cast<int>(pieces.size());
+    if (!core::isPaddingPiece(pieces.back())) real = static_cast<int>(pieces.size());
   }
   const int T = static_cast<int>(pieces.size());
   return widgets::Matrix(T, T,
