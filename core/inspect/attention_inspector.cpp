@@ -142,7 +142,8 @@ AttentionInspector::AttentionInspector(const fs::path& checkpoint, const fs::pat
   // run trains in the same process (the app) cannot change that run's numbers.
   (void)seededConstruction(s.config.run.seed, [&] {
     s.model = MaskedLanguageModel(s.config.model, s.config.attention, s.config.data.sequenceLength,
-                                  s.tokenizer->vocabSize(), s.tokenizer->specialIds().pad);
+                                  s.tokenizer->vocabSize(), s.tokenizer->specialIds().pad,
+                                  ParameterInit::Replaced);
   });
   copyCheckpointParameters(s.model, data, checkpoint);
   s.model->eval();

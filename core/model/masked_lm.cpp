@@ -16,15 +16,18 @@ torch::Tensor additiveAttentionMask(const torch::Tensor& attentionMask, torch::S
 
 MaskedLanguageModelImpl::MaskedLanguageModelImpl(const ModelConfig& config,
                                                  const AttentionConfig& attention,
-                                                 int sequenceLength, int vocabSize, int padId)
+                                                 int sequenceLength, int vocabSize, int padId,
+                                                 ParameterInit init)
     : m_padId(padId), m_preNorm(config.norm == NormPlacement::Pre) {
   build(config, attention, sequenceLength, vocabSize);
+  if (init == ParameterInit::Random) resetParameters(config.initStd);
 }
 
 MaskedLanguageModelImpl::MaskedLanguageModelImpl(const ModelConfig& config, int vocabSize,
-                                                 int padId)
+                                                 int padId, ParameterInit init)
     : m_padId(padId), m_preNorm(config.norm == NormPlacement::Pre) {
   build(config, AttentionConfig{}, config.maxPositions, vocabSize);
+  if (init == ParameterInit::Random) resetParameters(config.initStd);
 }
 
 void MaskedLanguageModelImpl::build(const ModelConfig& config, const AttentionConfig& attention,
@@ -59,7 +62,6 @@ void MaskedLanguageModelImpl::build(const ModelConfig& config, const AttentionCo
       register_module("mlm_transform", torch::nn::Linear(config.hiddenSize, config.hiddenSize));
   m_headNorm = register_module("mlm_norm", torch::nn::LayerNorm(norm));
   m_decoderBias = register_parameter("mlm_bias", torch::zeros({vocabSize}));
-  resetParameters(config.initStd);
 }
 
 void MaskedLanguageModelImpl::resetParameters(double initStd) {

@@ -54,12 +54,20 @@ struct MlmOutput {
 /// optional Squeeze-and-Excitation over the layers (SesameBERT), and an MLM head (dense,
 /// GELU, LayerNorm, decoder tied to the token embeddings). With ASA it also owns one
 /// adversary per layer ("adversaries.<l>"). Parameter names double as checkpoint keys.
+/// Random: the papers' initialisation (model.init_std, the variants' own). Replaced: the
+/// caller overwrites every parameter (a checkpoint, a pretrained model), so the normal
+/// draws over every weight (0.7 s at BERT-base on 2 cores) are skipped; LibTorch's modules
+/// still make their own default values.
+enum class ParameterInit { Random, Replaced };
+
 class MaskedLanguageModelImpl : public torch::nn::Module {
  public:
   MaskedLanguageModelImpl(const ModelConfig& config, const AttentionConfig& attention,
-                          int sequenceLength, int vocabSize, int padId);
+                          int sequenceLength, int vocabSize, int padId,
+                          ParameterInit init = ParameterInit::Random);
   /// A plain encoder (no attention variants).
-  MaskedLanguageModelImpl(const ModelConfig& config, int vocabSize, int padId);
+  MaskedLanguageModelImpl(const ModelConfig& config, int vocabSize, int padId,
+                          ParameterInit init = ParameterInit::Random);
 
   /// inputIds: [B, T] int64; attentionMask: [B, T] bool (true = real token).
   /// Returns final hidden states [B, T, H] (after SE when it is on).

@@ -179,6 +179,7 @@ void loadWeights(PretrainedModel& m, const WeightFiles& file, const HfBertLayout
   auto params = m.network->named_parameters();
   std::set<std::string> used;
   for (const auto& [ours, names] : hfBertParameterSources(m.model.layers, at)) {
+    if (!m.hasMlmHead && ours.rfind("mlm_", 0) == 0) continue;
     std::vector<torch::Tensor> parts;
     for (const auto& name : names) {
       parts.push_back(tensorOf(file, name));
@@ -198,7 +199,8 @@ void loadWeights(PretrainedModel& m, const WeightFiles& file, const HfBertLayout
   static const std::set<std::string> tied = {
       "cls.predictions.decoder.weight", "cls.predictions.decoder.bias",
       "lm_head.decoder.weight",         "lm_head.decoder.bias",
-      "bert.embeddings.position_ids",   "roberta.embeddings.position_ids"};
+      "bert.embeddings.position_ids",   "roberta.embeddings.position_ids",
+      "embeddings.position_ids"};
   for (const auto& f : file.files)
     for (const auto& e : f.entries())
       if (!used.count(e.name) && !tied.count(e.name)) m.unused.push_back(e.name);
@@ -225,11 +227,28 @@ PretrainedModel describeHuggingFaceBert(const fs::path& folder) {
   return m;
 }
 
+namespace {
+
+// A BertModel / RobertaModel saved alone names its tensors without the "bert." / "roberta."
+// prefix and has no MLM head: the layout follows what the file holds.
+HfBertLayout layoutOfFile(const PretrainedModel& m, const WeightFiles& weights, bool& hasHead) {
+  HfBertLayout layout = hfBertLayoutOf(m.modelType, m.padId);
+  const std::string words = "embeddings.word_embeddings.weight";
+  if (weights.find(layout.encoder + words).second == nullptr &&
+      weights.find(words).second != nullptr)
+    layout.encoder.clear();
+  hasHead = weights.find(layout.headDense + ".weight").second != nullptr;
+  return layout;
+}
+
+}  // namespace
+
 PretrainedModel loadHuggingFaceBert(const fs::path& folder) {
   PretrainedModel m = describeHuggingFaceBert(folder);
-  const HfBertLayout layout = hfBertLayoutOf(m.modelType, m.padId);
   const WeightFiles weights = openWeights(folder);
-  m.network = MaskedLanguageModel(m.model, m.vocabSize, m.padId);
+  const HfBertLayout layout = layoutOfFile(m, weights, m.hasMlmHead);
+  m.network = MaskedLanguageModel(m.model, m.vocabSize, m.padId,
+                                  m.hasMlmHead ? ParameterInit::Replaced : ParameterInit::Random);
   loadWeights(m, weights, layout);
   m.network->eval();
   return m;

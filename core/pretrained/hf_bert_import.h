@@ -28,6 +28,11 @@ struct PretrainedModel {
   MaskedLanguageModel network{nullptr};  ///< in evaluation mode, float32, on the CPU
   /// Checkpoint tensors AttnLab has no use for (the pooler, next-sentence head), named.
   std::vector<std::string> unused;
+  /// False for a BertModel / RobertaModel saved alone: its MLM head (transform, LayerNorm,
+  /// bias) is AttnLab's random initialisation, so the logit lens, the MLM loss and what
+  /// depends on them (head importance, pruning) mean nothing; attention and hidden states are
+  /// the checkpoint's. model.init_from keeps the new run's own head then.
+  bool hasMlmHead = true;
 };
 
 /// Reads `folder`. Throws DataError naming the file and the field: a missing config.json or

@@ -119,6 +119,7 @@ void initialiseFromPretrained(MaskedLanguageModel& target, const PretrainedModel
   torch::NoGradGuard noGrad;
   auto params = target->named_parameters();
   for (const auto& p : source.network->named_parameters()) {
+    if (!source.hasMlmHead && p.key().rfind("mlm_", 0) == 0) continue;  // not the checkpoint's
     auto* ours = params.find(p.key());
     if (ours == nullptr)
       throw ConfigError("model.init_from", "the run's model has no parameter " + p.key() +

@@ -141,6 +141,22 @@ class TestCliModelFolder : public QObject {
     QVERIFY(b.exitCode != 0);
     QVERIFY2(b.err.contains("model.norm"), qPrintable(b.err));
 
+    // A vocabulary larger than the embedding: named with both sizes.
+    const QString bigger = m_dir.path() + "/bigger-vocabulary";
+    QDir().mkpath(bigger);
+    for (const char* f : {"config.json", "model.safetensors", "tokenizer_config.json"})
+      QVERIFY(QFile::copy(kFixture + "/" + f, bigger + "/" + f));
+    QFile vocab(kFixture + "/vocab.txt");
+    QVERIFY(vocab.open(QIODevice::ReadOnly));
+    QFile grown(bigger + "/vocab.txt");
+    QVERIFY(grown.open(QIODevice::WriteOnly));
+    grown.write(vocab.readAll() + "extra1\nextra2\nextra3\n");
+    grown.close();
+    const auto v = runCli({"inspect", bigger, "--text", "a", "--out", m_dir.path() + "/v.h5"});
+    QVERIFY(v.exitCode != 0);
+    QVERIFY2(v.err.contains("2003 pieces") && v.err.contains("vocab_size is 2000"),
+             qPrintable(v.err));
+
     const QString noWeights = m_dir.path() + "/no-weights";
     QDir().mkpath(noWeights);
     QVERIFY(QFile::copy(kFixture + "/config.json", noWeights + "/config.json"));

@@ -15,6 +15,7 @@
 
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -86,6 +87,36 @@ class TestHfBertImport : public QObject {
     QVERIFY2(d < 1e-5, qPrintable(QString("logits: %1").arg(d)));
     // Not vacuous: the padded sequence's real rows differ from the unpadded one's.
     QVERIFY(largestDifference(logits[0], logits[1]) > 1e-2);
+  }
+
+  // A BertModel saved alone (tests/fixtures/hf-bertmodel): names without "bert.", no MLM
+  // head, a pooler. Its attention and hidden states are transformers'; the head is marked
+  // absent; the pooler is listed as unused.
+  void readsABertModelWithoutHead() {
+    const fs::path folder = kFixture.parent_path() / "hf-bertmodel";
+    auto model = loadHuggingFaceBert(folder);
+    QVERIFY(!model.hasMlmHead);
+    QCOMPARE(model.model.layers, 2);
+    QVERIFY(std::find(model.unused.begin(), model.unused.end(), "pooler.dense.weight") !=
+            model.unused.end());
+    const SafetensorsFile expected(folder / "expected.safetensors");
+    const auto ids = expectedTensor(expected, "input_ids");
+    torch::NoGradGuard noGrad;
+    AttentionCapture capture;
+    capture.wantProbabilities = capture.wantHiddenStates = true;
+    ForwardOptions options;
+    options.capture = &capture;
+    MlmOutput unused;
+    model.network->encodeWith(ids, ids.ne(model.padId), options, unused);
+    for (int l = 0; l < 2; ++l) {
+      const double d = largestDifference(
+          capture.probabilities[l], expectedTensor(expected, "attentions." + std::to_string(l)));
+      QVERIFY2(d < 1e-5, qPrintable(QString("attention of layer %1: %2").arg(l).arg(d)));
+      const double h =
+          largestDifference(capture.hiddenStates[l],
+                            expectedTensor(expected, "hidden_states." + std::to_string(l + 1)));
+      QVERIFY2(h < 1e-5, qPrintable(QString("hidden state %1: %2").arg(l + 1).arg(h)));
+    }
   }
 
   // The same BERT saved in three shards with their index: the same outputs.
