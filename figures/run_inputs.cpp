@@ -1,5 +1,7 @@
 #include "figures/run_inputs.h"
 
+#include "core/pretrained/pretrained_folder.h"
+
 #include "analysis/report/report_layout.h"
 #include "figures/figure_errors.h"
 
@@ -66,6 +68,11 @@ RunLogInput openRunLog(const fs::path& given) {
     throw FigureInputError(run.string(), "no such run folder");
   }
   const fs::path log = run / kRunLogFile;
+  if (core::isPretrainedModelFolder(run))
+    throw FigureInputError(run.string(),
+                           "a pretrained model folder has no training history (no run log): "
+                           "export the figures of its analysis and probe reports one at a time "
+                           "with --figure; the report bundle is a run's");
   if (!fs::is_regular_file(log, ec)) {
     throw FigureInputError(run.string(), std::string("not a run folder: it has no run log (") +
                                              kRunLogFile + "); train one with attnlab-cli train");

@@ -1,5 +1,7 @@
 #include "analysis/report/report_layout.h"
 
+#include "core/pretrained/pretrained_folder.h"
+
 #include <algorithm>
 #include <string>
 #include <system_error>
@@ -22,7 +24,8 @@ std::optional<std::int64_t> folderStep(const std::string& name, ReportKind kind)
 }  // namespace
 
 fs::path reportsFolder(const fs::path& run) {
-  return run / "analysis";
+  // A pretrained model folder's reports are in its work folder (it may be read-only).
+  return (core::isPretrainedModelFolder(run) ? core::pretrainedWorkDir(run) : run) / "analysis";
 }
 
 fs::path reportFolder(const fs::path& run, ReportKind kind, std::int64_t step) {

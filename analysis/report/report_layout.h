@@ -19,7 +19,8 @@ enum class ReportKind {
   Coref,      ///< attnlab-cli probe coref: coref.json
 };
 
-/// <run>/analysis: every report folder of the run is in it.
+/// <run>/analysis: every report folder of the run is in it; for a pretrained model folder,
+/// <its work folder>/analysis (core::pretrainedWorkDir).
 std::filesystem::path reportsFolder(const std::filesystem::path& run);
 /// <run>/analysis/step-S or <run>/analysis/coref-step-S.
 std::filesystem::path reportFolder(const std::filesystem::path& run, ReportKind kind,

@@ -79,6 +79,13 @@ class TestCliModelFolder : public QObject {
     const QByteArray text = json.readAll();
     QVERIFY2(text.contains("\"layers\": 2") && text.contains("\"heads\": 4"), text.left(400));
     QVERIFY2(text.contains("bert-wordnet"), "the report names the model folder");
+    // The figures of its reports, found in the work folder; the bundle is a run's.
+    const QString png = m_dir.path() + "/violins.png";
+    const auto figure = runCli({"export", m_model, "--figure", "entropy-violins", "--out", png});
+    QVERIFY2(figure.exitCode == 0 && QFile(png).size() > 1000, qPrintable(figure.err));
+    const auto bundle = runCli({"export", m_model, "--report", m_dir.path() + "/bundle"});
+    QVERIFY(bundle.exitCode != 0);
+    QVERIFY2(bundle.err.contains("pretrained model folder"), qPrintable(bundle.err));
     // Nothing was written into the model's own (read-only) folder.
     QCOMPARE(QDir(m_model).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot).size(), 5);
   }
