@@ -45,6 +45,8 @@ TEST=(
   iproute2
   # screenshots, cross-checks from Python
   xvfb xauth python3 python3-h5py python3-numpy python3-sentencepiece python3-torch python3-scipy
+  # a private environment for Hugging Face's tokenizers (packaging/setup-hf-python.sh)
+  python3-venv
   # exported PDF figures rendered back to images (pdftoppm)
   poppler-utils
   # man pages from --help (built when help2man is present) and the PNG icons

@@ -9,7 +9,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source packaging/phase-timer.sh
 phase install bash packaging/install-deps.sh test
-phase python bash packaging/setup-hf-python.sh
+# The tokenizer tests' reference library from Python's package index; without it (no network)
+# those checks are skipped, each saying so, and the rest of the suite still runs.
+phase python bash packaging/setup-hf-python.sh ||
+  echo "setup-and-test: the tokenizers library could not be installed; its checks will be skipped"
 phase configure cmake --preset release
 ccache_zero
 phase build cmake --build --preset release
