@@ -20,7 +20,6 @@
 #include <torch/torch.h>
 
 #include <QDir>
-#include <QDirIterator>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -65,14 +64,9 @@ class TestCliModelFolder : public QObject {
   }
 
   void analyzeAndProbeWriteIntoTheWorkFolder() {
-    const auto analyzed = runCli({"analyze", m_model, "--plain", "--examples", "64"});
-    QVERIFY2(analyzed.exitCode == 0, qPrintable(analyzed.err + analyzed.out));
-    const auto probed = runCli({"probe", "coref", m_model, "--plain"});
-    QVERIFY2(probed.exitCode == 0, qPrintable(probed.err + probed.out));
-    QStringList reports;
-    QDirIterator it(m_dir.path() + "/data-home/attnlab/models", {"analysis.json", "coref.json"},
-                    QDir::Files, QDirIterator::Subdirectories);
-    while (it.hasNext()) reports << it.next();
+    QString error;
+    const QStringList reports = tests::analyseAndProbe(m_model, m_dir.path() + "/data-home", error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
     QCOMPARE(reports.size(), 2);
     QFile json(reports.filter("analysis.json").value(0));
     QVERIFY(json.open(QIODevice::ReadOnly));

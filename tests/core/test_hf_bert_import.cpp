@@ -41,6 +41,17 @@ double largestDifference(const torch::Tensor& a, const torch::Tensor& b) {
   return (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max().item<double>();
 }
 
+/// Every layer's attention and hidden states of `ids` (padding = `padId`), and the output.
+torch::Tensor captured(PretrainedModel& model, const torch::Tensor& ids,
+                       AttentionCapture& capture) {
+  torch::NoGradGuard noGrad;
+  capture.wantProbabilities = capture.wantHiddenStates = true;
+  ForwardOptions options;
+  options.capture = &capture;
+  MlmOutput unused;
+  return model.network->encodeWith(ids, ids.ne(model.padId), options, unused);
+}
+
 QString refusal(const fs::path& folder) {
   try {
     loadHuggingFaceBert(folder);
@@ -65,11 +76,7 @@ class TestHfBertImport : public QObject {
     const auto ids = expectedTensor(expected, "input_ids");
     torch::NoGradGuard noGrad;
     AttentionCapture capture;
-    capture.wantProbabilities = capture.wantHiddenStates = true;
-    ForwardOptions options;
-    options.capture = &capture;
-    MlmOutput unused;
-    const auto hidden = model.network->encodeWith(ids, ids.ne(model.padId), options, unused);
+    const auto hidden = captured(model, ids, capture);
     for (int l = 0; l < 3; ++l) {
       const double d = largestDifference(
           capture.probabilities[l], expectedTensor(expected, "attentions." + std::to_string(l)));
@@ -103,11 +110,7 @@ class TestHfBertImport : public QObject {
     const auto ids = expectedTensor(expected, "input_ids");
     torch::NoGradGuard noGrad;
     AttentionCapture capture;
-    capture.wantProbabilities = capture.wantHiddenStates = true;
-    ForwardOptions options;
-    options.capture = &capture;
-    MlmOutput unused;
-    model.network->encodeWith(ids, ids.ne(model.padId), options, unused);
+    captured(model, ids, capture);
     for (int l = 0; l < 2; ++l) {
       const double d = largestDifference(
           capture.probabilities[l], expectedTensor(expected, "attentions." + std::to_string(l)));
@@ -144,11 +147,7 @@ class TestHfBertImport : public QObject {
     const auto ids = expectedTensor(expected, "input_ids");
     torch::NoGradGuard noGrad;
     AttentionCapture capture;
-    capture.wantProbabilities = capture.wantHiddenStates = true;
-    ForwardOptions options;
-    options.capture = &capture;
-    MlmOutput unused;
-    const auto hidden = model.network->encodeWith(ids, ids.ne(model.padId), options, unused);
+    const auto hidden = captured(model, ids, capture);
     const auto logits = model.network->logits(hidden.reshape({-1, 96})).view({2, 12, 97});
     for (int b = 0; b < 2; ++b) {
       const auto real = ids[b].ne(model.padId).nonzero().squeeze(1);

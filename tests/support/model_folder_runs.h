@@ -4,7 +4,10 @@
 // copy of a fixture folder (as a download cache is), the attnlab-cli arguments of a short run
 // started from it (model.init_from), and a run's latest checkpoint.
 
+#include "tests/support/cli_process.h"
+
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QString>
 #include <QStringList>
@@ -43,6 +46,25 @@ inline QStringList initFromArguments(const QString& model, const QString& runDir
 inline QString lastCheckpointOf(const QString& run) {
   const auto files = QDir(run + "/checkpoints").entryList({"step-*.h5"}, QDir::Files, QDir::Name);
   return files.isEmpty() ? QString() : run + "/checkpoints/" + files.last();
+}
+
+/// `attnlab-cli analyze` (64 sequences) and `probe coref` of `model`, then the analysis.json
+/// and coref.json files found under <dataHome>/attnlab/models (its work folder); empty with
+/// the CLI's output in `error` when one failed.
+inline QStringList analyseAndProbe(const QString& model, const QString& dataHome, QString& error) {
+  for (const QStringList& args : {QStringList{"analyze", model, "--plain", "--examples", "64"},
+                                  QStringList{"probe", "coref", model, "--plain"}}) {
+    const auto r = runCli(args);
+    if (r.exitCode != 0) {
+      error = r.err + r.out;
+      return {};
+    }
+  }
+  QStringList reports;
+  QDirIterator it(dataHome + "/attnlab/models", {"analysis.json", "coref.json"}, QDir::Files,
+                  QDirIterator::Subdirectories);
+  while (it.hasNext()) reports << it.next();
+  return reports;
 }
 
 }  // namespace attnlab::tests
