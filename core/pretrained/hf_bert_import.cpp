@@ -150,7 +150,9 @@ WeightFiles openWeights(const fs::path& folder) {
   missingWeights(folder);
 }
 
-/// One checkpoint tensor as float32 (F32, F16 and BF16 widened; a copy out of the mapping).
+/// One checkpoint tensor as float32: F32 read in place from the mapping (valid while
+/// `weights` lives; only read, then copied once into its parameter), F16, BF16 and F64
+/// converted into a new tensor.
 torch::Tensor tensorOf(const WeightFiles& weights, const std::string& name) {
   const auto [file, e] = weights.find(name);
   if (e == nullptr) throw DataError(weights.where, "tensor \"" + name + "\" missing");
@@ -160,9 +162,10 @@ torch::Tensor tensorOf(const WeightFiles& weights, const std::string& name) {
                     : e->dtype == SafetensorsDtype::F64  ? torch::kDouble
                                                          : torch::kLong;
   const auto bytes = file->bytes(*e);
-  auto copy = torch::empty(e->shape, torch::dtype(type));
-  std::memcpy(copy.data_ptr(), bytes.data(), bytes.size());
-  return copy.to(torch::kFloat);
+  // from_blob takes a non-const pointer; the mapping is read-only and nothing writes here.
+  void* data = const_cast<std::byte*>(bytes.data());
+  const auto mapped = torch::from_blob(data, e->shape, torch::dtype(type));
+  return mapped.to(torch::kFloat);
 }
 
 void assign(torch::Tensor& parameter, const torch::Tensor& value, const std::string& name,
