@@ -5,6 +5,7 @@
 #include "core/errors/error.h"
 #include "core/pretrained/hf_bert_names.h"
 #include "core/pretrained/safetensors_writer.h"
+#include "core/runtime/remove_tree.h"
 
 #include <torch/torch.h>
 #include <nlohmann/json.hpp>
@@ -336,7 +337,7 @@ void publish(const fs::path& tmp, const fs::path& out) {
     if (!old.empty()) fs::rename(old, out, ec);
     throw DataError(out.string(), "cannot be created from " + tmp.string() + ": " + ec.message());
   }
-  if (!old.empty()) fs::remove_all(old, ec);
+  if (!old.empty()) removeTree(old);
 }
 
 std::map<std::string, at::Tensor> modelParameters(const CheckpointData& data) {
@@ -381,7 +382,7 @@ HfExportResult exportHuggingFaceModel(const HfExportOptions& o) {
   fs::path tmp = o.out;
   tmp += ".tmp-" + std::to_string(::getpid());
   std::error_code ec;
-  fs::remove_all(tmp, ec);
+  removeTree(tmp);
   fs::create_directories(tmp, ec);
   if (ec) throw DataError(tmp.string(), "cannot be created: " + ec.message());
   HfExportResult result;
@@ -391,7 +392,7 @@ HfExportResult exportHuggingFaceModel(const HfExportOptions& o) {
     writeFolder(tmp, o, config, data, result);
     publish(tmp, o.out);
   } catch (...) {
-    fs::remove_all(tmp, ec);
+    removeTree(tmp);
     throw;
   }
   for (const auto& entry : fs::directory_iterator(o.out))

@@ -76,10 +76,13 @@ class TestCliModelFolder : public QObject {
     // The figures of its reports, found in the work folder; the bundle is a run's.
     const QString png = m_dir.path() + "/violins.png";
     const auto figure = runCli({"export", m_model, "--figure", "entropy-violins", "--out", png});
-    QVERIFY2(figure.exitCode == 0 && QFile(png).size() > 1000, qPrintable(figure.err));
-    const auto bundle = runCli({"export", m_model, "--report", m_dir.path() + "/bundle"});
-    QVERIFY(bundle.exitCode != 0);
-    QVERIFY2(bundle.err.contains("pretrained model folder"), qPrintable(bundle.err));
+    // A headless build (ATTNLAB_GUI=OFF, the CUDA line's) draws no figures, and says so.
+    if (!figure.err.contains("no figure rendering")) {
+      QVERIFY2(figure.exitCode == 0 && QFile(png).size() > 1000, qPrintable(figure.err));
+      const auto bundle = runCli({"export", m_model, "--report", m_dir.path() + "/bundle"});
+      QVERIFY(bundle.exitCode != 0);
+      QVERIFY2(bundle.err.contains("pretrained model folder"), qPrintable(bundle.err));
+    }
     // Nothing was written into the model's own (read-only) folder.
     QCOMPARE(QDir(m_model).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot).size(), 5);
   }

@@ -73,9 +73,17 @@ def save_with_transformers(tok, folder, kind, lowercase):
         fast = Fast(tokenizer_object=tok, **specials)
     except Exception:  # an older or newer signature: the generic class
         fast = PreTrainedTokenizerFast(tokenizer_object=tok, **specials)
-    if kind == "bert":
-        fast.init_kwargs["do_lower_case"] = lowercase
     fast.save_pretrained(folder)
+    if kind == "bert":
+        # transformers 5 writes its class default (do_lower_case true) whatever the tokenizer
+        # object does; the folder must say what `tok` does, as the ids below are tok's.
+        path = os.path.join(folder, "tokenizer_config.json")
+        with open(path) as f:
+            config = json.load(f)
+        config["do_lower_case"] = lowercase
+        config["strip_accents"] = None
+        with open(path, "w") as f:
+            json.dump(config, f, indent=2)
     return True
 
 
