@@ -308,8 +308,9 @@ class TrainingRun {
 
   /// model.init_from: the encoder and MLM head from the pretrained model; the mechanisms'
   /// own parameters keep the initialisation their papers give (made above).
+  /// Its weights are read here, not at the start: a resumed run reads its checkpoint instead.
   void startFromPretrained() {
-    initialiseFromPretrained(m_model, *m_pretrained);
+    initialiseFromPretrained(m_model, loadHuggingFaceBert(m_config.model.initFrom));
     m_events.run(0, RunEventKind::Note,
                  "note: weights and tokenizer from " + m_config.model.initFrom + " (" +
                      m_pretrained->modelType + ", " + std::to_string(m_config.model.layers) +
@@ -496,7 +497,7 @@ class TrainingRun {
   bool isRoot() const { return !m_distributed || m_distributed->isRoot(); }
 
   const RunConfig& m_config;
-  const PretrainedModel* m_pretrained;  ///< model.init_from's model, or null
+  const PretrainedModel* m_pretrained;  ///< model.init_from's config.json (no weights), or null
   const fs::path m_runDir;
   const Events m_events;
   TrainingControl& m_control;
@@ -551,7 +552,7 @@ TrainingSummary Trainer::run(TrainingControl& control) {
     return TrainingRun(m_config, m_runDir, m_observer, control, m_distributed, nullptr).execute();
   // model.init_from: the pretrained model's shapes replace the configured ones before
   // anything reads them (the data's sequence length check, config.toml, the checkpoints).
-  const PretrainedModel pretrained = loadHuggingFaceBert(m_config.model.initFrom);
+  const PretrainedModel pretrained = describeHuggingFaceBert(m_config.model.initFrom);
   RunConfig effective = m_config;
   adoptPretrainedShapes(effective, pretrained);
   // Recorded absolute, so the run's config.toml means the same folder from anywhere.
