@@ -24,7 +24,9 @@
 # such a crash, where the first frame outside the sanitizer runtime and libc is in libhdf5, is
 # listed with its file but does not fail the run (the project cannot fix it), and fuzzing of
 # that harness resumes for the rest of its time (at most 20 of them per harness; after a leak
-# inside libhdf5, without leak detection). A timeout spent sleeping in HDF5 always counts.
+# inside libhdf5, without leak detection). A timeout spent sleeping in HDF5 always counts. A
+# stop for resident memory that its input does not reproduce alone is listed the same way
+# (rss_not_reproducible below).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-60}
@@ -69,6 +71,18 @@ third_party_crash() {
        END {exit (decided && hdf5 && !(timeout && sleeping)) ? 0 : 1}' "$1"
 }
 
+# rss_not_reproducible LOG INPUT: true when LOG reports libFuzzer's resident-memory limit (not
+# one allocation over -malloc_limit_mb, which has its own stack) and INPUT, run alone three
+# times in a fresh process under the same limits, stays within them. The resident size of a
+# long-lived fuzzing process also holds what earlier inputs left behind (libhdf5's free lists
+# and the heap it corrupts on damaged files, the sanitizer's quarantine); a stop that its input
+# does not reproduce is listed, and fuzzing resumes (at most 5 times per harness).
+rss_not_reproducible() {
+  grep -q 'ERROR: libFuzzer: out-of-memory (used:' "$1" || return 1
+  ASAN_OPTIONS=detect_leaks=0 "$bin" -rss_limit_mb=2048 -malloc_limit_mb=256 -timeout=30 -runs=3 "$2" \
+    > "$1.replay" 2>&1
+}
+
 all=$(sed -n 's/^attnlab_fuzzer(\(fuzz_[a-z0-9_]*\) .*/\1/p' "$here/CMakeLists.txt")
 fuzzers=${FUZZERS:-$all}
 findings=0
@@ -98,7 +112,7 @@ for name in $fuzzers; do
 
   # Fuzz until the time is spent. A crash inside libhdf5 (third_party_crash) is recorded and
   # fuzzing goes on for the rest of the time; any other crash ends the harness's run.
-  execs=0 added=0 cov='?' third_party=() run=0 leaks=()
+  execs=0 added=0 cov='?' third_party=() unreproduced=() run=0 leaks=()
   deadline=$(( $(date +%s) + seconds ))
   while :; do
     left=$(( deadline - $(date +%s) ))
@@ -122,6 +136,10 @@ for name in $fuzzers; do
         [ "${#third_party[@]}" -lt 20 ] && continue
         break
       fi
+      if rss_not_reproducible "$log" "$artifacts/$crash"; then
+        unreproduced+=("$artifacts/$crash")
+        [ "${#unreproduced[@]}" -lt 5 ] && continue
+      fi
       result="FINDING $artifacts/$crash (log: $log)" failed=1
       break
     elif [ "$status" -ne 0 ]; then
@@ -130,6 +148,9 @@ for name in $fuzzers; do
     fi
     break
   done
+  if [ "${#unreproduced[@]}" -gt 0 ]; then
+    result="$result; ${#unreproduced[@]} out-of-memory stop(s) its input does not reproduce alone: ${unreproduced[*]}"
+  fi
   if [ "${#third_party[@]}" -gt 0 ]; then
     result="$result; ${#third_party[@]} crash(es) inside libhdf5 (third party, not counted): ${third_party[*]}"
   fi
