@@ -114,6 +114,11 @@ void drawNormCorrelation(widgets::MatrixHeatmap& plot, const LabelledReport& run
 
 void drawLogitLens(widgets::ScatterPlot& plot, const std::vector<LabelledReport>& runs) {
   for (const auto& run : runs) {
+    if (run.report->beyond.lensSkippedNoMlmHead)
+      throw FigureInputError(run.where,
+                             "no logit lens: the model has no MLM head (a BertModel or "
+                             "RobertaModel saved without it), so there is nothing to read the "
+                             "layers through");
     const auto& lens = require(run.report->beyond.lens, run, "logit lens", "lens");
     if (lens.positions == 0)
       throw FigureInputError(run.where, "the logit lens scored no masked position");

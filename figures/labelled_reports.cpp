@@ -25,14 +25,20 @@ namespace fs = std::filesystem;
 
 LoadedReports load(const FigureRequest& request) {
   LoadedReports r;
-  std::vector<RunLogInput> logs;
+  std::vector<NamedRun> named;
   for (const auto& given : request.runs) {
     r.runDirs.push_back(normaliseRunPath(given));
-    logs.push_back(openRunLog(r.runDirs.back()));
-    r.where.push_back(findAnalysisReport(r.runDirs.back(), request.step));
+    const fs::path& dir = r.runDirs.back();
+    // A run's name from its log; a pretrained model folder (no log) from its report.
+    const bool model = isModelFolder(dir);
+    const std::string logged = model ? std::string() : openRunLog(dir).runName;
+    r.where.push_back(findAnalysisReport(dir, request.step));
     r.reports.push_back(analysis::readAnalysisJson(r.where.back().file));
+    const std::string& reported = r.reports.back().source.runName;
+    named.push_back(
+        {model ? (reported.empty() ? dir.filename().string() : reported) : logged, dir});
   }
-  const auto labels = runLabels(logs);
+  const auto labels = runLabels(named);
   for (std::size_t i = 0; i < r.reports.size(); ++i)
     r.labelled.push_back({&r.reports[i], labels[i], r.where[i].file.string()});
   return r;

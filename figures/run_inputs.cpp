@@ -134,14 +134,22 @@ ReportLocation findCorefReport(const fs::path& run, std::optional<std::int64_t> 
                     "coreference probe report", "probe coref");
 }
 
+bool isModelFolder(const fs::path& dir) {
+  return core::isPretrainedModelFolder(dir);
+}
+
 std::vector<std::string> runLabels(const std::vector<RunLogInput>& runs) {
+  std::vector<NamedRun> named;
+  for (const auto& r : runs) named.push_back({r.runName, r.runDir});
+  return runLabels(named);
+}
+
+std::vector<std::string> runLabels(const std::vector<NamedRun>& runs) {
   std::map<std::string, int> uses;
-  for (const auto& r : runs) ++uses[r.runName];
+  for (const auto& r : runs) ++uses[r.name];
   std::vector<std::string> labels;
-  for (const auto& r : runs) {
-    labels.push_back(uses[r.runName] > 1 ? r.runName + " (" + r.runDir.filename().string() + ")"
-                                         : r.runName);
-  }
+  for (const auto& r : runs)
+    labels.push_back(uses[r.name] > 1 ? r.name + " (" + r.dir.filename().string() + ")" : r.name);
   return labels;
 }
 

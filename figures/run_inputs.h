@@ -57,6 +57,15 @@ ReportLocation findCorefReport(const std::filesystem::path& run, std::optional<s
 /// The label of each run in a legend: its run name, or "name (folder)" where two runs share
 /// a name.
 std::vector<std::string> runLabels(const std::vector<RunLogInput>& runs);
+/// True for a Hugging Face model folder opened as a run (core::isPretrainedModelFolder; here
+/// so that figure code need not include the engine's headers).
+bool isModelFolder(const std::filesystem::path& dir);
+/// The same from each run's name and folder (a pretrained model folder has no run log).
+struct NamedRun {
+  std::string name;
+  std::filesystem::path dir;
+};
+std::vector<std::string> runLabels(const std::vector<NamedRun>& runs);
 
 /// "steps 1-8, 8 rows" for the rows of a series.
 std::string stepRangeText(const std::vector<std::int64_t>& steps);

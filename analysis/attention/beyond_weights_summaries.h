@@ -62,6 +62,9 @@ struct BeyondWeightsSummaries {
   std::optional<RolloutSummary> rollout;
   std::optional<NormSummary> norms;
   std::optional<LensSummary> lens;
+  /// The lens was asked for and not made: the model has no MLM head (a Hugging Face
+  /// BertModel / RobertaModel saved alone). analysis.json: "lens_skipped": "no_mlm_head".
+  bool lensSkippedNoMlmHead = false;
 };
 
 /// Streaming Pearson correlation (Welford's co-moments: no cancellation over millions of

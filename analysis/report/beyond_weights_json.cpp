@@ -98,6 +98,7 @@ json beyondWeightsJson(const BeyondWeightsSummaries& s) {
   if (s.rollout) out["rollout"] = rolloutJson(*s.rollout);
   if (s.norms) out["norms"] = normsJson(*s.norms);
   if (s.lens) out["lens"] = lensJson(*s.lens);
+  if (s.lensSkippedNoMlmHead) out["lens_skipped"] = "no_mlm_head";
   return out;
 }
 

@@ -129,6 +129,11 @@ std::string beyondWeightsMarkdown(const BeyondWeightsSummaries& s) {
   if (s.rollout) out += rolloutMarkdown(*s.rollout);
   if (s.norms) out += normsMarkdown(*s.norms);
   if (s.lens) out += lensMarkdown(*s.lens);
+  if (s.lensSkippedNoMlmHead)
+    out +=
+        "\n## Logit lens at masked positions\n\nNot made: the model has no MLM head (a "
+        "BertModel or RobertaModel saved without it), so there is no head to read the layers "
+        "through.\n";
   return out;
 }
 

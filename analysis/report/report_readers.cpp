@@ -393,6 +393,7 @@ BeyondWeightsSummaries readBeyondWeights(const Node& n, std::size_t L, std::size
   if (const auto r = n.find("rollout")) s.rollout = readRolloutSummary(*r, L);
   if (const auto r = n.find("norms")) s.norms = readNormSummary(*r, L, H);
   if (const auto r = n.find("lens")) s.lens = readLensSummary(*r, L);
+  if (const auto r = n.find("lens_skipped")) s.lensSkippedNoMlmHead = r->text() == "no_mlm_head";
   return s;
 }
 

@@ -138,6 +138,8 @@ AnalysisReport analyzeRun(const AnalyzeOptions& options, const AnalysisProgress&
   core::AttentionInspector inspector(selected.checkpoint);
   tell(kPhaseLoadCheckpoint, 1, 1);
   throwIfCancelled(cancel, "loaded " + selected.checkpoint.string());
+  // Before the evaluation set: the head analysis cannot run on a model without MLM head.
+  if (options.heads) inspector.requireMlmHead("--heads (head importance, ablation and pruning)");
   EvaluationSet set(inspector, selected.runDir, options.evaluation, progress, cancel);
   const auto& model = inspector.config().model;
 

@@ -18,6 +18,9 @@ BeyondWeightsPass::BeyondWeightsPass(const core::AttentionInspector& inspector,
   const auto& special = inspector.tokenizer().specialIds();
   m_maskId = special.mask;
   m_specialIds = {special.pad, special.bos, special.eos, special.mask, special.unk};
+  // Without an MLM head the lens would read AttnLab's random head: not made, and said so.
+  m_lensSkipped = options.lens && !inspector.hasMlmHead();
+  if (m_lensSkipped) m_options.lens = false;
   if (options.rollout) m_rollout.emplace(m_layers);
   if (options.norms) m_norms.emplace(m_layers, m_heads);
 }
@@ -106,6 +109,7 @@ BeyondWeightsSummaries BeyondWeightsPass::result() const {
   if (m_options.lens) {
     s.lens = m_lens ? m_lens->result() : LensAccumulator(m_layers, false, m_seed).result();
   }
+  s.lensSkippedNoMlmHead = m_lensSkipped;
   return s;
 }
 

@@ -46,6 +46,7 @@ class BeyondWeightsPass {
                std::int64_t firstSequence);
 
   BeyondWeightsOptions m_options;
+  bool m_lensSkipped = false;  ///< asked for, but the model has no MLM head
   int m_layers = 0, m_heads = 0;
   std::uint64_t m_seed = 0;
   std::int64_t m_maskId = 0;

@@ -23,6 +23,10 @@ void printBeyondWeights(const analysis::BeyondWeightsSummaries& b) {
       std::printf("  norms layer %d: weight-norm correlation %.3f (layer level)\n", l,
                   n->layerCorrelation[l]);
   }
+  if (b.lensSkippedNoMlmHead)
+    std::printf(
+        "  lens: not made, the model has no MLM head (attention, rollout and norms are "
+        "its own)\n");
   if (const auto& lens = b.lens) {
     for (int r = 0; r < static_cast<int>(lens->rows.size()); ++r) {
       const auto& row = lens->rows[static_cast<std::size_t>(r)];

@@ -9,6 +9,7 @@
 #include "app/cli/task_progress.h"
 #include "core/data/data_files.h"
 #include "core/errors/error.h"
+#include "core/pretrained/pretrained_folder.h"
 
 #include <nlohmann/json.hpp>
 
@@ -29,13 +30,19 @@ namespace fs = std::filesystem;
 using analysis::HeadComparison;
 using nlohmann::json;
 
+/// What the user named: a model folder itself, not the work folder its reports go to.
+std::string shownPath(const analysis::AnalysedCheckpoint& source) {
+  return core::isPretrainedModelFolder(source.checkpoint) ? source.checkpoint : source.runDir;
+}
+
 void printSummary(const HeadComparison& r, const fs::path& folder, std::size_t files) {
   std::printf(
       "compared %s (step %lld) with %s (step %lld): %lld sequences, %lld tokens (%s), "
       "%.2f s\n",
-      r.a.source.runDir.c_str(), static_cast<long long>(r.a.source.step), r.b.source.runDir.c_str(),
-      static_cast<long long>(r.b.source.step), static_cast<long long>(r.sequences),
-      static_cast<long long>(r.tokens), r.evaluationDescription.c_str(), r.seconds);
+      shownPath(r.a.source).c_str(), static_cast<long long>(r.a.source.step),
+      shownPath(r.b.source).c_str(), static_cast<long long>(r.b.source.step),
+      static_cast<long long>(r.sequences), static_cast<long long>(r.tokens),
+      r.evaluationDescription.c_str(), r.seconds);
   for (int l = 0; l < r.a.layers; ++l) {
     const auto& m = r.matching[static_cast<std::size_t>(l)];
     std::printf("  layer %d: mean matched JSD %.4g bits, identity %.4g bits\n", l, m.meanMatched,

@@ -32,8 +32,8 @@ bool InspectionCache::satisfies(const InspectionFrame& frame,
   return (!options.scores || !frame.scores.empty()) &&
          (!options.asaMasks || !frame.hasAsa || frame.asaMasks) &&
          (!options.beyondWeights ||
-          (frame.hasBeyondWeights() &&
-           (options.lensTop <= 0 || (frame.lens && frame.lens->top >= options.lensTop)))) &&
+          (frame.hasBeyondWeights() && (options.lensTop <= 0 || !frame.hasMlmHead ||
+                                        (frame.lens && frame.lens->top >= options.lensTop)))) &&
          frame.maskRequest == options.maskPositions;
 }
 

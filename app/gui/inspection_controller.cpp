@@ -129,6 +129,7 @@ struct InspectionController::Worker {
     frame.maxLength = inspector.maxLength();
     frame.residualScores = inspector.config().attention.residual != core::ResidualScores::None;
     frame.hasAsa = inspector.hasAsaMasks();
+    frame.hasMlmHead = inspector.hasMlmHead();
     // The pointers own a reference to the tensors: no copy (the inspector's tensors are
     // float32, contiguous and on the CPU already; anything else is converted once).
     for (const auto& t : r.probabilityLayers) frame.probabilities.push_back(shareTensor(t));

@@ -73,6 +73,7 @@ struct InspectionFrame {
   int maxLength = 0;            ///< the longest input the model takes (<s> and </s> included)
   bool residualScores = false;  ///< RealFormer: the scores are the running residual ones
   bool hasAsa = false;          ///< the run uses ASA (keep-masks can be asked for)
+  bool hasMlmHead = true;       ///< false: a model folder without MLM head (no lens ever)
   /// Engine time of the request (model load included when the checkpoint changed).
   double inspectMs = 0;
   /// Answered from the frames kept in memory (no model ran for this request).

@@ -52,6 +52,7 @@ struct AttentionInspector::State {
   std::string configToml;
   std::unique_ptr<Tokenizer> tokenizer;
   MaskedLanguageModel model{nullptr};
+  bool hasMlmHead = true;  ///< false: a model folder's BertModel / RobertaModel alone
 };
 
 namespace {
@@ -165,6 +166,7 @@ void AttentionInspector::openModelFolder(const fs::path& folder) {
   s.config = pretrainedRunConfig(*pretrained);
   s.configToml = toToml(s.config);
   s.model = pretrained->network;
+  s.hasMlmHead = pretrained->hasMlmHead;
   s.model->eval();
 }
 
@@ -240,7 +242,9 @@ Inspection AttentionInspector::inspect(const std::string& text, const InspectOpt
   capture.wantProbabilities = true;
   capture.wantScores = options.scores;
   capture.wantNorms = options.norms;
-  capture.wantHiddenStates = options.lensTop > 0;
+  result.hasMlmHead = s.hasMlmHead;
+  const bool lens = options.lensTop > 0 && s.hasMlmHead;
+  capture.wantHiddenStates = lens;
   ForwardOptions forward;
   forward.capture = &capture;
   MlmOutput unused;
@@ -253,9 +257,9 @@ Inspection AttentionInspector::inspect(const std::string& text, const InspectOpt
     result.scoreLayers = unbatchedLayers(capture.scores);
   }
   if (options.norms) result.norms = sequenceNorms(capture);
-  if (options.lensTop > 0) {
-    const LensInput lens{capture.hiddenStates, finalHidden, s.model->hasSqueezeExcitation()};
-    result.lens = lensPredictions(*s.model, lens, torch::tensor(result.originalIds, torch::kLong),
+  if (lens) {
+    const LensInput hidden{capture.hiddenStates, finalHidden, s.model->hasSqueezeExcitation()};
+    result.lens = lensPredictions(*s.model, hidden, torch::tensor(result.originalIds, torch::kLong),
                                   options.lensTop);
   }
   if (options.asaMasks && s.model->hasAdversaries()) {
@@ -285,6 +289,7 @@ BatchCapture AttentionInspector::captureBatch(const at::Tensor& ids, const Batch
                                            " tokens are longer than the model's " +
                                            std::to_string(maxLength()));
   }
+  if (request.lensPositions.defined()) requireMlmHead("the logit lens");
   torch::NoGradGuard noGrad;
   auto input = ids;
   const bool fixedLength = s.config.attention.conv == ConvAttention::OneD;
@@ -325,6 +330,7 @@ GatedLoss AttentionInspector::gatedLoss(const at::Tensor& ids, const MaskedTarge
   if (ids.dim() != 2 || ids.scalar_type() != torch::kLong || ids.size(1) > maxLength())
     throw DataError("gated loss", "expected [batch, length <= " + std::to_string(maxLength()) +
                                       "] int64 token ids, got " + c10::str(ids.sizes()));
+  requireMlmHead("the MLM loss (head importance, ablation and pruning)");
   const std::int64_t length = ids.size(1);
   auto input = ids;
   MaskedTargets moved = masked;
@@ -380,6 +386,15 @@ const Tokenizer& AttentionInspector::tokenizer() const {
 }
 bool AttentionInspector::hasAsaMasks() const {
   return m_state->model->hasAdversaries();
+}
+bool AttentionInspector::hasMlmHead() const {
+  return m_state->hasMlmHead;
+}
+void AttentionInspector::requireMlmHead(const std::string& what) const {
+  if (m_state->hasMlmHead) return;
+  throw DataError(m_state->checkpoint.string(),
+                  "has no MLM head (a BertModel or RobertaModel saved without it), and " + what +
+                      " needs one; its attention, rollout and norms are the checkpoint's own");
 }
 int AttentionInspector::maxLength() const {
   const auto& c = m_state->config;

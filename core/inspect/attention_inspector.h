@@ -42,8 +42,11 @@ struct Inspection {
   /// valueNorms [H, T], headNorms [H, T, T], layerNorms [T, T].
   std::vector<LayerNorms> norms;
   /// The logit lens at every position (InspectOptions::lensTop > 0); the target of a
-  /// position is its token before masking.
+  /// position is its token before masking. Never made for a model without MLM head.
   std::optional<LensPredictions> lens;
+  /// False for a Hugging Face BertModel / RobertaModel saved without its MLM head
+  /// (AttentionInspector::hasMlmHead): `lens` stays empty whatever was asked.
+  bool hasMlmHead = true;
   /// Positions replaced by <mask> (InspectOptions::maskPositions, those inside the input),
   /// and the tokens they held: `ids` holds <mask> there.
   std::vector<std::int64_t> maskedPositions;
@@ -121,6 +124,7 @@ class AttentionInspector {
   BatchCapture captureBatch(const at::Tensor& ids, const BatchRequest& request);
   /// The MLM loss of `ids` [B, T] (holding <mask> at `masked`) with head gates [L, H]
   /// (undefined: none), and with `gradient` each sequence's d loss / d gate (gated_loss.h).
+  /// Throws DataError for a model without MLM head (hasMlmHead).
   GatedLoss gatedLoss(const at::Tensor& ids, const MaskedTargets& masked, const at::Tensor& gates,
                       bool gradient);
 
@@ -132,6 +136,12 @@ class AttentionInspector {
   const Tokenizer& tokenizer() const;
   /// True when the model has ASA adversaries (inspect() can give keep-masks).
   bool hasAsaMasks() const;
+  /// False for a model folder holding a BertModel / RobertaModel without its MLM head: the
+  /// head would be AttnLab's random initialisation, so inspect() makes no logit lens, and
+  /// captureBatch() with lens positions and gatedLoss() throw DataError naming the folder.
+  bool hasMlmHead() const;
+  /// Throws DataError naming the folder and `what` when the model has no MLM head.
+  void requireMlmHead(const std::string& what) const;
   /// The longest input the model takes (<s> and </s> included).
   int maxLength() const;
 

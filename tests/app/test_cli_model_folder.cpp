@@ -11,7 +11,11 @@
 //   1e-30 the checkpoint computes the folder's attention; config.toml records the folder
 //   (absolute) and its shapes; the tokenizer is copied into the run; RealFormer's residual
 //   attention trains on top of it.
+// - `compare MODEL_DIR MODEL_DIR --heads` names the model folder in its summary.
 // - Refusals: a sequence longer than the model's positions, Pre-LN, a folder without weights.
+// - A BertModel saved without its MLM head (tests/fixtures/hf-bertmodel): analyze makes no
+//   logit lens and says why; --heads and the logit-lens figure are refused naming the reason;
+//   its rollout-spread figure draws.
 #include "core/inspect/attention_inspector.h"
 #include "core/tokenizer/tokenizer.h"
 #include "tests/support/cli_process.h"
@@ -85,6 +89,42 @@ class TestCliModelFolder : public QObject {
     }
     // Nothing was written into the model's own (read-only) folder.
     QCOMPARE(QDir(m_model).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot).size(), 5);
+  }
+
+  // compare names the model folder the user gave, not the work folder its reports go to.
+  void compareNamesTheModelFolder() {
+    const auto r = runCli({"compare", m_model, m_model, "--heads", "--examples", "16", "--plain"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QString expected = "compared " + m_model + " (step 0) with " + m_model + " (step 0)";
+    QVERIFY2(r.out.contains(expected), qPrintable(r.out));
+    QVERIFY2(r.out.contains("/attnlab/models/"), qPrintable(r.out));  // where the files went
+  }
+
+  void aModelWithoutHeadSaysSo() {
+    const QString model = m_dir.path() + "/bertmodel-no-head";
+    QVERIFY(!tests::readOnlyCopy(QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/fixtures/hf-bertmodel"),
+                                 model)
+                 .isEmpty());
+    const auto analyzed = runCli({"analyze", model, "--plain", "--examples", "16"});
+    QVERIFY2(analyzed.exitCode == 0, qPrintable(analyzed.err));
+    QVERIFY2(analyzed.out.contains("lens: not made, the model has no MLM head"),
+             qPrintable(analyzed.out));
+    QVERIFY2(analyzed.out.contains("rollout layer 1"), qPrintable(analyzed.out));
+    const auto heads = runCli({"analyze", model, "--plain", "--examples", "16", "--heads"});
+    QVERIFY(heads.exitCode != 0);
+    QVERIFY2(heads.err.contains("--heads") && heads.err.contains("no MLM head") &&
+                 heads.err.contains("bertmodel-no-head"),
+             qPrintable(heads.err));
+    const QString png = m_dir.path() + "/lens.png";
+    const auto figure = runCli({"export", model, "--figure", "logit-lens", "--out", png});
+    QVERIFY(figure.exitCode != 0);
+    if (figure.err.contains("no figure rendering")) return;  // a headless build draws none
+    QVERIFY2(figure.err.contains("no MLM head"), qPrintable(figure.err));
+    // The figures beyond the weights that need no head draw from the model's report (they
+    // once asked a model folder for a run log).
+    const QString rollout = m_dir.path() + "/rollout.png";
+    const auto drawn = runCli({"export", model, "--figure", "rollout-spread", "--out", rollout});
+    QVERIFY2(drawn.exitCode == 0 && QFile(rollout).size() > 1000, qPrintable(drawn.err));
   }
 
   void initFromStartsFromTheWeights() {

@@ -5,6 +5,8 @@
 // probabilities, every hidden state and the MLM logits equal transformers' own (saved in
 // expected.safetensors) within 1e-5 in float32. Bad folders are refused by file and field.
 #include "core/errors/error.h"
+#include "core/inspect/attention_inspector.h"
+#include "core/inspect/gated_loss.h"
 #include "core/model/attention_capture.h"
 #include "core/pretrained/hf_bert_import.h"
 #include "core/pretrained/safetensors_file.h"
@@ -19,6 +21,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 using namespace attnlab::core;
 namespace fs = std::filesystem;
@@ -122,6 +125,44 @@ class TestHfBertImport : public QObject {
     captured(model, ids, capture);
     const QString layerDifference = firstLayerDifference(capture, expected, 2);
     QVERIFY2(layerDifference.isEmpty(), qPrintable(layerDifference));
+  }
+
+  // The same folder opened as a model (it has a WordPiece vocab.txt): attention, but no logit
+  // lens, and what needs the MLM loss refused naming the folder, never AttnLab's random head.
+  void aModelWithoutHeadHasNoLens() {
+    const fs::path folder = kFixture.parent_path() / "hf-bertmodel";
+    AttentionInspector inspector(folder);
+    QVERIFY(!inspector.hasMlmHead());
+    InspectOptions options;
+    options.lensTop = 5;
+    const Inspection r = inspector.inspect("The cat chased the bird up the tree.", options);
+    // transformers' AutoTokenizer on this folder gives these ids (make_fixture.py's vocab).
+    QCOMPARE(r.ids, (std::vector<std::int64_t>{2, 5, 7, 17, 5, 18, 13, 5, 14, 35, 3}));
+    QVERIFY(!r.hasMlmHead);
+    QVERIFY(!r.lens.has_value());
+    QCOMPARE(r.probabilities.size(0), 2);
+    const auto ids = torch::tensor(r.ids, torch::kLong).unsqueeze(0);
+    BatchRequest lens;
+    lens.lensPositions = torch::tensor({3}, torch::kLong);
+    lens.lensTargets = torch::tensor({17}, torch::kLong);
+    const auto refusedNamingTheFolder = [&](const std::function<void()>& call) {
+      try {
+        call();
+      } catch (const attnlab::DataError& e) {
+        const std::string what = e.what();
+        return what.find("no MLM head") == std::string::npos
+                   ? false
+                   : what.find(folder.string()) != std::string::npos;
+      }
+      return false;
+    };
+    QVERIFY(refusedNamingTheFolder([&] { inspector.captureBatch(ids, lens); }));
+    MaskedTargets masked;
+    masked.positions = torch::tensor({3}, torch::kLong);
+    masked.targets = torch::tensor({17}, torch::kLong);
+    QVERIFY(refusedNamingTheFolder([&] { inspector.gatedLoss(ids, masked, {}, false); }));
+    // The attention alone still works in a batch.
+    QCOMPARE(inspector.probabilitiesOf(ids).size(0), 2);
   }
 
   // The same BERT saved in three shards with their index: the same outputs.

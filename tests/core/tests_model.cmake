@@ -10,5 +10,5 @@ attnlab_add_qtest(core test_gated_loss LIBS attnlab_core_inspect)
 # Hugging Face safetensors files (issue 29): a file the real library wrote, broken ones refused.
 attnlab_add_qtest(core test_safetensors_file LIBS attnlab_core_pretrained)
 # A Hugging Face BertForMaskedLM read and run: attention, hidden states and logits against
-# transformers' own outputs (tests/fixtures/hf-bert).
-attnlab_add_qtest(core test_hf_bert_import LIBS attnlab_core_pretrained)
+# transformers' own outputs (tests/fixtures/hf-bert); a BertModel without head inspected.
+attnlab_add_qtest(core test_hf_bert_import LIBS attnlab_core_pretrained attnlab_core_inspect)

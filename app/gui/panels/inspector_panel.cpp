@@ -468,7 +468,8 @@ void InspectorPanel::requestMissing() {
   if (!m_frame) return;
   const bool needScores = m_view == InspectView::Scores && m_frame->scores.empty();
   // A frame of the weights alone is followed by the one with every view (extrasPending).
-  const bool needLens = lensShown() && !m_frame->lens && !m_frame->extrasPending;
+  const bool needLens =
+      lensShown() && m_frame->hasMlmHead && !m_frame->lens && !m_frame->extrasPending;
   const bool needMasks = m_asaBox->isChecked() && m_frame->hasAsa && !m_frame->asaMasks;
   if (needScores || needLens || needMasks) requestText(m_frame->text);
 }

@@ -18,6 +18,11 @@ const QString kCaption = QStringLiteral(
     "its probability (darker = more probable); bold: it is the position's own token. Click a "
     "token to mask it (again to unmask): its cells add the rank of the token that was there.");
 
+const QString kNoHeadCaption = QStringLiteral(
+    "Logit lens: none. This model has no MLM head (a BertModel or RobertaModel saved without "
+    "it), so there is no head to read the layers through. Its attention, rollout and norms are "
+    "the checkpoint's own.");
+
 }  // namespace
 
 LensPanel::LensPanel(QWidget* parent) : QWidget(parent) {
@@ -53,6 +58,7 @@ void LensPanel::setTheme(const widgets::Theme& theme) {
 }
 
 void LensPanel::setFrame(const InspectionFrame& frame) {
+  m_caption->setText(frame.hasMlmHead ? kCaption : kNoHeadCaption);
   m_model->setFrame(frame);
   fitColumns();
 }
