@@ -8,14 +8,18 @@
 #include "core/errors/error.h"
 #include "core/mechanisms/mechanism_names.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QDir>
+#include <QFileDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTimer>
 #include <QToolButton>
 
 #include <functional>
@@ -50,6 +54,26 @@ QString cliReason(const std::function<void()>& action) {
     return QString::fromStdString(e.reason());
   }
   return {};
+}
+
+/// Answers the next modal QFileDialog as a person does: goes to the folder `typed` and clicks
+/// the accepting button, or presses Escape when `typed` is empty. Polled every 10 ms (at most 5 s),
+/// since the click that opens the dialog runs the dialog's own event loop.
+void answerFileDialog(const QString& typed, int triesLeft = 500) {
+  QTimer::singleShot(10, [typed, triesLeft] {
+    auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+    if (dialog == nullptr) {
+      if (triesLeft > 0) answerFileDialog(typed, triesLeft - 1);
+      return;
+    }
+    if (typed.isEmpty()) {
+      QTest::keyClick(dialog, Qt::Key_Escape);
+      return;
+    }
+    dialog->setDirectory(typed);
+    auto* buttons = dialog->findChild<QDialogButtonBox*>();
+    QTest::mouseClick(buttons->button(QDialogButtonBox::Open), Qt::LeftButton);
+  });
 }
 
 QLineEdit* lineEdit(ConfigForm& form, const QString& path) {
@@ -89,6 +113,7 @@ class TestConfigForm : public QObject {
   void variantCheckboxRevealsItsOptions();
   void choiceVariantSwitchSetsItsChoice();
   void resetButtonRestoresTheDefault();
+  void browseFillsAFolderKey();
   void editedOnlyForThePersonsChanges();
 };
 
@@ -408,6 +433,34 @@ void TestConfigForm::resetButtonRestoresTheDefault() {
   QCOMPARE(lineEdit(form, QStringLiteral("model.layers"))->text(), QStringLiteral("4"));
   QCOMPARE(form.config().model.layers, core::RunConfig{}.model.layers);
   QTRY_VERIFY(!reset->isVisible());
+}
+
+// model.init_from's Browse… opens a folder dialog; the folder typed there and confirmed with
+// Return fills the field and the configuration. Cancelled, the field keeps its text.
+void TestConfigForm::browseFillsAFolderKey() {
+  ConfigForm form;
+  form.setConfig(tiny());
+  form.show();
+  form.showSection(QStringLiteral("model"));
+  QVERIFY(QTest::qWaitForWindowExposed(&form));
+  QVERIFY(form.findChild<QToolButton*>(QStringLiteral("browse:model.layers")) == nullptr);
+  auto* browse = form.findChild<QToolButton*>(QStringLiteral("browse:model.init_from"));
+  QVERIFY(browse != nullptr && browse->isVisible());
+  const QString folder =
+      QDir(QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/fixtures/hf-bertmodel")).canonicalPath();
+  answerFileDialog(folder);
+  QTest::mouseClick(browse, Qt::LeftButton);
+  QCOMPARE(lineEdit(form, QStringLiteral("model.init_from"))->text(), folder);
+  QCOMPARE(QString::fromStdString(form.config().model.initFrom), folder);
+  // ATTNLAB_FORM_SHOT=FILE.png: the Model page as filled, to look at.
+  if (const QByteArray shot = qgetenv("ATTNLAB_FORM_SHOT"); !shot.isEmpty()) {
+    form.resize(900, 420);
+    form.focusKey(QStringLiteral("model.init_from"));
+    QVERIFY(form.grab().save(QString::fromLocal8Bit(shot)));
+  }
+  answerFileDialog(QString());
+  QTest::mouseClick(browse, Qt::LeftButton);
+  QCOMPARE(lineEdit(form, QStringLiteral("model.init_from"))->text(), folder);
 }
 
 void TestConfigForm::editedOnlyForThePersonsChanges() {

@@ -7,6 +7,8 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
 #include <QFrame>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -31,6 +33,11 @@ namespace {
 using core::ConfigKey;
 using core::ConfigType;
 using core::ConfigValue;
+
+/// Keys whose value is a folder on this machine: their field gets a Browse… button.
+bool isFolderKey(const QString& path) {
+  return path == QLatin1String("model.init_from") || path == QLatin1String("data.cache_dir");
+}
 
 /// The section whose keys and sub-sections are the attention mechanisms of the papers.
 /// Every mechanism is found from the schema below it; only the root is named here.
@@ -144,6 +151,7 @@ struct ConfigForm::Field {
   QComboBox* combo = nullptr;
   QLabel* error = nullptr;
   QToolButton* reset = nullptr;
+  QToolButton* browse = nullptr;  ///< folder keys (isFolderKey) only
   Variant* variant = nullptr;
   /// The parsed value, when the field's own checks pass.
   std::optional<ConfigValue> value;
@@ -286,6 +294,7 @@ ConfigForm::Field* ConfigForm::createField(const QString& path) {
   f->editor->setToolTip(tooltipFor(*f->key));
   createErrorLabel(*f);
   createResetButton(*f);
+  if (f->line && isFolderKey(path)) createBrowseButton(*f);
   return f;
 }
 
@@ -376,6 +385,22 @@ void ConfigForm::createResetButton(Field& f) {
   });
 }
 
+void ConfigForm::createBrowseButton(Field& f) {
+  Field* field = &f;
+  f.browse = new QToolButton(this);
+  f.browse->setObjectName(QStringLiteral("browse:") + f.path);
+  f.browse->setText(QStringLiteral("Browse…"));
+  f.browse->setToolTip(QStringLiteral("Choose the folder for ") + f.path);
+  connect(f.browse, &QToolButton::clicked, this, [this, field] {
+    const QString now = field->line->text().trimmed();
+    const QString dir = QFileDialog::getExistingDirectory(
+        this, QStringLiteral("Folder for ") + field->path, now.isEmpty() ? QDir::homePath() : now);
+    if (dir.isEmpty()) return;  // cancelled: the field keeps what it had
+    field->line->setText(QDir::toNativeSeparators(dir));
+    field->line->setFocus();
+  });
+}
+
 void ConfigForm::addFieldRow(QGridLayout* grid, int& row, Field& f, bool withLabel) {
   QWidget* parent = grid->parentWidget();
   if (withLabel) {
@@ -399,6 +424,11 @@ void ConfigForm::addFieldRow(QGridLayout* grid, int& row, Field& f, bool withLab
   if (f.line || f.lines) {
     f.editor->setMaximumWidth(f.lines ? 520 : 360);
     editorRow->addWidget(f.editor, 1);
+    if (f.browse) {
+      f.browse->setParent(cell);
+      editorRow->addWidget(f.browse);
+      m_focusOrder.push_back(f.browse);  // Tab from the field reaches its Browse… button
+    }
   } else {
     editorRow->addWidget(f.editor);
   }

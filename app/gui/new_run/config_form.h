@@ -105,6 +105,7 @@ class ConfigForm : public QWidget {
   void createChoiceEditor(Field& field);
   void createErrorLabel(Field& field);
   void createResetButton(Field& field);
+  void createBrowseButton(Field& field);
   void writeField(Field& field, const core::ConfigValue& value);
   void parseField(Field& field);
   void onFieldChanged(Field& field);
