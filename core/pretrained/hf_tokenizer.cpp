@@ -2,6 +2,7 @@
 
 #include "core/errors/error.h"
 #include "core/tokenizer/byte_level_bpe_tokenizer.h"
+#include "core/tokenizer/fairseq_sentencepiece_tokenizer.h"
 #include "core/tokenizer/sentencepiece_tokenizer.h"
 #include "core/tokenizer/wordpiece_tokenizer.h"
 
@@ -339,6 +340,77 @@ std::unique_ptr<Tokenizer> bpeFromJson(const json& doc, const fs::path& file,
   }
 }
 
+// XLM-R (model.type Unigram): the SentencePiece model beside tokenizer.json, read with fairseq's
+// ids. What tokenizer.json says is checked against what that reading does: SentencePiece's
+// normaliser (Precompiled, with the Strip and Replace that stand for its whitespace rules) and
+// Metaspace with a "▁" before every stretch of text, and
+// its vocabulary the model's pieces one id up behind <s> <pad> </s> <unk>.
+void checkUnigramPipeline(const json& doc, const fs::path& file) {
+  const std::string normalizer = typeOf(doc, "normalizer");
+  bool normalizerOk = normalizer == "Precompiled";
+  if (normalizer == "Sequence") {
+    normalizerOk = true;
+    for (const auto& n : doc["normalizer"].value("normalizers", json::array())) {
+      const std::string t = n.is_object() ? n.value("type", "?") : "?";
+      normalizerOk = normalizerOk && (t == "Precompiled" || t == "Replace" || t == "Strip");
+    }
+  }
+  if (!normalizerOk)
+    throw DataError(file.string(), "normalizer.type \"" + normalizer +
+                                       "\" is not supported for Unigram (SentencePiece's own, "
+                                       "Precompiled, is)");
+  const json& pre = doc.contains("pre_tokenizer") ? doc["pre_tokenizer"] : json();
+  const bool metaspace =
+      typeOf(doc, "pre_tokenizer") == "Metaspace" && pre.value("replacement", "") == "\u2581" &&
+      (pre.value("prepend_scheme", "") == "always" || pre.value("add_prefix_space", false));
+  if (!metaspace)
+    throw DataError(file.string(),
+                    "pre_tokenizer: only Metaspace with \"\u2581\" before every "
+                    "word (prepend_scheme \"always\") is supported for Unigram");
+}
+
+std::unique_ptr<Tokenizer> unigramFromJson(const json& doc, const fs::path& file,
+                                           const FolderConfig& config) {
+  const fs::path model = file.parent_path() / "sentencepiece.bpe.model";
+  if (!fs::exists(model))
+    throw DataError(file.string(),
+                    "model.type \"Unigram\" is read through XLM-R's SentencePiece model, "
+                    "sentencepiece.bpe.model, which the folder lacks (other Unigram layouts, "
+                    "ALBERT's and T5's spiece.model, are not supported)");
+  checkUnigramPipeline(doc, file);
+  auto pieces = SentencePieceTokenizer::loadForeign(model);
+  const json vocab = doc["model"].value("vocab", json());
+  const int offset = FairseqSentencePieceTokenizer::kIdOffset;
+  const int n = pieces.vocabSize();
+  const auto pieceAt = [&](int id) {
+    const json& e = vocab.at(static_cast<std::size_t>(id));
+    return e.is_array() && !e.empty() && e[0].is_string() ? e[0].get<std::string>() : "?";
+  };
+  if (!vocab.is_array() || static_cast<int>(vocab.size()) < n + offset)
+    throw DataError(file.string(), "model.vocab: not a list of " + std::to_string(n + offset) +
+                                       " or more [piece, score] pairs (" + model.string() +
+                                       " has " + std::to_string(n) + " pieces)");
+  // The model's pieces one id up (its first three, <unk> <s> </s>, are fairseq's own); the
+  // first 2,000 and the last 100 checked, which a different model or offset cannot pass.
+  for (int id = 3; id < n; id = (id == 2000 && n > 2100) ? n - 100 : id + 1) {
+    if (pieceAt(id + offset) != pieces.idToPiece(id))
+      throw DataError(file.string(), "model.vocab[" + std::to_string(id + offset) + "] is \"" +
+                                         pieceAt(id + offset) + "\", but piece " +
+                                         std::to_string(id) + " of " + model.string() + " is \"" +
+                                         pieces.idToPiece(id) + "\" (not fairseq's layout)");
+  }
+  PieceIds named;
+  for (int id = 0; id < static_cast<int>(vocab.size()); ++id)
+    if (id < 4 || id >= n + offset) named[pieceAt(id)] = id;
+  auto added = tokenizerJsonAdded(doc, file);
+  const auto special =
+      resolveSpecialIds(specialEntries(config, TokenizerKind::ByteLevelBpe), named, added, file);
+  if (special.bos != 0 || special.pad != 1 || special.eos != 2 || special.unk != 3)
+    throw DataError(file.string(), "<s> <pad> </s> <unk> are not ids 0 1 2 3 (fairseq's layout)");
+  return std::make_unique<FairseqSentencePieceTokenizer>(
+      std::move(pieces), std::move(added), special, static_cast<int>(vocab.size()), file);
+}
+
 std::unique_ptr<Tokenizer> fromTokenizerJson(const fs::path& file, const FolderConfig& config) {
   const json doc = readJson(file);
   if (!doc.is_object() || !doc.contains("model") || !doc["model"].is_object()) {
@@ -347,8 +419,10 @@ std::unique_ptr<Tokenizer> fromTokenizerJson(const fs::path& file, const FolderC
   const std::string type = typeOf(doc, "model");
   if (type == "WordPiece") return wordPieceFromJson(doc, file, config);
   if (type == "BPE") return bpeFromJson(doc, file, config);
-  throw DataError(file.string(), "model.type \"" + type +
-                                     "\" is not supported (WordPiece and byte-level BPE are)");
+  if (type == "Unigram") return unigramFromJson(doc, file, config);
+  throw DataError(file.string(),
+                  "model.type \"" + type +
+                      "\" is not supported (WordPiece, byte-level BPE and XLM-R's Unigram are)");
 }
 
 std::vector<std::string> readLines(const fs::path& file) {

@@ -21,9 +21,15 @@ namespace fs = std::filesystem;
 namespace {
 
 // The files a Hugging Face folder's tokenizer is read from (core/pretrained/hf_tokenizer.h).
-constexpr const char* kTokenizerFiles[] = {
-    "tokenizer.json",         "vocab.txt", "vocab.json", "merges.txt", "tokenizer_config.json",
-    "special_tokens_map.json"};
+// The SentencePiece models: XLM-R's (read with tokenizer.json) and an AttnLab export's.
+constexpr const char* kTokenizerFiles[] = {"tokenizer.json",
+                                           "vocab.txt",
+                                           "vocab.json",
+                                           "merges.txt",
+                                           "tokenizer_config.json",
+                                           "special_tokens_map.json",
+                                           "sentencepiece.bpe.model",
+                                           "tokenizer.model"};
 
 std::string bytesOf(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);

@@ -46,7 +46,7 @@ void SentencePieceTokenizer::Release::operator()(attnlab_spb_processor* p) const
 }
 
 SentencePieceTokenizer::SentencePieceTokenizer(std::shared_ptr<attnlab_spb_processor> processor,
-                                               std::filesystem::path path)
+                                               std::filesystem::path path, bool attnlabSpecials)
     : m_processor(std::move(processor)), m_path(std::move(path)) {
   const auto& pieces = specialPieces();
   m_special.pad = pieceToId(pieces[0]);
@@ -54,7 +54,7 @@ SentencePieceTokenizer::SentencePieceTokenizer(std::shared_ptr<attnlab_spb_proce
   m_special.eos = pieceToId(pieces[2]);
   m_special.mask = pieceToId(pieces[3]);
   m_special.unk = pieceToId(pieces[4]);
-  if (m_special.mask == m_special.unk) {
+  if (attnlabSpecials && m_special.mask == m_special.unk) {
     throw TokenizerError(m_path.string(),
                          "the model has no <mask> piece; it was not trained by AttnLab (train a "
                          "new tokenizer, or add <mask> as a user-defined symbol)");
@@ -114,7 +114,9 @@ void SentencePieceTokenizer::train(const TokenizerTrainOptions& o) {
   }
 }
 
-SentencePieceTokenizer SentencePieceTokenizer::load(const std::filesystem::path& modelPath) {
+namespace {
+
+attnlab_spb_processor* loadProcessor(const std::filesystem::path& modelPath) {
   const auto& api = SentencePieceLibrary::api();
   std::array<char, kErrCap> err{};
   attnlab_spb_processor* raw = api.load(modelPath.c_str(), err.data(), err.size());
@@ -122,7 +124,20 @@ SentencePieceTokenizer SentencePieceTokenizer::load(const std::filesystem::path&
     throw TokenizerError(modelPath.string(),
                          std::string("cannot load the SentencePiece model: ") + err.data());
   }
-  return SentencePieceTokenizer(std::shared_ptr<attnlab_spb_processor>(raw, Release{}), modelPath);
+  return raw;
+}
+
+}  // namespace
+
+SentencePieceTokenizer SentencePieceTokenizer::load(const std::filesystem::path& modelPath) {
+  return SentencePieceTokenizer(
+      std::shared_ptr<attnlab_spb_processor>(loadProcessor(modelPath), Release{}), modelPath);
+}
+
+SentencePieceTokenizer SentencePieceTokenizer::loadForeign(const std::filesystem::path& modelPath) {
+  return SentencePieceTokenizer(
+      std::shared_ptr<attnlab_spb_processor>(loadProcessor(modelPath), Release{}), modelPath,
+      false);
 }
 
 std::vector<int> SentencePieceTokenizer::encode(std::string_view text) const {

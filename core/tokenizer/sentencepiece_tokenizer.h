@@ -51,6 +51,10 @@ class SentencePieceTokenizer final : public Tokenizer {
   static void train(const TokenizerTrainOptions& options);
   /// Loads a .model file; throws TokenizerError naming the path when it fails.
   static SentencePieceTokenizer load(const std::filesystem::path& modelPath);
+  /// Loads another project's .model (XLM-R's sentencepiece.bpe.model) without AttnLab's
+  /// special pieces: its own ids, <unk> <s> </s> where it has them (specialIds().mask is
+  /// its <unk>). For FairseqSentencePieceTokenizer, which lays the ids out as fairseq does.
+  static SentencePieceTokenizer loadForeign(const std::filesystem::path& modelPath);
 
   std::vector<int> encode(std::string_view text) const override;
   std::string decode(std::span<const int> ids) const override;
@@ -66,7 +70,7 @@ class SentencePieceTokenizer final : public Tokenizer {
     void operator()(attnlab_spb_processor* p) const noexcept;
   };
   SentencePieceTokenizer(std::shared_ptr<attnlab_spb_processor> processor,
-                         std::filesystem::path path);
+                         std::filesystem::path path, bool attnlabSpecials = true);
 
   std::shared_ptr<attnlab_spb_processor> m_processor;
   std::filesystem::path m_path;

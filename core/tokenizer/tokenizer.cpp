@@ -10,6 +10,8 @@ std::string_view tokenizerKindName(TokenizerKind kind) {
       return "wordpiece";
     case TokenizerKind::ByteLevelBpe:
       return "byte-level-bpe";
+    case TokenizerKind::FairseqSentencePiece:
+      return "sentencepiece-fairseq";
   }
   return "unknown";
 }

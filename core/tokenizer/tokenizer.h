@@ -23,9 +23,10 @@ struct SpecialTokenIds {
   int unk = 4;   ///< unknown (<unk>, [UNK])
 };
 
-enum class TokenizerKind { SentencePiece, WordPiece, ByteLevelBpe };
+/// FairseqSentencePiece: a SentencePiece model read with fairseq's id layout (XLM-R's).
+enum class TokenizerKind { SentencePiece, WordPiece, ByteLevelBpe, FairseqSentencePiece };
 
-/// "sentencepiece", "wordpiece", "byte-level-bpe".
+/// "sentencepiece", "wordpiece", "byte-level-bpe", "sentencepiece-fairseq".
 std::string_view tokenizerKindName(TokenizerKind kind);
 
 class Tokenizer {

@@ -7,6 +7,8 @@
 //   tokenizer.json), the attention transformers' own (output_attentions, RoBERTa's positions
 //   from pad_token_id + 1) within 1e-5 where transformers is installed for ATTNLAB_HF_PYTHON
 //   (tests/app/model_folder_check.py; that part skipped, saying why, where it is not).
+// - XLM-R (tests/fixtures/hf-xlmr-wordnet, SentencePiece with fairseq's ids): inspect against
+//   `tokenizers` and transformers as above, and a run started from it.
 // - `analyze` and `probe coref MODEL_DIR` write into the work folder under $XDG_DATA_HOME.
 // - `train --set model.init_from=MODEL_DIR` with a learning rate of 1e-30 computes the
 //   folder's attention, with its byte-level tokenizer copied into the run.
@@ -43,6 +45,7 @@ namespace {
 
 const QString kRoberta = QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/fixtures/hf-roberta-wordnet");
 const QString kBert = QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/fixtures/hf-bert-wordnet");
+const QString kXlmr = QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/fixtures/hf-xlmr-wordnet");
 const QString kHfPython = QStringLiteral(ATTNLAB_HF_PYTHON);
 const QString kCheck = QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/app/model_folder_check.py");
 // A leading word (no space before it: no "Ġ"), punctuation, accents, an emoji (four bytes,
@@ -106,6 +109,39 @@ class TestCliRobertaFolder : public QObject {
     qInfo().noquote() << check.out.trimmed();
     QVERIFY2(check.exitCode == 0, qPrintable(check.out + check.err));
     QVERIFY2(check.out.contains("<s> ... </s>"), qPrintable(check.out));
+  }
+
+  // XLM-R (tests/fixtures/hf-xlmr-wordnet: its SentencePiece model with fairseq's ids):
+  // inspect's ids equal what `tokenizers` makes of its tokenizer.json, its attention
+  // transformers'; a run started from it at a learning rate of 1e-30 computes the same.
+  void xlmRobertaInspectsAndStartsARun() {
+    const QString xlmr = tests::readOnlyCopy(kXlmr, m_dir.path() + "/xlmr-wordnet");
+    QVERIFY(!xlmr.isEmpty());
+    const QString out = m_dir.path() + "/inspect-xlmr.h5";
+    const auto r = runCli({"inspect", xlmr, "--text", kText, "--out", out});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const auto check = runProcess(kHfPython, {kCheck, xlmr, out, kText});
+    if (check.exitCode != 3 && !(check.exitCode == -1 && check.err.contains("No such file"))) {
+      qInfo().noquote() << check.out.trimmed();
+      QVERIFY2(check.exitCode == 0 && check.out.contains("<s> ... </s>"),
+               qPrintable(check.out + check.err));
+    }
+    const QString run = m_dir.path() + "/from-xlmr";
+    const auto trained = runCli(initFromArguments(xlmr, run, 2) +
+                                QStringList{"--set", "optimizer.learning_rate=1e-30"});
+    QVERIFY2(trained.exitCode == 0, qPrintable(trained.err + trained.out));
+    QVERIFY(QFile::exists(run + "/tokenizer/sentencepiece.bpe.model"));
+    core::AttentionInspector pretrained(xlmr.toStdString());
+    core::AttentionInspector started(lastCheckpointOf(run).toStdString());
+    QCOMPARE(started.tokenizer().kind(), core::TokenizerKind::FairseqSentencePiece);
+    const auto a = pretrained.inspect(kText.toStdString());
+    const auto b = started.inspect(kText.toStdString());
+    QCOMPARE(a.ids, b.ids);
+    const double worst = (a.probabilities - b.probabilities).abs().max().item<double>();
+    QVERIFY2(worst < 1e-6, qPrintable(QString::number(worst)));
+    if (check.exitCode == 3 || check.exitCode == -1)
+      QSKIP(qPrintable("the tokenizers library is not installed for " + kHfPython +
+                       ": the ids were not compared (" + check.out + check.err + ")"));
   }
 
   void analyzeAndProbeWriteIntoTheWorkFolder() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference ids from Hugging Face's `tokenizers` for core_test_hf_tokenizers.
 
-Usage: hf_tokenizer_reference.py GLOSSES HARD_CASES OUT_DIR
+Usage: hf_tokenizer_reference.py GLOSSES HARD_CASES OUT_DIR [XLMR_FOLDER]
 
 Trains, with the real `tokenizers` library, on the WordNet glosses (one per line):
   bert-uncased  WordPiece, BertNormalizer(lowercase, strip accents), ~3000 tokens
@@ -11,7 +11,9 @@ Each is saved twice: OUT_DIR/<name> (tokenizer.json, the vocab files and the con
 transformers' save_pretrained writes them) and OUT_DIR/<name>-vocab (the same without
 tokenizer.json). Then the ids `tokenizers` gives (no special tokens added) for every line:
 OUT_DIR/<name>.glosses.ids (bert-uncased and roberta) and OUT_DIR/<name>.hard.ids, one line of
-space-separated ids per input line. OUT_DIR/hard.txt holds the hard cases with their \\u{XXXX}
+space-separated ids per input line. With XLMR_FOLDER (tests/fixtures/hf-xlmr-wordnet, whose
+tokenizer.json transformers made from its SentencePiece model), the ids its tokenizer.json
+gives: OUT_DIR/xlmr.glosses.ids and OUT_DIR/xlmr.hard.ids. OUT_DIR/hard.txt holds the hard cases with their \\u{XXXX}
 escapes expanded (lines starting with "#" and empty lines dropped), '\\n'-separated.
 """
 import json
@@ -20,7 +22,7 @@ import re
 import shutil
 import sys
 
-from tokenizers import AddedToken
+from tokenizers import AddedToken, Tokenizer
 from tokenizers.implementations import BertWordPieceTokenizer, ByteLevelBPETokenizer
 
 VOCAB_SIZE = 3000
@@ -154,6 +156,11 @@ def main():
         if name != "bert-cased":
             write_ids(os.path.join(out_dir, name + ".glosses.ids"),
                       inner.encode_batch(glosses, add_special_tokens=False))
+    if len(sys.argv) > 4:
+        xlmr = Tokenizer.from_file(os.path.join(sys.argv[4], "tokenizer.json"))
+        for lines, what in ((glosses, "glosses"), (hard, "hard")):
+            write_ids(os.path.join(out_dir, "xlmr." + what + ".ids"),
+                      xlmr.encode_batch(lines, add_special_tokens=False))
     print("hf_tokenizer_reference: %d glosses, %d hard cases, in %s" %
           (len(glosses), len(hard), out_dir))
 
