@@ -8,10 +8,12 @@
 // existing folder is kept without --force; a RealFormer run is refused naming attention.residual.
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/config/config_loader.h"
+#include "core/inspect/attention_inspector.h"
 #include "core/model/masked_lm.h"
 #include "core/pretrained/safetensors_writer.h"
 #include "core/tokenizer/sentencepiece_tokenizer.h"
 #include "tests/support/cli_process.h"
+#include "tests/support/model_folder_runs.h"
 #include "tests/support/small_run_toml.h"
 #include "tests/support/tiny_corpus.h"
 
@@ -168,6 +170,25 @@ class TestCliExportModel : public QObject {
     const auto bad = check("transformers", {"--perturb"});
     QVERIFY2(bad.exitCode == 1 && bad.out.contains("logits: MISMATCH"),
              qPrintable(bad.out + bad.err));
+  }
+
+  // The exported folder is a model to start from: model.init_from copies its SentencePiece
+  // model with its tokenizer.json, and at a learning rate of 1e-30 the new run computes the
+  // export's attention.
+  void aRunStartsFromTheExport() {
+    const QString run = m_dir.filePath("from-export");
+    const auto r = runCli(attnlab::tests::initFromArguments(m_out, run, 2) +
+                          QStringList{"--set", "optimizer.learning_rate=1e-30"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+    QVERIFY(QFile::exists(run + "/tokenizer/tokenizer.model"));
+    attnlab::core::AttentionInspector exported(m_out.toStdString());
+    attnlab::core::AttentionInspector started(attnlab::tests::lastCheckpointOf(run).toStdString());
+    const std::string text = "the cat sat on the mat";
+    const auto a = exported.inspect(text);
+    const auto b = started.inspect(text);
+    QCOMPARE(a.ids, b.ids);
+    const double worst = (a.probabilities - b.probabilities).abs().max().item<double>();
+    QVERIFY2(worst < 1e-6, qPrintable(QString::number(worst)));
   }
 
   void existingFolderKeptWithoutForce() {
