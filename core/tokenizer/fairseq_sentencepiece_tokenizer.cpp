@@ -17,6 +17,7 @@ FairseqSentencePieceTokenizer::FairseqSentencePieceTokenizer(SentencePieceTokeni
   for (const auto& t : added) {
     m_addedByContent.emplace(t.content, t.id);
     m_addedById.emplace(t.id, t.content);
+    if (t.special) m_specialIds.insert(t.id);
   }
   m_matcher = AddedTokenMatcher(std::move(added));
 }
@@ -43,7 +44,8 @@ std::vector<int> FairseqSentencePieceTokenizer::encode(std::string_view text) co
 }
 
 std::string FairseqSentencePieceTokenizer::decode(std::span<const int> ids) const {
-  // Runs of the model's pieces decode through SentencePiece; added tokens are their text.
+  // Runs of the model's pieces decode through SentencePiece; added tokens are their text,
+  // special ones (<s>, </s>, <pad>, <mask>) left out as the other tokenizers leave them.
   std::string out;
   std::vector<int> run;
   const auto flush = [&] {
@@ -51,7 +53,9 @@ std::string FairseqSentencePieceTokenizer::decode(std::span<const int> ids) cons
     run.clear();
   };
   for (const int id : ids) {
-    if (const auto it = m_addedById.find(id); it != m_addedById.end()) {
+    if (m_specialIds.count(id) != 0) {
+      flush();
+    } else if (const auto it = m_addedById.find(id); it != m_addedById.end()) {
       flush();
       out += it->second;
     } else if (id >= kIdOffset && id - kIdOffset < m_pieces.vocabSize()) {

@@ -13,6 +13,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -32,6 +33,7 @@ class FairseqSentencePieceTokenizer final : public Tokenizer {
                                 SpecialTokenIds special, int vocabSize, std::filesystem::path file);
 
   std::vector<int> encode(std::string_view text) const override;
+  /// The text of `ids`, special tokens left out.
   std::string decode(std::span<const int> ids) const override;
   int pieceToId(std::string_view piece) const override;
   std::string idToPiece(int id) const override;
@@ -48,6 +50,7 @@ class FairseqSentencePieceTokenizer final : public Tokenizer {
   AddedTokenMatcher m_matcher;
   std::map<std::string, int, std::less<>> m_addedByContent;
   std::map<int, std::string> m_addedById;
+  std::set<int> m_specialIds;  ///< added tokens marked special: left out by decode()
   SpecialTokenIds m_special;
   int m_vocabSize = 0;
   std::filesystem::path m_file;

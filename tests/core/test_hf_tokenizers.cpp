@@ -198,6 +198,9 @@ class TestHfTokenizers : public QObject {
              (std::vector<int>{0, 1, 2, 3, 2001}));
     QCOMPARE(t->idToPiece(s.mask), std::string("<mask>"));
     QCOMPARE(t->pieceToId("no such piece"), s.unk);
+    const std::vector<int> ids = {s.bos, t->pieceToId("\u2581the"), t->pieceToId("\u2581cat"),
+                                  s.eos};
+    QCOMPARE(t->decode(ids), std::string("the cat"));
     std::vector<double> scores;
     std::ifstream json(folder / "tokenizer.json");
     for (const auto& entry : nlohmann::json::parse(json)["model"]["vocab"])
