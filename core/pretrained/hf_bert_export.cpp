@@ -4,6 +4,8 @@
 #include "core/config/config_loader.h"
 #include "core/errors/error.h"
 #include "core/pretrained/hf_bert_names.h"
+#include "core/pretrained/hf_tokenizer.h"
+#include "core/pretrained/pretrained_folder.h"
 #include "core/pretrained/safetensors_writer.h"
 #include "core/runtime/remove_tree.h"
 
@@ -347,8 +349,28 @@ std::map<std::string, at::Tensor> modelParameters(const CheckpointData& data) {
   return p;
 }
 
+/// A run started from a pretrained model (model.init_from) keeps that model's tokenizer in
+/// <run>/tokenizer/, already in Hugging Face's format: its files are copied as they are, after
+/// checking they read back with as many pieces as the model has embeddings, or fewer.
+void writeRunsPretrainedTokenizer(const fs::path& tmp, const HfExportOptions& o,
+                                  const RunConfig& config, const CheckpointData& data,
+                                  HfExportResult& result) {
+  const fs::path folder = o.checkpoint.parent_path().parent_path() / "tokenizer";
+  const auto tokenizer = loadHuggingFaceTokenizer(folder);
+  const auto bert = hfBertTensorsOf(modelParameters(data), config.model, result.leftOut);
+  const auto rows = bert.at("bert.embeddings.word_embeddings.weight").size(0);
+  if (tokenizer->vocabSize() > rows)
+    throw DataError(folder.string(), std::to_string(tokenizer->vocabSize()) +
+                                         " pieces, the model has " + std::to_string(rows) +
+                                         " token embeddings: not the run's tokenizer");
+  copyPretrainedTokenizer(folder, tmp);
+  writeHfBertModel(tmp, bert, config.model, static_cast<int>(rows), tokenizer->specialIds().pad);
+}
+
 void writeFolder(const fs::path& tmp, const HfExportOptions& o, const RunConfig& config,
                  const CheckpointData& data, HfExportResult& result) {
+  if (!config.model.initFrom.empty() && o.tokenizerModel.empty())
+    return writeRunsPretrainedTokenizer(tmp, o, config, data, result);
   const fs::path spPath = tokenizerOf(o, data);
   const SentencePieceModelFile sp = readSentencePieceModel(spPath);
   const auto bert = hfBertTensorsOf(modelParameters(data), config.model, result.leftOut);

@@ -9,6 +9,8 @@
 //   (tests/app/model_folder_check.py; that part skipped, saying why, where it is not).
 // - XLM-R (tests/fixtures/hf-xlmr-wordnet, SentencePiece with fairseq's ids): inspect against
 //   `tokenizers` and transformers as above, and a run started from it.
+// - A run started from a folder exports (export-model) with that folder's tokenizer files:
+//   read back, and by tokenizers/transformers where installed, it computes the run's attention.
 // - `analyze` and `probe coref MODEL_DIR` write into the work folder under $XDG_DATA_HOME.
 // - `train --set model.init_from=MODEL_DIR` with a learning rate of 1e-30 computes the
 //   folder's attention, with its byte-level tokenizer copied into the run.
@@ -52,6 +54,29 @@ const QString kCheck = QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/app/model_folde
 // no merges) and " <mask>" (the special token, found before the byte-level split).
 const QString kText = QStringLiteral(
     "Naïve readers say: the café's crème brûlée \U0001F642 was <mask> good, honestly!");
+
+// `run` (started from a pretrained folder) exported with export-model: the export keeps the
+// folder's tokenizer files, AttnLab reads it back computing the run's attention (ids equal,
+// within 1e-6), and where `tokenizers` (and transformers) are installed for ATTNLAB_HF_PYTHON
+// they give the same ids (and attention). Empty when all holds, else what failed.
+QString checkExportOf(const QString& run, const QString& out, const QString& text) {
+  const auto exported = runCli({"export-model", run, "--out", out});
+  if (exported.exitCode != 0) return "export-model: " + exported.err;
+  core::AttentionInspector back(out.toStdString());
+  core::AttentionInspector started(lastCheckpointOf(run).toStdString());
+  const auto a = back.inspect(text.toStdString());
+  const auto b = started.inspect(text.toStdString());
+  if (a.ids != b.ids) return "the exported folder's ids differ from the run's";
+  const double worst = (a.probabilities - b.probabilities).abs().max().item<double>();
+  if (worst > 1e-6) return "attention differs by " + QString::number(worst);
+  const QString h5 = out + ".inspect.h5";
+  const auto inspected = runCli({"inspect", out, "--text", text, "--out", h5});
+  if (inspected.exitCode != 0) return "inspect: " + inspected.err;
+  const auto check = runProcess(kHfPython, {kCheck, out, h5, text});
+  if (check.exitCode == 3 || check.exitCode == -1) return {};  // no tokenizers: said elsewhere
+  qInfo().noquote() << "export of" << run << ":" << check.out.trimmed();
+  return check.exitCode == 0 ? QString() : check.out + check.err;
+}
 
 // What a checkpoint holds against the folder's network: the largest difference over the
 // pretrained parameters, and the names of its parameters the folder lacks.
@@ -139,6 +164,9 @@ class TestCliRobertaFolder : public QObject {
     QCOMPARE(a.ids, b.ids);
     const double worst = (a.probabilities - b.probabilities).abs().max().item<double>();
     QVERIFY2(worst < 1e-6, qPrintable(QString::number(worst)));
+    const QString problem = checkExportOf(run, m_dir.path() + "/from-xlmr-hf", kText);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    QVERIFY(QFile::exists(m_dir.path() + "/from-xlmr-hf/sentencepiece.bpe.model"));
     if (check.exitCode == 3 || check.exitCode == -1)
       QSKIP(qPrintable("the tokenizers library is not installed for " + kHfPython +
                        ": the ids were not compared (" + check.out + check.err + ")"));
@@ -181,6 +209,9 @@ class TestCliRobertaFolder : public QObject {
     QVERIFY2(weights.missing.isEmpty(), qPrintable(weights.missing.join(", ")));
     QVERIFY2(weights.extra.isEmpty(), qPrintable(weights.extra.join(", ")));
     QVERIFY2(weights.worst < 1e-6, qPrintable(QString::number(weights.worst)));
+    // Exported, it keeps RoBERTa's byte-level tokenizer and computes the run's attention.
+    const QString problem = checkExportOf(run, m_dir.path() + "/from-roberta-hf", kText);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
   }
 
   void aMechanismTrainsOnTopOfIt_data() {
