@@ -181,7 +181,6 @@ void addPruning(core::AttentionInspector& inspector, const std::vector<MaskedBat
 HeadReport analyseHeads(core::AttentionInspector& inspector, EvaluationSet& set,
                         const HeadAnalysisOptions& options, const AnalysisProgress& progress,
                         const std::atomic<bool>* cancel) {
-  inspector.requireMlmHead("head importance, ablation and pruning (the MLM loss)");
   HeadReport report;
   report.layers = inspector.config().model.layers;
   report.heads = inspector.config().model.heads;

@@ -349,41 +349,47 @@ std::map<std::string, at::Tensor> modelParameters(const CheckpointData& data) {
   return p;
 }
 
-/// A run started from a pretrained model (model.init_from) keeps that model's tokenizer in
-/// <run>/tokenizer/, already in Hugging Face's format: its files are copied as they are, after
-/// checking they read back with as many pieces as the model has embeddings, or fewer.
-void writeRunsPretrainedTokenizer(const fs::path& tmp, const HfExportOptions& o,
-                                  const RunConfig& config, const CheckpointData& data,
-                                  HfExportResult& result) {
-  const fs::path folder = o.checkpoint.parent_path().parent_path() / "tokenizer";
-  const auto tokenizer = loadHuggingFaceTokenizer(folder);
-  const auto bert = hfBertTensorsOf(modelParameters(data), config.model, result.leftOut);
-  const auto rows = bert.at("bert.embeddings.word_embeddings.weight").size(0);
-  if (tokenizer->vocabSize() > rows)
-    throw DataError(folder.string(), std::to_string(tokenizer->vocabSize()) +
-                                         " pieces, the model has " + std::to_string(rows) +
-                                         " token embeddings: not the run's tokenizer");
-  copyPretrainedTokenizer(folder, tmp);
-  writeHfBertModel(tmp, bert, config.model, static_cast<int>(rows), tokenizer->specialIds().pad);
+/// "N pieces, the model has M token embeddings": a tokenizer that is not the run's.
+DataError notTheRunsTokenizer(const fs::path& where, std::int64_t pieces, std::int64_t rows) {
+  return DataError(where.string(), std::to_string(pieces) + " pieces, the model has " +
+                                       std::to_string(rows) +
+                                       " token embeddings: not the run's tokenizer");
 }
 
-void writeFolder(const fs::path& tmp, const HfExportOptions& o, const RunConfig& config,
-                 const CheckpointData& data, HfExportResult& result) {
-  if (!config.model.initFrom.empty() && o.tokenizerModel.empty())
-    return writeRunsPretrainedTokenizer(tmp, o, config, data, result);
+/// A run started from a pretrained model (model.init_from) keeps that model's tokenizer in
+/// <run>/tokenizer/, already in Hugging Face's format: its files are copied as they are, after
+/// checking they read back with as many pieces as the model has embeddings, or fewer. Returns
+/// the pad id.
+int copyRunsPretrainedTokenizer(const fs::path& tmp, const HfExportOptions& o, std::int64_t rows) {
+  const fs::path folder = o.checkpoint.parent_path().parent_path() / "tokenizer";
+  const auto tokenizer = loadHuggingFaceTokenizer(folder);
+  if (tokenizer->vocabSize() > rows)
+    throw notTheRunsTokenizer(folder, tokenizer->vocabSize(), rows);
+  copyPretrainedTokenizer(folder, tmp);
+  return tokenizer->specialIds().pad;
+}
+
+/// The run's own SentencePiece model as tokenizer.json and its companions. Returns the pad id.
+int writeRunsSentencePiece(const fs::path& tmp, const HfExportOptions& o, const RunConfig& config,
+                           const CheckpointData& data, std::int64_t rows) {
   const fs::path spPath = tokenizerOf(o, data);
   const SentencePieceModelFile sp = readSentencePieceModel(spPath);
-  const auto bert = hfBertTensorsOf(modelParameters(data), config.model, result.leftOut);
-  const auto rows = bert.at("bert.embeddings.word_embeddings.weight").size(0);
   if (rows != static_cast<std::int64_t>(sp.pieces.size()))
-    throw DataError(spPath.string(), std::to_string(sp.pieces.size()) + " pieces, the model has " +
-                                         std::to_string(rows) +
-                                         " token embeddings: not the "
-                                         "run's tokenizer");
+    throw notTheRunsTokenizer(spPath, static_cast<std::int64_t>(sp.pieces.size()), rows);
   int padId = 0;
   for (size_t i = 0; i < sp.pieces.size(); ++i)
     if (sp.pieces[i].piece == "<pad>") padId = static_cast<int>(i);
   writeHfTokenizer(tmp, spPath, sp, config.data.sequenceLength);
+  return padId;
+}
+
+void writeFolder(const fs::path& tmp, const HfExportOptions& o, const RunConfig& config,
+                 const CheckpointData& data, HfExportResult& result) {
+  const auto bert = hfBertTensorsOf(modelParameters(data), config.model, result.leftOut);
+  const auto rows = bert.at("bert.embeddings.word_embeddings.weight").size(0);
+  const bool pretrainedTokenizer = !config.model.initFrom.empty() && o.tokenizerModel.empty();
+  const int padId = pretrainedTokenizer ? copyRunsPretrainedTokenizer(tmp, o, rows)
+                                        : writeRunsSentencePiece(tmp, o, config, data, rows);
   writeHfBertModel(tmp, bert, config.model, static_cast<int>(rows), padId);
 }
 
