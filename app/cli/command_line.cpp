@@ -87,8 +87,14 @@ CLI::App* addInspectCommand(CLI::App& cli, InspectOptions& inspect) {
                   "Checkpoint file, or a run directory (its latest checkpoint)")
       ->required()
       ->check(CLI::ExistingPath);
-  cmd->add_option("--text", inspect.text, "The text to inspect")->required();
-  cmd->add_option("--out", inspect.out, "Output HDF5 file")->required();
+  cmd->add_option("--text", inspect.text, "The text to inspect (required unless --hooks)");
+  cmd->add_option("--out", inspect.out, "Output HDF5 file (required unless --hooks)");
+  cmd->add_flag("--hooks", inspect.listHooks,
+                "List the model's named hook points with their shapes, and exit");
+  cmd->add_option("--capture", inspect.capture,
+                  "Write these hook points (names or patterns such as 'blocks.*.attn.pattern'; "
+                  "repeatable or comma-separated) instead of the views")
+      ->delimiter(',');
   cmd->add_option("--tokenizer", inspect.tokenizer,
                   "SentencePiece model (default: the run's tokenizer.model)");
   cmd->add_option("--view", inspect.views,

@@ -17,6 +17,11 @@ struct InspectOptions {
   std::vector<std::string> views = {"weights"};
   int top = 5;                      ///< the lens's best tokens per cell
   std::vector<std::int64_t> masks;  ///< positions (0 = <s>) replaced by <mask>
+  /// --hooks: list the model's hook points with their shapes (no text, no output file).
+  bool listHooks = false;
+  /// --capture: hook-point names or patterns to write instead of the views
+  /// (docs/hook-points.md).
+  std::vector<std::string> capture;
 };
 
 /// `attnlab-cli inspect`: one text under a checkpoint, written as HDF5: per-layer, per-head

@@ -187,14 +187,24 @@ void maskPositions(Inspection& result, const std::vector<std::int64_t>& position
   }
 }
 
-/// Norms of every layer of a one-sequence capture, the batch axis removed.
-std::vector<LayerNorms> sequenceNorms(const AttentionCapture& capture) {
+/// Norms of every layer of a one-sequence pass, the batch axis removed.
+std::vector<LayerNorms> sequenceNorms(ActivationCache& cache, int layers) {
   std::vector<LayerNorms> out;
-  for (size_t l = 0; l < capture.mixing.size(); ++l) {
-    LayerNorms n = attentionNorms(capture.mixing[l], capture.valueNorms[l], capture.valueGram[l]);
+  const auto mixing = cache.takeLayers("attn.mixing", layers);
+  const auto valueNorms = cache.takeLayers("attn.value_norms", layers);
+  const auto valueGram = cache.takeLayers("attn.value_gram", layers);
+  for (int l = 0; l < layers; ++l) {
+    LayerNorms n = attentionNorms(mixing[l], valueNorms[l], valueGram[l]);
     out.push_back({n.valueNorms.squeeze(0), n.headNorms.squeeze(0), n.layerNorms.squeeze(0)});
   }
   return out;
+}
+
+/// The hook points of norm-based attention (attention_norms.h).
+void requestNorms(HookRequest& request) {
+  request.capture("blocks.*.attn.mixing")
+      .capture("blocks.*.attn.value_norms")
+      .capture("blocks.*.attn.value_gram");
 }
 
 }  // namespace
@@ -220,8 +230,8 @@ std::vector<std::int64_t> AttentionInspector::encodeForInspection(const std::str
   return ids;
 }
 
-Inspection AttentionInspector::inspect(const std::string& text, const InspectOptions& options) {
-  auto& s = *m_state;
+Inspection AttentionInspector::tokenize(const std::string& text) const {
+  const auto& s = *m_state;
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw DataError("--text", "the text to inspect is empty");
   }
@@ -231,44 +241,54 @@ Inspection AttentionInspector::inspect(const std::string& text, const InspectOpt
   result.text = text;
   result.configToml = s.configToml;
   result.ids = encodeForInspection(text, result);
+  for (const auto id : result.ids)
+    result.pieces.push_back(s.tokenizer->idToPiece(static_cast<int>(id)));
+  return result;
+}
+
+Inspection AttentionInspector::inspect(const std::string& text, const InspectOptions& options) {
+  auto& s = *m_state;
+  Inspection result = tokenize(text);
   maskPositions(result, options.maskPositions, s.tokenizer->specialIds().mask);
+  result.pieces.clear();
   for (const auto id : result.ids)
     result.pieces.push_back(s.tokenizer->idToPiece(static_cast<int>(id)));
 
   torch::NoGradGuard noGrad;
   const auto input = torch::tensor(result.ids, torch::kLong).unsqueeze(0);
   const auto mask = input.ne(s.tokenizer->specialIds().pad);
-  AttentionCapture capture;
-  capture.wantProbabilities = true;
-  capture.wantScores = options.scores;
-  capture.wantNorms = options.norms;
   result.hasMlmHead = s.hasMlmHead;
   const bool lens = options.lensTop > 0 && s.hasMlmHead;
-  capture.wantHiddenStates = lens;
+  HookRequest request;
+  request.capture("blocks.*.attn.probs");
+  if (options.scores) request.capture("blocks.*.attn.scores");
+  if (options.norms) requestNorms(request);
+  if (lens) request.capture("blocks.*.resid_post");
+  HookSession hooks(request);
   ForwardOptions forward;
-  forward.capture = &capture;
+  forward.hooks = &hooks;
   MlmOutput unused;
   const auto finalHidden = s.model->encodeWith(input, mask, forward, unused);
+  auto& cache = hooks.cache();
+  const int layers = s.model->layerCount();
+  auto probabilities = cache.takeLayers("attn.probs", layers);
+  std::vector<at::Tensor> scores;
+  if (options.scores) scores = cache.takeLayers("attn.scores", layers);
   if (options.stacked) {
-    result.probabilities = stackLayers(capture.probabilities);
-    if (options.scores) result.scores = stackLayers(capture.scores);
+    result.probabilities = stackLayers(probabilities);
+    if (options.scores) result.scores = stackLayers(scores);
   } else {
-    result.probabilityLayers = unbatchedLayers(capture.probabilities);
-    result.scoreLayers = unbatchedLayers(capture.scores);
+    result.probabilityLayers = unbatchedLayers(probabilities);
+    result.scoreLayers = unbatchedLayers(scores);
   }
-  if (options.norms) result.norms = sequenceNorms(capture);
+  if (options.norms) result.norms = sequenceNorms(cache, layers);
   if (lens) {
-    const LensInput hidden{capture.hiddenStates, finalHidden, s.model->hasSqueezeExcitation()};
+    const LensInput hidden{cache.takeLayers("resid_post", layers), finalHidden,
+                           s.model->hasSqueezeExcitation()};
     result.lens = lensPredictions(*s.model, hidden, torch::tensor(result.originalIds, torch::kLong),
                                   options.lensTop);
   }
-  if (options.asaMasks && s.model->hasAdversaries()) {
-    ForwardOptions adversarial;
-    adversarial.adversarial = true;
-    MlmOutput adv;
-    s.model->encodeWith(input, mask, adversarial, adv);
-    result.asaMasks = stackLayers(adv.adversarialMasks);
-  }
+  if (options.asaMasks && s.model->hasAdversaries()) result.asaMasks = asaMasksOf(input, mask);
   return result;
 }
 
@@ -298,19 +318,26 @@ BatchCapture AttentionInspector::captureBatch(const at::Tensor& ids, const Batch
                                    s.tokenizer->specialIds().pad);
   }
   const auto mask = input.ne(s.tokenizer->specialIds().pad);
-  AttentionCapture capture;
-  capture.wantProbabilities = request.probabilities;
-  capture.wantNorms = request.norms;
-  capture.wantHiddenStates = request.lensPositions.defined() || request.hiddenStates;
-  capture.wantQueryKeys = request.queryKeys;
+  const bool hidden = request.lensPositions.defined() || request.hiddenStates;
+  HookRequest hookRequest;
+  if (request.probabilities) hookRequest.capture("blocks.*.attn.probs");
+  if (request.norms) requestNorms(hookRequest);
+  if (hidden) hookRequest.capture("blocks.*.resid_post");
+  if (request.hiddenStates) hookRequest.capture("embed");
+  if (request.queryKeys) hookRequest.capture("blocks.*.attn.q").capture("blocks.*.attn.k");
+  HookSession hooks(hookRequest);
   ForwardOptions options;
-  options.capture = &capture;
+  options.hooks = &hooks;
   MlmOutput unused;
   const auto finalHidden = s.model->encodeWith(input, mask, options, unused);
-  BatchCapture out = cutBack(capture, length);
+  auto& cache = hooks.cache();
+  BatchCapture out = cutBack(cache, request, length);
+  const int layers = s.model->layerCount();
+  std::vector<at::Tensor> layerOutputs;
+  if (hidden) layerOutputs = cache.takeLayers("resid_post", layers);
   if (request.hiddenStates) {
-    std::vector<at::Tensor> states = {s.model->embed(input)};
-    states.insert(states.end(), capture.hiddenStates.begin(), capture.hiddenStates.end());
+    std::vector<at::Tensor> states = {cache.take("embed")};
+    states.insert(states.end(), layerOutputs.begin(), layerOutputs.end());
     out.hiddenStates = torch::stack(states).narrow(2, 0, length).to(torch::kFloat).contiguous();
   }
   if (request.lensPositions.defined()) {
@@ -318,10 +345,58 @@ BatchCapture AttentionInspector::captureBatch(const at::Tensor& ids, const Batch
     const auto padded = input.size(1);
     const auto positions = request.lensPositions.div(length, "floor") * padded +
                            request.lensPositions.remainder(length);
-    const LensInput lens{capture.hiddenStates, finalHidden, s.model->hasSqueezeExcitation()};
+    const LensInput lens{std::move(layerOutputs), finalHidden, s.model->hasSqueezeExcitation()};
     out.lens = lensAt(*s.model, lens, positions, request.lensTargets);
   }
   return out;
+}
+
+ActivationCache AttentionInspector::captureActivations(const at::Tensor& ids,
+                                                      const HookRequest& request) {
+  auto& s = *m_state;
+  if (ids.dim() != 2 || ids.scalar_type() != torch::kLong || ids.size(1) > maxLength())
+    throw DataError("activations", "expected [batch, length <= " + std::to_string(maxLength()) +
+                                       "] int64 token ids, got " + c10::str(ids.sizes()));
+  torch::NoGradGuard noGrad;
+  const auto mask = ids.ne(s.tokenizer->specialIds().pad);
+  HookSession hooks(request);
+  ForwardOptions options;
+  options.hooks = &hooks;
+  if (s.hasMlmHead) {
+    // The MLM head over every real position gives "mlm.logits" its rows.
+    s.model->forward(ids, mask, ids.masked_fill(mask.logical_not(), -100), options);
+  } else {
+    MlmOutput unused;
+    s.model->encodeWith(ids, mask, options, unused);
+  }
+  ActivationCache cache = std::move(hooks.cache());
+  if (s.model->hasAdversaries()) {
+    // ASA's keep-masks exist in its adversarial pass only: a second pass for them.
+    HookSession adversarialHooks(request);
+    ForwardOptions adversarial;
+    adversarial.adversarial = true;
+    adversarial.hooks = &adversarialHooks;
+    MlmOutput adv;
+    s.model->encodeWith(ids, mask, adversarial, adv);
+    for (const auto& name : adversarialHooks.cache().names())
+      if (name.find(".asa.") != std::string::npos)
+        cache.put(name, adversarialHooks.cache().at(name));
+  }
+  return cache;
+}
+
+at::Tensor AttentionInspector::asaMasksOf(const at::Tensor& input, const at::Tensor& mask) {
+  auto& s = *m_state;
+  HookRequest request;
+  request.capture("blocks.*.asa.keep");
+  HookSession hooks(request);
+  ForwardOptions adversarial;
+  adversarial.adversarial = true;
+  adversarial.hooks = &hooks;
+  MlmOutput adv;
+  s.model->encodeWith(input, mask, adversarial, adv);
+  auto masks = hooks.cache().takeLayers("asa.keep", s.model->layerCount());
+  return stackLayers(masks);
 }
 
 GatedLoss AttentionInspector::gatedLoss(const at::Tensor& ids, const MaskedTargets& masked,
@@ -345,7 +420,8 @@ GatedLoss AttentionInspector::gatedLoss(const at::Tensor& ids, const MaskedTarge
                       gradient);
 }
 
-BatchCapture AttentionInspector::cutBack(AttentionCapture& capture, std::int64_t length) const {
+BatchCapture AttentionInspector::cutBack(ActivationCache& cache, const BatchRequest& request,
+                                         std::int64_t length) const {
   BatchCapture out;
   auto cut = [length](const at::Tensor& t, std::initializer_list<int> dims) {
     at::Tensor r = t;
@@ -353,18 +429,23 @@ BatchCapture AttentionInspector::cutBack(AttentionCapture& capture, std::int64_t
       if (r.size(d) != length) r = r.narrow(d, 0, length);
     return r.contiguous();
   };
-  if (!capture.probabilities.empty()) {
-    out.probabilities = cut(torch::stack(capture.probabilities).to(torch::kFloat), {-1, -2});
-    capture.probabilities.clear();
+  const int layers = m_state->model->layerCount();
+  auto stacked = [&](const char* suffix) {
+    auto perLayer = cache.takeLayers(suffix, layers);
+    return torch::stack(perLayer).to(torch::kFloat);
+  };
+  if (request.probabilities) out.probabilities = cut(stacked("attn.probs"), {-1, -2});
+  if (request.queryKeys) {
+    out.queries = cut(stacked("attn.q"), {-2});
+    out.keys = cut(stacked("attn.k"), {-2});
   }
-  if (!capture.queries.empty()) {
-    out.queries = cut(torch::stack(capture.queries).to(torch::kFloat), {-2});
-    out.keys = cut(torch::stack(capture.keys).to(torch::kFloat), {-2});
-  }
-  for (size_t l = 0; l < capture.mixing.size(); ++l) {
-    LayerNorms n = attentionNorms(cut(capture.mixing[l], {-1, -2}),
-                                  cut(capture.valueNorms[l], {-1}), cut(capture.valueGram[l], {1}));
-    out.norms.push_back(std::move(n));
+  if (!request.norms) return out;
+  const auto mixing = cache.takeLayers("attn.mixing", layers);
+  const auto valueNorms = cache.takeLayers("attn.value_norms", layers);
+  const auto valueGram = cache.takeLayers("attn.value_gram", layers);
+  for (int l = 0; l < layers; ++l) {
+    out.norms.push_back(attentionNorms(cut(mixing[l], {-1, -2}), cut(valueNorms[l], {-1}),
+                                       cut(valueGram[l], {1})));
   }
   return out;
 }

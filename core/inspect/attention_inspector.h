@@ -17,7 +17,8 @@
 namespace attnlab::core {
 
 class Tokenizer;
-struct AttentionCapture;
+class ActivationCache;
+class HookRequest;
 
 /// Attention of one input text under a checkpoint, as `attnlab-cli inspect` writes it.
 struct Inspection {
@@ -115,6 +116,14 @@ class AttentionInspector {
   /// attention. Throws DataError for an empty text.
   Inspection inspect(const std::string& text, const InspectOptions& options = {});
 
+  /// <s> pieces </s> of `text` as inspect() runs it (ids, pieces, realTokens, truncated, the
+  /// checkpoint's step and config); no forward pass. Throws DataError for an empty text.
+  Inspection tokenize(const std::string& text) const;
+  /// Any named activations of a batch (hook_points.h, docs/hook-points.md): `ids` [B, T]
+  /// int64 padded with <pad>. With an MLM head the pass runs it over every real position
+  /// ("mlm.logits" [real tokens, V]); an ASA model's "blocks.{L}.asa.keep" come from a second,
+  /// adversarial pass. Replacement hooks in `request` apply too.
+  ActivationCache captureActivations(const at::Tensor& ids, const HookRequest& request);
   /// Attention probabilities of a batch in one forward pass, for analyses that stream an
   /// evaluation set: `ids` is [B, T] int64 padded with <pad> (T <= the model's positions),
   /// the result [L, B, H, T, T] float32, contiguous. A 1-D convolved model is run at its
@@ -151,8 +160,12 @@ class AttentionInspector {
   void openModelFolder(const std::filesystem::path& folder);
   /// <s> pieces </s>, cut to the model's length (and padded to a 1-D convolution's).
   std::vector<std::int64_t> encodeForInspection(const std::string& text, Inspection& result) const;
-  /// The capture cut back from a 1-D convolution's fixed length to the input's.
-  BatchCapture cutBack(AttentionCapture& capture, std::int64_t length) const;
+  /// What `request` asked of the pass's cache, cut back from a 1-D convolution's fixed length
+  /// to the input's.
+  BatchCapture cutBack(ActivationCache& cache, const BatchRequest& request,
+                       std::int64_t length) const;
+  /// ASA's keep-masks [L, T, T] of a one-sequence input (a second, adversarial pass).
+  at::Tensor asaMasksOf(const at::Tensor& input, const at::Tensor& mask);
 
   struct State;
   std::unique_ptr<State> m_state;

@@ -4,7 +4,7 @@
 // Transformers with Vector Norms", EMNLP, section 3): head h's output at position i is
 //     sum_j alpha_ij,h f_h(x_j),  f_h(x) = (x W_V,h + b_V,h) W_O,h,
 // so the contribution of key j is the vector alpha_ij,h f_h(x_j), whose norm can be small
-// where the weight is large. From what a forward pass captured (AttentionCapture::wantNorms).
+// where the weight is large. From the hook points "blocks.{L}.attn.mixing|value_norms|value_gram" of a pass.
 
 #include <ATen/core/Tensor.h>
 
@@ -18,7 +18,7 @@ struct LayerNorms {
 };
 
 /// `mixing` [B, heads, T, T], `valueNorms` [B, heads, T], `valueGram` [B, T, heads, heads]
-/// (float64), as AttentionCapture holds them for one layer. The layer-level norm is
+/// (float64), as those hook points hold them for one layer. The layer-level norm is
 /// sqrt(a^T G_j a) with a = alpha_ij,. over heads and G_j the Gram matrix of the heads'
 /// vectors at j, the form accumulated in float64.
 LayerNorms attentionNorms(const at::Tensor& mixing, const at::Tensor& valueNorms,

@@ -77,8 +77,21 @@ GatedLoss gatedMlmLoss(MaskedLanguageModelImpl& model, const at::Tensor& ids,
   torch::AutoGradMode gradMode(gradient);
   std::optional<FrozenParameters> frozen;
   if (gradient) frozen.emplace(model);
+  // The gates are replacement hooks on each head's context ("blocks.{L}.attn.z", before the
+  // output projection): a gate of 1 leaves the pass bitwise as it was (x * 1 == x), 0 masks
+  // the head's output (its scores still enter RealFormer's running sum).
+  const auto layerGateTensors = layerGates(model, gates, batch, gradient);
+  HookRequest request;
+  for (size_t l = 0; l < layerGateTensors.size(); ++l) {
+    const auto g = layerGateTensors[l];
+    request.replace("blocks." + std::to_string(l) + ".attn.z",
+                    [g](const std::string&, const at::Tensor& z) {
+                      return z * g.to(z.scalar_type()).view({-1, z.size(1), 1, 1});
+                    });
+  }
+  HookSession hooks(request);
   ForwardOptions options;
-  options.headGates = layerGates(model, gates, batch, gradient);
+  options.hooks = &hooks;
   MlmOutput unused;
   const auto hidden = model.encodeWith(ids, attentionMask, options, unused);
   const auto rows = hidden.reshape({-1, hidden.size(-1)}).index_select(0, masked.positions);
@@ -98,7 +111,7 @@ GatedLoss gatedMlmLoss(MaskedLanguageModelImpl& model, const at::Tensor& ids,
   if (gradient) {
     perSequence.sum().backward();
     std::vector<torch::Tensor> grads;
-    for (const auto& g : options.headGates) grads.push_back(g.grad().to(torch::kDouble));
+    for (const auto& g : layerGateTensors) grads.push_back(g.grad().to(torch::kDouble));
     out.gateGradient = torch::stack(grads);
   }
   return out;

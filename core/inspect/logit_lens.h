@@ -33,7 +33,7 @@ struct LensPredictions {
 
 /// What the lens reads of one forward pass.
 struct LensInput {
-  std::vector<at::Tensor> layerOutputs;  ///< [B, T, hidden] per layer (capture's hiddenStates)
+  std::vector<at::Tensor> layerOutputs;  ///< [B, T, hidden] per layer ("blocks.{L}.resid_post")
   at::Tensor finalHidden;                ///< [B, T, hidden]: what the MLM head reads
   bool combinedOutput = false;           ///< SesameBERT: finalHidden is not the last layer's
 };

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/model/attention_capture.h"
+#include "core/model/hook_points.h"
 
 #include <ATen/core/Tensor.h>
 
@@ -25,13 +25,9 @@ struct AttentionContext {
   /// guidance loss can train them (before attention dropout).
   bool keepProbabilitiesForGuidance = false;
   std::vector<at::Tensor> guidanceProbabilities;
-  /// Detached copies for logging and analysis, when asked for.
-  AttentionCapture* capture = nullptr;
-  /// Head gates (Michel et al. 2019): per layer [heads] or [B, heads], multiplying each
-  /// head's context before the output projection; empty: no gates. A gate of 1 leaves the
-  /// pass bitwise as it was (x * 1 == x); 0 masks the head's output (its scores still enter
-  /// RealFormer's running sum).
-  std::vector<at::Tensor> headGates;
+  /// The named hook points' request and cache (core/model/hook_points.h); null: no hooks,
+  /// and no hook point costs more than a pointer test.
+  HookSession* hooks = nullptr;
 };
 
 }  // namespace attnlab::core

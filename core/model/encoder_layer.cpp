@@ -8,7 +8,8 @@ namespace attnlab::core {
 
 EncoderLayerImpl::EncoderLayerImpl(const ModelConfig& config, const AttentionConfig& attention,
                                    int layerIndex, int sequenceLength)
-    : m_preNorm(config.norm == NormPlacement::Pre) {
+    : m_hookPrefix("blocks." + std::to_string(layerIndex) + "."),
+      m_preNorm(config.norm == NormPlacement::Pre) {
   const auto norm = torch::nn::LayerNormOptions({config.hiddenSize}).eps(config.layerNormEps);
   m_attention =
       register_module("attention", SelfAttention(config, attention, layerIndex, sequenceLength));
@@ -19,19 +20,34 @@ EncoderLayerImpl::EncoderLayerImpl(const ModelConfig& config, const AttentionCon
   m_dropout = register_module("dropout", FastDropout(config.dropout));
 }
 
-torch::Tensor EncoderLayerImpl::feedForward(const torch::Tensor& x) {
-  // 2-D input for the fused addmm path (see SelfAttentionImpl::forward).
-  const auto flat = x.reshape({-1, x.size(-1)});
-  return m_ffnOut(torch::gelu(m_ffnIn(flat))).view(x.sizes());
+torch::Tensor EncoderLayerImpl::hook(AttentionContext& context, const char* name,
+                                     torch::Tensor value) const {
+  if (context.hooks == nullptr) return value;
+  return context.hooks->apply(m_hookPrefix + name, std::move(value));
 }
 
-torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, AttentionContext& context) {
+torch::Tensor EncoderLayerImpl::hookRows(AttentionContext& context, const char* name,
+                                         torch::Tensor rows, const torch::Tensor& like) const {
+  if (context.hooks == nullptr) return rows;
+  const auto width = rows.size(-1);
+  return hook(context, name, rows.view({like.size(0), like.size(1), width})).reshape({-1, width});
+}
+
+torch::Tensor EncoderLayerImpl::feedForward(const torch::Tensor& x, AttentionContext& context) {
+  // 2-D input for the fused addmm path (see SelfAttentionImpl::forward).
+  const auto flat = x.reshape({-1, x.size(-1)});
+  const auto inner = m_ffnIn(flat);
+  return hook(context, "mlp.out", m_ffnOut(torch::gelu(inner)).view(x.sizes()));
+}
+
+torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& input, AttentionContext& context) {
+  const auto x = hook(context, "resid_pre", input);
   if (m_preNorm) {
-    auto h = x + m_dropout(m_attention(m_attentionNorm(x), context));
-    return h + m_dropout(feedForward(m_ffnNorm(h)));
+    auto h = hook(context, "resid_mid", x + m_dropout(m_attention(m_attentionNorm(x), context)));
+    return hook(context, "resid_post", h + m_dropout(feedForward(m_ffnNorm(h), context)));
   }
-  auto h = m_attentionNorm(x + m_dropout(m_attention(x, context)));
-  return m_ffnNorm(h + m_dropout(feedForward(h)));
+  auto h = hook(context, "resid_mid", m_attentionNorm(x + m_dropout(m_attention(x, context))));
+  return hook(context, "resid_post", m_ffnNorm(h + m_dropout(feedForward(h, context))));
 }
 
 }  // namespace attnlab::core

@@ -98,50 +98,44 @@ torch::Tensor MaskedLanguageModelImpl::embed(const torch::Tensor& inputIds) {
 torch::Tensor MaskedLanguageModelImpl::encodeWith(const torch::Tensor& inputIds,
                                                   const torch::Tensor& attentionMask,
                                                   const ForwardOptions& options, MlmOutput& out) {
-  auto x = embed(inputIds);
+  HookSession* hooks = options.hooks;
+  auto x = hookPoint(hooks, "embed", embed(inputIds));
 
   AttentionContext ctx;
   // Without padding the bias would be all zeros: leaving it out lets a GPU run the flash
   // kernel, which takes no mask, instead of the memory-efficient one.
   if (options.padding == BatchPadding::Some)
     ctx.paddingBias = additiveAttentionMask(attentionMask, x.scalar_type());
-  ctx.capture = options.capture;
+  ctx.hooks = hooks;
   ctx.keepProbabilitiesForGuidance = options.keepGuidanceProbabilities;
-  if (!options.headGates.empty()) {
-    if (options.headGates.size() != m_layers->size())
-      throw std::invalid_argument("head gates: " + std::to_string(options.headGates.size()) +
-                                  " layers given for a model of " +
-                                  std::to_string(m_layers->size()));
-    ctx.headGates = options.headGates;
-  }
   const bool adversarial = options.adversarial && m_adversaries;
   std::vector<torch::Tensor> outputs;
   for (size_t i = 0; i < m_layers->size(); ++i) {
     if (adversarial) {
       // Each layer's adversary looks at that layer's input in this (adversarial) pass.
-      auto keep = m_adversaries->ptr<AttentionAdversaryImpl>(i)->forward(x, attentionMask,
-                                                                         options.adversary);
+      auto keep = hookPoint(hooks, "blocks." + std::to_string(i) + ".asa.keep",
+                            m_adversaries->ptr<AttentionAdversaryImpl>(i)->forward(
+                                x, attentionMask, options.adversary));
       ctx.adversarialBiases.push_back(adversarialMaskBias(keep).to(x.scalar_type()));
       out.adversarialMasks.push_back(keep);
     }
     x = m_layers->ptr<EncoderLayerImpl>(i)->forward(x, ctx);
     if (m_squeeze) outputs.push_back(x);
-    if (ctx.capture != nullptr && ctx.capture->wantHiddenStates)
-      ctx.capture->hiddenStates.push_back(x.detach());
   }
   if (m_squeeze) {
-    out.squeezeWeights = m_squeeze->forward(outputs, attentionMask);
+    out.squeezeWeights =
+        hookPoint(hooks, "squeeze.weights", m_squeeze->forward(outputs, attentionMask));
     x = LayerSqueezeExcitationImpl::combine(outputs, out.squeezeWeights, m_weightedAverage);
   }
   out.guidanceProbabilities = std::move(ctx.guidanceProbabilities);
-  return m_preNorm ? m_finalNorm(x) : x;
+  return hookPoint(hooks, "encoder.out", m_preNorm ? m_finalNorm(x) : x);
 }
 
 torch::Tensor MaskedLanguageModelImpl::encode(const torch::Tensor& inputIds,
                                               const torch::Tensor& attentionMask,
-                                              AttentionCapture* capture) {
+                                              HookSession* hooks) {
   ForwardOptions options;
-  options.capture = capture;
+  options.hooks = hooks;
   MlmOutput out;
   return encodeWith(inputIds, attentionMask, options, out);
 }
@@ -157,9 +151,9 @@ torch::Tensor MaskedLanguageModelImpl::lensLogits(const torch::Tensor& layerOutp
 
 MlmOutput MaskedLanguageModelImpl::forward(const torch::Tensor& inputIds,
                                            const torch::Tensor& attentionMask,
-                                           const torch::Tensor& labels, AttentionCapture* capture) {
+                                           const torch::Tensor& labels, HookSession* hooks) {
   ForwardOptions options;
-  options.capture = capture;
+  options.hooks = hooks;
   return forward(inputIds, attentionMask, labels, options);
 }
 
@@ -194,11 +188,12 @@ MlmOutput MaskedLanguageModelImpl::forward(const torch::Tensor& inputIds,
     // concatenation: slicing the joint result back apart costs two full-size zero-filled
     // gradients in the backward pass (measured ~50 ms per ASA step at the benchmark size).
     const auto rows = out.hidden.reshape({-1, hiddenSize}).index_select(0, selected);
-    scores = logits(rows);
+    scores = hookPoint(options.hooks, "mlm.logits", logits(rows));
     out.selectedLogits = scores;
     out.firstLogits = logits(out.hidden.select(1, 0));
   } else {
-    scores = logits(out.hidden.reshape({-1, hiddenSize}).index_select(0, selected));
+    scores = hookPoint(options.hooks, "mlm.logits",
+                       logits(out.hidden.reshape({-1, hiddenSize}).index_select(0, selected)));
   }
   if (!options.computeLoss) return out;
   out.loss = torch::nn::functional::cross_entropy(scores, targets);

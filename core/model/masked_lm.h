@@ -18,7 +18,8 @@ struct AttentionConfig;
 struct ForwardOptions {
   /// None: every position is real, and attention needs no padding bias.
   BatchPadding padding = BatchPadding::Some;
-  AttentionCapture* capture = nullptr;     ///< detached probabilities/scores for logging
+  /// Named hook points to capture or replace (hook_points.h); null: none.
+  HookSession* hooks = nullptr;
   bool keepGuidanceProbabilities = false;  ///< probabilities with their graph (guidance loss)
   bool adversarial = false;                ///< ASA: mask attention with the adversaries
   AdversaryOptions adversary;
@@ -27,8 +28,6 @@ struct ForwardOptions {
   bool wantRealLogits = false;
   /// The MLM loss and accuracy; ASA's adversarial pass only needs its logits.
   bool computeLoss = true;
-  /// Head gates per layer ([heads] or [B, heads]; AttentionContext::headGates); empty: none.
-  std::vector<torch::Tensor> headGates;
 };
 
 /// The result of one MLM forward pass. Loss and counts stay on the device: the trainer
@@ -72,7 +71,7 @@ class MaskedLanguageModelImpl : public torch::nn::Module {
   /// inputIds: [B, T] int64; attentionMask: [B, T] bool (true = real token).
   /// Returns final hidden states [B, T, H] (after SE when it is on).
   torch::Tensor encode(const torch::Tensor& inputIds, const torch::Tensor& attentionMask,
-                       AttentionCapture* capture = nullptr);
+                       HookSession* hooks = nullptr);
 
   /// Vocabulary logits for hidden rows [N, H] -> [N, V].
   torch::Tensor logits(const torch::Tensor& hiddenRows);
@@ -89,7 +88,7 @@ class MaskedLanguageModelImpl : public torch::nn::Module {
   MlmOutput forward(const torch::Tensor& inputIds, const torch::Tensor& attentionMask,
                     const torch::Tensor& labels, const ForwardOptions& options);
   MlmOutput forward(const torch::Tensor& inputIds, const torch::Tensor& attentionMask,
-                    const torch::Tensor& labels, AttentionCapture* capture = nullptr);
+                    const torch::Tensor& labels, HookSession* hooks = nullptr);
 
   /// The first layer's input: token (+ position) embeddings, LayerNorm, dropout.
   torch::Tensor embed(const torch::Tensor& inputIds);

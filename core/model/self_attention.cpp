@@ -16,6 +16,7 @@ namespace attnlab::core {
 SelfAttentionImpl::SelfAttentionImpl(const ModelConfig& model, const AttentionConfig& attention,
                                      int layerIndex, int sequenceLength)
     : m_layerIndex(layerIndex),
+      m_hookPrefix("blocks." + std::to_string(layerIndex) + ".attn."),
       m_heads(model.heads),
       m_headSize(model.hiddenSize / model.heads),
       m_residual(attention.residual),
@@ -98,33 +99,33 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContex
     k = k * m_tauK.view({1, m_heads, 1, 1});
     v = v * m_tauV.view({1, m_heads, 1, 1});
   }
-
-  if (ctx.capture != nullptr && ctx.capture->wantNorms) captureValueNorms(v, *ctx.capture);
-  if (ctx.capture != nullptr && ctx.capture->wantQueryKeys) {
-    ctx.capture->queries.push_back(q.detach());
-    ctx.capture->keys.push_back(k.detach());
-  }
+  q = hook(ctx, "q", q);
+  k = hook(ctx, "k", k);
+  v = hook(ctx, "v", v);
+  hookValueNorms(v, ctx);
   auto context = fusedAllowedBy(ctx, x) ? fusedAttention(q, k, v, ctx)
                                         : explicitAttention(q, k, v, ctx);  // [B, heads, T, d]
-  if (!ctx.headGates.empty()) context = gated(context, ctx.headGates.at(size_t(m_layerIndex)));
+  // z: each head's context before the output projection; the head analysis's gates
+  // (Michel et al. 2019) are a replacement hook here (core/inspect/gated_loss.cpp).
+  context = hook(ctx, "z", context);
   context = context.transpose(1, 2).reshape({batch, length, hidden});
   if (m_blurTarget == BlurTarget::Context) context = blurAlongSequence(context, m_blurKernel);
-  return m_output(context.reshape({batch * length, hidden})).view({batch, length, hidden});
+  return hook(ctx, "out",
+              m_output(context.reshape({batch * length, hidden})).view({batch, length, hidden}));
 }
 
-torch::Tensor SelfAttentionImpl::gated(const torch::Tensor& context,
-                                       const torch::Tensor& gates) const {
-  if (gates.dim() < 1 || gates.dim() > 2 || gates.size(-1) != m_heads ||
-      (gates.dim() == 2 && gates.size(0) != context.size(0)))
-    throw std::invalid_argument("head gates of layer " + std::to_string(m_layerIndex) +
-                                ": expected [" + std::to_string(m_heads) + "] or [batch, " +
-                                std::to_string(m_heads) + "], got " + c10::str(gates.sizes()));
-  return context * gates.to(context.scalar_type()).view({-1, m_heads, 1, 1});
+torch::Tensor SelfAttentionImpl::hook(AttentionContext& ctx, const char* name,
+                                      torch::Tensor value) const {
+  if (ctx.hooks == nullptr) return value;
+  return ctx.hooks->apply(m_hookPrefix + name, std::move(value));
 }
 
 bool SelfAttentionImpl::fusedAllowedBy(const AttentionContext& ctx, const torch::Tensor& x) const {
   if (!m_fusable || ctx.keepProbabilitiesForGuidance) return false;
-  if (ctx.capture != nullptr && ctx.capture->wantsAnything()) return false;
+  // The hook points inside the attention product exist only in the explicit path.
+  if (ctx.hooks != nullptr &&
+      ctx.hooks->wantsAny(m_hookPrefix, {"scores", "probs", "pattern", "mixing"}))
+    return false;
   // LibTorch's fused CPU kernel gives no gradient for its mask (it counts as a constant):
   // a bias that must be trained (position interactions, ASA's mask on its adversarial pass)
   // goes through the explicit product, whose gradient reaches it. Decided before the bias
@@ -167,24 +168,24 @@ torch::Tensor SelfAttentionImpl::explicitAttention(const torch::Tensor& q, const
     ctx.residualScores = scores;
     if (m_residual == ResidualScores::Mean) scores = scores / double(m_layerIndex + 1);
   }
-  if (ctx.capture != nullptr && ctx.capture->wantScores) {
-    ctx.capture->scores.push_back(scores.detach());
-  }
+  scores = hook(ctx, "scores", scores);  // after every additive term, before the mask
 
   const auto& mask = maskBias(ctx);  // undefined for a batch without padding
-  auto probs = torch::softmax(mask.defined() ? scores + mask : scores, -1);
-  if (ctx.capture != nullptr && ctx.capture->wantProbabilities) {
-    ctx.capture->probabilities.push_back(probs.detach());
-  }
+  auto probs = hook(ctx, "probs", torch::softmax(mask.defined() ? scores + mask : scores, -1));
   if (ctx.keepProbabilitiesForGuidance) ctx.guidanceProbabilities.push_back(probs);
 
-  if (m_conv1d) probs = m_conv1d->forward(probs);
-  if (m_conv2d) probs = m_conv2d->forward(probs);
-  if (ctx.capture != nullptr && ctx.capture->wantNorms) captureMixing(probs, *ctx.capture);
-  return torch::matmul(m_attentionDropout(probs), v);
+  auto pattern = probs;
+  if (m_conv1d) pattern = m_conv1d->forward(pattern);
+  if (m_conv2d) pattern = m_conv2d->forward(pattern);
+  pattern = hook(ctx, "pattern", pattern);  // what multiplies the values
+  hookMixing(pattern, ctx);
+  return torch::matmul(m_attentionDropout(pattern), v);
 }
 
-void SelfAttentionImpl::captureValueNorms(const torch::Tensor& v, AttentionCapture& capture) const {
+void SelfAttentionImpl::hookValueNorms(const torch::Tensor& v, AttentionContext& ctx) const {
+  const bool norms = ctx.hooks != nullptr && ctx.hooks->wantsAny(m_hookPrefix, {"value_norms"});
+  const bool gram = ctx.hooks != nullptr && ctx.hooks->wantsAny(m_hookPrefix, {"value_gram"});
+  if (!norms && !gram) return;
   torch::NoGradGuard noGrad;
   // f_h(x_j) = v_h,j W_O,h: the head's columns of the output projection ([out, in] weight,
   // the input columns of head h are h*d .. (h+1)*d). The output bias is added once after
@@ -196,13 +197,16 @@ void SelfAttentionImpl::captureValueNorms(const torch::Tensor& v, AttentionCaptu
   const auto weight = m_output->weight.detach().to(v.scalar_type());
   const auto perHead = weight.view({weight.size(0), m_heads, m_headSize});
   const auto f = torch::einsum("bhtd,ohd->bhto", {v.detach(), perHead});  // [B, heads, T, hidden]
-  capture.valueNorms.push_back(f.norm(2, -1));
-  const auto byToken = f.permute({0, 2, 1, 3});  // [B, T, heads, hidden]
-  capture.valueGram.push_back(torch::matmul(byToken, byToken.transpose(-2, -1)).to(torch::kDouble));
+  if (norms) hook(ctx, "value_norms", f.norm(2, -1));
+  if (gram) {
+    const auto byToken = f.permute({0, 2, 1, 3});  // [B, T, heads, hidden]
+    hook(ctx, "value_gram", torch::matmul(byToken, byToken.transpose(-2, -1)).to(torch::kDouble));
+  }
 }
 
-void SelfAttentionImpl::captureMixing(const torch::Tensor& probs, AttentionCapture& capture) const {
-  auto mixing = probs.detach();
+void SelfAttentionImpl::hookMixing(const torch::Tensor& pattern, AttentionContext& ctx) const {
+  if (ctx.hooks == nullptr || !ctx.hooks->wantsAny(m_hookPrefix, {"mixing"})) return;
+  auto mixing = pattern.detach();
   if (m_blurTarget == BlurTarget::Context) {
     // Blurring the context along the sequence blurs each head's rows of alpha along the
     // query axis: context'_i = sum_m k_m sum_j alpha_(i+m)j v_j.
@@ -210,7 +214,7 @@ void SelfAttentionImpl::captureMixing(const torch::Tensor& probs, AttentionCaptu
     const auto byQuery = mixing.permute({0, 2, 1, 3}).reshape({b, t, h * s});
     mixing = blurAlongSequence(byQuery, m_blurKernel).view({b, t, h, s}).permute({0, 2, 1, 3});
   }
-  capture.mixing.push_back(mixing.contiguous());
+  hook(ctx, "mixing", mixing.contiguous());
 }
 
 }  // namespace attnlab::core

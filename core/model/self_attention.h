@@ -10,6 +10,8 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include <string>
+
 namespace attnlab::core {
 
 struct ModelConfig;
@@ -47,23 +49,25 @@ class SelfAttentionImpl : public torch::nn::Module {
   bool m_fusable = false;
   double m_attentionDropoutP = 0.0;
   bool fusedAllowedBy(const AttentionContext& ctx, const torch::Tensor& x) const;
-  /// The context [B, heads, T, d] times the layer's head gates ([heads] or [B, heads]).
-  torch::Tensor gated(const torch::Tensor& context, const torch::Tensor& gates) const;
-  /// softmax(scores + bias) v, explicitly, with every capture and mechanism hook.
+  /// softmax(scores + bias) v, explicitly, with every hook point and mechanism stage.
   torch::Tensor explicitAttention(const torch::Tensor& q, const torch::Tensor& k,
                                   const torch::Tensor& v, AttentionContext& ctx);
   /// The same by LibTorch 2.x's fused kernel (only where fusedAllowedBy: its bias needs no
   /// gradient).
   torch::Tensor fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
                                const torch::Tensor& v, AttentionContext& ctx);
-  /// Norm-based attention's capture (AttentionCapture::wantNorms): the norms and Gram
-  /// matrices of the heads' transformed values, and the matrix that mixed them.
-  void captureValueNorms(const torch::Tensor& v, AttentionCapture& capture) const;
-  void captureMixing(const torch::Tensor& probs, AttentionCapture& capture) const;
+  /// The hook point "blocks.{L}.attn.<name>" of this layer (hook_points.h).
+  torch::Tensor hook(AttentionContext& ctx, const char* name, torch::Tensor value) const;
+  /// Norm-based attention's hook points (Kobayashi et al. 2020), made only when requested:
+  /// the norms and Gram matrices of the heads' transformed values, and the matrix that mixed
+  /// them.
+  void hookValueNorms(const torch::Tensor& v, AttentionContext& ctx) const;
+  void hookMixing(const torch::Tensor& pattern, AttentionContext& ctx) const;
   /// The additive bias of this pass: padding, or ASA's adversarial mask for this layer.
   const torch::Tensor& maskBias(const AttentionContext& ctx) const;
 
   int m_layerIndex;
+  std::string m_hookPrefix;  ///< "blocks.{L}.attn."
   int m_heads;
   int m_headSize;
   ResidualScores m_residual;  ///< RealFormer: attention.residual

@@ -101,30 +101,37 @@ void AttentionSnapshots::write(MaskedLanguageModelImpl& model, const c10::Device
   torch::NoGradGuard noGrad;
   const bool wasTraining = model.is_training();
   model.eval();
-  AttentionCapture capture;
-  capture.wantProbabilities = true;
-  capture.wantScores = m_config.log.snapshotScores;
+  HookRequest request;
+  request.capture("blocks.*.attn.probs");
+  if (m_config.log.snapshotScores) request.capture("blocks.*.attn.scores");
+  HookSession hooks(request);
   ForwardOptions options;
-  options.capture = &capture;
+  options.hooks = &hooks;
   MlmOutput unused;
   const auto ids = m_ids.to(device);
   const auto mask = m_mask.to(device);
   model.encodeWith(ids, mask, options, unused);
+  const int layers = model.layerCount();
   auto toRow = [](const std::vector<at::Tensor>& perLayer) {
     auto stacked = torch::stack(perLayer).to(torch::kCPU, torch::kFloat).contiguous();
     return std::vector<float>(stacked.data_ptr<float>(),
                               stacked.data_ptr<float>() + stacked.numel());
   };
-  log.appendSeries("snapshots/probabilities", step, toRow(capture.probabilities));
+  log.appendSeries("snapshots/probabilities", step, toRow(hooks.cache().layers("attn.probs", layers)));
   if (m_config.log.snapshotScores) {
     // Masked logits of -10000 would dominate a float16 colour scale; scores are unmasked.
-    log.appendSeries("snapshots/scores", step, toRow(capture.scores));
+    log.appendSeries("snapshots/scores", step, toRow(hooks.cache().layers("attn.scores", layers)));
     if (m_asa && model.hasAdversaries()) {
+      HookRequest keepMasks;
+      keepMasks.capture("blocks.*.asa.keep");
+      HookSession adversarialHooks(keepMasks);
       ForwardOptions adversarial;
       adversarial.adversarial = true;
+      adversarial.hooks = &adversarialHooks;
       MlmOutput adv;
       model.encodeWith(ids, mask, adversarial, adv);
-      log.appendSeries("snapshots/asa_masks", step, toRow(adv.adversarialMasks));
+      log.appendSeries("snapshots/asa_masks", step,
+                       toRow(adversarialHooks.cache().layers("asa.keep", layers)));
     }
   }
   if (wasTraining) model.train();

@@ -12,3 +12,6 @@ attnlab_add_qtest(core test_safetensors_file LIBS attnlab_core_pretrained)
 # A Hugging Face BertForMaskedLM read and run: attention, hidden states and logits against
 # transformers' own outputs (tests/fixtures/hf-bert); a BertModel without head inspected.
 attnlab_add_qtest(core test_hf_bert_import LIBS attnlab_core_pretrained attnlab_core_inspect)
+# Named hook points (issue 40): names and shapes, each capture against its definition,
+# activation patching, replacement order, the fused kernel kept when nothing inside is asked.
+attnlab_add_qtest(core test_hook_points LIBS attnlab_core_model)
