@@ -36,7 +36,7 @@ torch::Tensor EncoderLayerImpl::hookRows(AttentionContext& context, const char* 
 torch::Tensor EncoderLayerImpl::feedForward(const torch::Tensor& x, AttentionContext& context) {
   // 2-D input for the fused addmm path (see SelfAttentionImpl::forward).
   const auto flat = x.reshape({-1, x.size(-1)});
-  const auto inner = m_ffnIn(flat);
+  const auto inner = hookRows(context, "mlp.pre", m_ffnIn(flat), x);
   return hook(context, "mlp.out", m_ffnOut(torch::gelu(inner)).view(x.sizes()));
 }
 

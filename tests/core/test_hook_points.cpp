@@ -119,6 +119,7 @@ class TestHookPoints : public QObject {
         expected[p + n] = {B, H, T, T};
       expected[p + "attn.value_norms"] = {B, H, T};
       expected[p + "attn.value_gram"] = {B, T, H, H};
+      expected[p + "mlp.pre"] = {B, T, kFfn};
       for (const char* n : {"attn.out", "resid_pre", "resid_mid", "resid_post", "mlp.out"})
         expected[p + n] = {B, T, kHidden};
     }
@@ -164,6 +165,15 @@ class TestHookPoints : public QObject {
       };
       QVERIFY(maxAbsDiff(norm(c.at(p + "resid_pre") + out, "attention_norm"),
                          c.at(p + "resid_mid")) < 1e-5);
+      // mlp.out = W_out GELU(mlp.pre) + b_out, mlp.pre = W_in resid_mid + b_in.
+      const auto pre = torch::nn::functional::linear(c.at(p + "resid_mid"),
+                                                     layerParams["ffn_in.weight"],
+                                                     layerParams["ffn_in.bias"]);
+      QVERIFY(maxAbsDiff(pre, c.at(p + "mlp.pre")) < 1e-5);
+      QVERIFY(maxAbsDiff(torch::nn::functional::linear(torch::gelu(c.at(p + "mlp.pre")),
+                                                       layerParams["ffn_out.weight"],
+                                                       layerParams["ffn_out.bias"]),
+                         c.at(p + "mlp.out")) < 1e-5);
       QVERIFY(maxAbsDiff(norm(c.at(p + "resid_mid") + c.at(p + "mlp.out"), "ffn_norm"),
                          c.at(p + "resid_post")) < 1e-5);
     }
