@@ -32,8 +32,8 @@ endfunction()
 # BLAS threading. Debian's LibTorch runs its own kernels on OpenMP threads, which spin
 # after each parallel region; the default (pthread) OpenBLAS runs GEMMs on a second
 # thread pool that those spinning threads starve. With the OpenMP build of OpenBLAS both
-# share one pool: measured 1.52 s -> 0.83 s per training step on 2 cores (README,
-# "Speed"). Executables find it through DT_RPATH (not RUNPATH: RPATH also applies to
+# share one pool: measured 1.52 s -> 0.83 s per training step on 2 cores
+# (docs/workflows.md, "Speed"). Executables find it through DT_RPATH (not RUNPATH: RPATH also applies to
 # LibTorch's own dependency on libopenblas.so.0), so the system's BLAS choice is untouched.
 if(NOT DEFINED ATTNLAB_BLAS_DIR)
   set(_attnlab_blas_dir "")

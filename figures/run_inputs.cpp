@@ -1,6 +1,6 @@
 #include "figures/run_inputs.h"
 
-#include "core/pretrained/pretrained_folder.h"
+#include "core/pretrained/model_folder_kind.h"
 
 #include "analysis/report/report_layout.h"
 #include "figures/figure_errors.h"

@@ -39,14 +39,6 @@ std::string bytesOf(const fs::path& file) {
 
 }  // namespace
 
-bool isPretrainedModelFolder(const fs::path& path) {
-  std::error_code ec;
-  // config.json without a run's files: a model folder even when its weights are missing,
-  // so that loadHuggingFaceBert says which file is (a run folder has run.h5, checkpoints/).
-  return fs::is_directory(path, ec) && fs::is_regular_file(path / "config.json", ec) &&
-         !fs::exists(path / "run.h5", ec) && !fs::exists(path / "checkpoints", ec);
-}
-
 fs::path canonicalModelFolder(const fs::path& folder) {
   std::error_code ec;
   const fs::path absolute = fs::weakly_canonical(fs::absolute(folder, ec), ec);

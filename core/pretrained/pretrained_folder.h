@@ -6,6 +6,7 @@
 // starting a new run's weights from it (model.init_from).
 
 #include "core/config/run_config.h"
+#include "core/pretrained/model_folder_kind.h"  // isPretrainedModelFolder, for its callers
 #include "core/model/masked_lm.h"
 
 #include <cstdint>
@@ -14,10 +15,6 @@
 namespace attnlab::core {
 
 struct PretrainedModel;
-
-/// True when `path` is a folder holding config.json and neither run.h5 nor checkpoints/ (an
-/// AttnLab run's): what loadHuggingFaceBert reads, which names a missing weights file.
-bool isPretrainedModelFolder(const std::filesystem::path& path);
 
 /// The folder's absolute, normal form (how model.init_from records it).
 std::filesystem::path canonicalModelFolder(const std::filesystem::path& folder);

@@ -7,7 +7,7 @@
 cmake_minimum_required(VERSION 3.25)
 
 set(_args "")
-foreach(_var IN ITEMS ROOT SOURCE_DIRS LINK_FILES)
+foreach(_var IN ITEMS ROOT SOURCE_DIRS LINK_FILES DIRS)
   if(DEFINED ${_var})
     list(APPEND _args "-D${_var}=${${_var}}")
   endif()
