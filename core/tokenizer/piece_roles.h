@@ -24,4 +24,24 @@ inline bool isPeriodPiece(std::string_view piece) {
   return piece == "." || piece == "\xE2\x96\x81." || piece == "\xC4\xA0.";
 }
 
+/// Punctuation only, once the family's word marker is taken off ("▁", "Ġ", "##"): ".", "▁,",
+/// "Ġ!", "##)", "--"; not "<s>" or "[SEP]" (the special pieces have their own roles).
+inline bool isPunctuationPiece(std::string_view piece) {
+  for (std::string_view marker : {"\xE2\x96\x81", "\xC4\xA0", "##"}) {
+    if (piece.substr(0, marker.size()) == marker) {
+      piece.remove_prefix(marker.size());
+      break;
+    }
+  }
+  if (piece.empty() || isSequenceStartPiece(piece) || isSequenceEndPiece(piece) ||
+      isPaddingPiece(piece))
+    return false;
+  for (const char c : piece) {
+    const bool punct = (c >= '!' && c <= '/') || (c >= ':' && c <= '@') ||
+                       (c >= '[' && c <= '`') || (c >= '{' && c <= '~');
+    if (!punct) return false;
+  }
+  return true;
+}
+
 }  // namespace attnlab::core

@@ -15,3 +15,6 @@ attnlab_add_qtest(core test_hf_bert_import LIBS attnlab_core_pretrained attnlab_
 # Named hook points (issue 40): names and shapes, each capture against its definition,
 # activation patching, replacement order, the fused kernel kept when nothing inside is asked.
 attnlab_add_qtest(core test_hook_points LIBS attnlab_core_model)
+# Attention health (issue 41): sinks, entropy, S_max, massive activations and rank collapse on
+# hand-made maps with known answers; power iteration against the SVD.
+attnlab_add_qtest(core test_attention_health LIBS attnlab_core_health)
