@@ -1,5 +1,6 @@
 #include "analysis/jobs/report_jobs.h"
 
+#include "analysis/report/head_comparison_report.h"
 #include "analysis/report/report_files.h"
 #include "analysis/report/report_layout.h"
 #include "analysis/runs/run_selection.h"
@@ -54,6 +55,23 @@ ReportJobResult<CorefProbeReport> runProbeJob(CorefProbeOptions options, const f
   return runJob<CorefProbeReport>(
       folder, [&] { return probeCoreference(options, progress, cancel); },
       [](const CorefProbeReport& r, const fs::path& f) { return writeCorefReport(r, f); }, cancel);
+}
+
+ReportJobResult<HeadComparison> runHeadComparisonJob(CompareHeadsOptions options,
+                                                     const fs::path& out,
+                                                     const AnalysisProgress& progress,
+                                                     const std::atomic<bool>* cancel) {
+  const auto a = selectCheckpoint(options.runA, options.stepA);
+  const auto b = selectCheckpoint(options.runB, options.stepB);
+  // The files chosen, so compareHeads reads these two whatever the runs write meanwhile.
+  options.runA = a.checkpoint;
+  options.runB = b.checkpoint;
+  options.stepA.reset();
+  options.stepB.reset();
+  const fs::path folder = out.empty() ? comparisonFolder(a.runDir, a.step, b.runDir, b.step) : out;
+  return runJob<HeadComparison>(
+      folder, [&] { return compareHeads(options, progress, cancel); },
+      [](const HeadComparison& r, const fs::path& f) { return writeHeadComparison(r, f); }, cancel);
 }
 
 }  // namespace attnlab::analysis

@@ -1,26 +1,17 @@
 #include "app/cli/compare_command.h"
 
+#include "analysis/jobs/report_jobs.h"
 #include "analysis/report/head_comparison_report.h"
-#include "analysis/report/report_files.h"
-#include "analysis/report/report_layout.h"
 #include "analysis/runs/head_comparison.h"
 #include "app/cli/command_errors.h"
 #include "app/cli/progress_bar.h"
 #include "app/cli/task_progress.h"
-#include "core/data/data_files.h"
 #include "core/errors/error.h"
 #include "core/pretrained/pretrained_folder.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstdio>
-#include <map>
-#include <sstream>
 #include <string>
-#include <system_error>
-#include <utility>
-#include <vector>
 
 namespace attnlab::app {
 
@@ -28,7 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using analysis::HeadComparison;
-using nlohmann::json;
 
 /// What the user named: a model folder itself, not the work folder its reports go to.
 std::string shownPath(const analysis::AnalysedCheckpoint& source) {
@@ -59,13 +49,12 @@ void printSummary(const HeadComparison& r, const fs::path& folder, std::size_t f
   std::printf("wrote %zu files to %s\n", files, folder.string().c_str());
 }
 
-analysis::CompareHeadsOptions compareOptionsOf(const CompareCommandOptions& o,
-                                               const analysis::SelectedCheckpoint& a,
-                                               const analysis::SelectedCheckpoint& b) {
+analysis::CompareHeadsOptions compareOptionsOf(const CompareCommandOptions& o) {
   analysis::CompareHeadsOptions options;
-  // The checkpoints already chosen, so both steps are settled before the folder is.
-  options.runA = a.checkpoint;
-  options.runB = b.checkpoint;
+  options.runA = o.runA;
+  options.runB = o.runB;
+  options.stepA = o.stepA;
+  options.stepB = o.stepB;
   options.evaluation.textFile = o.text;
   options.evaluation.maxSequences = o.examples;
   options.evaluation.batchSize = o.batchSize;
@@ -81,21 +70,15 @@ int runCompare(const CompareCommandOptions& o) {
       throw DataError("",
                       "say what to compare: --heads (head JSD with matching, and linear CKA "
                       "between layers) is the only comparison the command line does so far");
-    const auto a = analysis::selectCheckpoint(o.runA, o.stepA);
-    const auto b = analysis::selectCheckpoint(o.runB, o.stepB);
-    const fs::path folder =
-        o.out.empty() ? analysis::comparisonFolder(a.runDir, a.step, b.runDir, b.step) : o.out;
-    analysis::prepareReportFolder(folder);  // a bad --out fails before the work
-
     TaskProgress progress(stderr, !o.plain && ProgressBar::isTerminal(stderr));
-    const auto report = analysis::compareHeads(
-        compareOptionsOf(o, a, b),
+    // The same job as the app's Compare heads: a bad --out fails before the work.
+    const auto written = analysis::runHeadComparisonJob(
+        compareOptionsOf(o), o.out,
         [&progress](const std::string& phase, std::int64_t done, std::int64_t total) {
           progress.update(phase, done, total);
         });
     progress.finish();
-    const auto written = analysis::writeHeadComparison(report, folder);
-    printSummary(report, folder, written.size());
+    printSummary(written.report, written.folder, written.files.size());
     return 0;
   });
 }
