@@ -79,6 +79,67 @@ ATTNLAB_INLINE IndexSet onSet(const float* a, double inv, const int* idx, int co
   return r;
 }
 
+// Head summary and guidance conformity of row i (of n) of the renormalised p = a / s:
+// `inv` = 1 / s, `squares` = sum of p^2.
+ATTNLAB_INLINE void addRowSums(AttentionStatistics::HeadSums& sums, const HeadTask& t,
+                               const float* a, double inv, double squares, int i, int n) {
+  const double first = a[0] * inv;
+  const double self = a[i] * inv;
+  const double previous = i >= 1 ? a[i - 1] * inv : 0.0;
+  const double next = i + 1 < n ? a[i + 1] * inv : 0.0;
+  const IndexSet sep = onSet(a, inv, t.separators, t.separatorCount);
+  const IndexSet per = onSet(a, inv, t.periods, t.periodCount);
+  sums.rows += 1;
+  sums.cells += n;
+  sums.first += first;
+  sums.self += self;
+  sums.separator += sep.mass;
+  sums.period += per.mass;
+  // Patterns in kGuidancePatterns order: next, prev, first, separator, period.
+  if (i + 1 < n) {
+    sums.next += next;
+    ++sums.nextRows;
+    sums.tvd[0] += 1.0 - next;
+    ++sums.tvdRows[0];
+    sums.squaredError[0] += squares - 2.0 * next + 1.0;
+  } else {
+    sums.squaredError[0] += squares;
+  }
+  if (i >= 1) {
+    sums.previous += previous;
+    ++sums.previousRows;
+    sums.tvd[1] += 1.0 - previous;
+    ++sums.tvdRows[1];
+    sums.squaredError[1] += squares - 2.0 * previous + 1.0;
+  } else {
+    sums.squaredError[1] += squares;
+  }
+  sums.tvd[2] += 1.0 - first;
+  ++sums.tvdRows[2];
+  sums.squaredError[2] += squares - 2.0 * first + 1.0;
+  if (t.separatorCount > 0) {
+    sums.tvd[3] += 0.5 * (sep.distance + std::max(0.0, 1.0 - sep.mass));
+    ++sums.tvdRows[3];
+  }
+  sums.squaredError[3] += squares - 2.0 * sep.mass + t.separatorCount;
+  if (t.periodCount > 0) {
+    sums.tvd[4] += 0.5 * (per.distance + std::max(0.0, 1.0 - per.mass));
+    ++sums.tvdRows[4];
+  }
+  sums.squaredError[4] += squares - 2.0 * per.mass + t.periodCount;
+}
+
+// JSD of row a against row b of the same head one layer down: H(m) - (H(p) + H(q)) / 2, in
+// the task's base. `hA`, `hB`: the rows' entropies as they enter JSD (smoothed or not).
+ATTNLAB_INLINE double adjacentRowJsd(const HeadTask& t, const float* a, const float* b, double keep,
+                                     double inv, double invBelow, float floorMass, double hA,
+                                     double hB) {
+  const double hm = -mixtureXLogX(a, b, t.n, static_cast<float>(0.5 * keep * inv),
+                                  static_cast<float>(0.5 * keep * invBelow), floorMass);
+  const double value = hm - 0.5 * (hA + hB);
+  return std::clamp(value, 0.0, kLn2) * t.jsdScale;
+}
+
 ATTNLAB_HOT void processHead(const HeadTask& t) {
   const int n = t.n;
   const auto T = static_cast<std::int64_t>(t.T);
@@ -116,66 +177,12 @@ ATTNLAB_HOT void processHead(const HeadTask& t) {
       entropy[i] = h;
       jsdEntropy[i] = hJsd;
       inverse[i] = inv;
-
-      // Head summary and guidance conformity of the renormalised row p = a / s.
-      const double first = a[0] * inv;
-      const double self = a[i] * inv;
-      const double previous = i >= 1 ? a[i - 1] * inv : 0.0;
-      const double next = i + 1 < n ? a[i + 1] * inv : 0.0;
-      const IndexSet sep = onSet(a, inv, t.separators, t.separatorCount);
-      const IndexSet per = onSet(a, inv, t.periods, t.periodCount);
-      const double squares = r.squares * inv * inv;
-      sums.rows += 1;
-      sums.cells += n;
-      sums.first += first;
-      sums.self += self;
-      sums.separator += sep.mass;
-      sums.period += per.mass;
-      // Patterns in kGuidancePatterns order: next, prev, first, separator, period.
-      if (i + 1 < n) {
-        sums.next += next;
-        ++sums.nextRows;
-        sums.tvd[0] += 1.0 - next;
-        ++sums.tvdRows[0];
-        sums.squaredError[0] += squares - 2.0 * next + 1.0;
-      } else {
-        sums.squaredError[0] += squares;
-      }
-      if (i >= 1) {
-        sums.previous += previous;
-        ++sums.previousRows;
-        sums.tvd[1] += 1.0 - previous;
-        ++sums.tvdRows[1];
-        sums.squaredError[1] += squares - 2.0 * previous + 1.0;
-      } else {
-        sums.squaredError[1] += squares;
-      }
-      sums.tvd[2] += 1.0 - first;
-      ++sums.tvdRows[2];
-      sums.squaredError[2] += squares - 2.0 * first + 1.0;
-      if (t.separatorCount > 0) {
-        sums.tvd[3] += 0.5 * (sep.distance + std::max(0.0, 1.0 - sep.mass));
-        ++sums.tvdRows[3];
-      }
-      sums.squaredError[3] += squares - 2.0 * sep.mass + t.separatorCount;
-      if (t.periodCount > 0) {
-        sums.tvd[4] += 0.5 * (per.distance + std::max(0.0, 1.0 - per.mass));
-        ++sums.tvdRows[4];
-      }
-      sums.squaredError[4] += squares - 2.0 * per.mass + t.periodCount;
-
-      // JSD against the same head one layer down: H(m) - (H(p) + H(q)) / 2.
+      addRowSums(sums, t, a, inv, r.squares * inv * inv, i, n);
       if (jsd) {
         const double invBelow = t.inverse[below + i];
-        if (invBelow > 0.0) {
-          const float* b = previousBlock + i * T;
-          const double hm = -mixtureXLogX(a, b, n, static_cast<float>(0.5 * keep * inv),
-                                          static_cast<float>(0.5 * keep * invBelow), floorMass);
-          const double value = hm - 0.5 * (hJsd + t.jsdEntropy[below + i]);
-          jsd[i] = std::clamp(value, 0.0, kLn2) * t.jsdScale;
-        } else {
-          jsd[i] = nan;
-        }
+        jsd[i] = invBelow > 0.0 ? adjacentRowJsd(t, a, previousBlock + i * T, keep, inv, invBelow,
+                                                 floorMass, hJsd, t.jsdEntropy[below + i])
+                                : nan;
       }
     }
     previousBlock = block;
@@ -246,6 +253,130 @@ void checkRoles(const SequenceRoles& roles, int T, int maxLength, const std::str
 
 double meanOrNan(double sum, std::int64_t count) {
   return count > 0 ? sum / static_cast<double>(count) : std::numeric_limits<double>::quiet_NaN();
+}
+
+// ---- one chunk of sequences -----------------------------------------------------------------
+
+// Positions of separators and periods, per sequence of a chunk.
+struct RolePositions {
+  std::vector<std::vector<int>> separators, periods;
+};
+
+RolePositions rolePositions(const SequenceRoles* roles, int count) {
+  RolePositions p;
+  p.separators.resize(static_cast<std::size_t>(count));
+  p.periods.resize(static_cast<std::size_t>(count));
+  for (int b = 0; b < count; ++b) {
+    const SequenceRoles& r = roles[b];
+    for (int j = 0; j < r.length; ++j) {
+      const auto uj = static_cast<std::size_t>(j);
+      if (!r.separator.empty() && r.separator[uj])
+        p.separators[static_cast<std::size_t>(b)].push_back(j);
+      if (!r.period.empty() && r.period[uj]) p.periods[static_cast<std::size_t>(b)].push_back(j);
+    }
+  }
+  return p;
+}
+
+// A chunk as its phases see it: the input, the options, and the accumulator's slot scratch
+// (slot b's rows at b * perSlot, then (layer, head) k's at k * maxLength).
+struct Chunk {
+  const float* const* bases = nullptr;
+  std::int64_t layerStride = 0;
+  int T = 0;
+  const SequenceRoles* roles = nullptr;
+  const RolePositions* positions = nullptr;
+  int layers = 0, heads = 0, maxLength = 0, threads = 1;
+  bool smoothing = false;
+  double jsdScale = 1.0;
+  std::size_t perSlot = 0, jsdPerSlot = 0;
+  double* entropy = nullptr;
+  double* jsdEntropy = nullptr;
+  double* inverse = nullptr;
+  double* jsd = nullptr;
+  AttentionStatistics::HeadSums* sums = nullptr;
+};
+
+// Task `task` of phase 1: sequence task / heads, head task % heads.
+HeadTask headTask(const Chunk& c, int task) {
+  const int b = task / c.heads;
+  const auto slot = static_cast<std::size_t>(b);
+  HeadTask t;
+  t.sequence = c.bases[b];
+  t.layerStride = c.layerStride;
+  t.T = c.T;
+  t.n = c.roles[b].length;
+  t.layers = c.layers;
+  t.heads = c.heads;
+  t.head = task % c.heads;
+  t.maxLength = c.maxLength;
+  t.smoothing = c.smoothing;
+  t.jsdScale = c.jsdScale;
+  t.separators = c.positions->separators[slot].data();
+  t.separatorCount = static_cast<int>(c.positions->separators[slot].size());
+  t.periods = c.positions->periods[slot].data();
+  t.periodCount = static_cast<int>(c.positions->periods[slot].size());
+  t.entropy = c.entropy + slot * c.perSlot;
+  t.jsdEntropy = c.jsdEntropy + slot * c.perSlot;
+  t.inverse = c.inverse + slot * c.perSlot;
+  t.jsd = c.jsd + slot * c.jsdPerSlot;
+  t.sums = c.sums + slot * static_cast<std::size_t>(c.layers * c.heads);
+  return t;
+}
+
+// Phase 2 for (layer, head) k: its rows of the chunk's `count` sequences into its
+// distributions (`jsdDist` null for layer 0) and its sums into `total`.
+void foldHead(const Chunk& c, int count, int k, StreamingDistribution& entropyDist,
+              StreamingDistribution* jsdDist, AttentionStatistics::HeadSums& total) {
+  const auto lh = static_cast<std::size_t>(c.layers * c.heads);
+  for (int b = 0; b < count; ++b) {
+    const auto slot = static_cast<std::size_t>(b);
+    const int n = c.roles[b].length;
+    const double* entropy =
+        c.entropy + slot * c.perSlot + static_cast<std::size_t>(k) * c.maxLength;
+    for (int i = 0; i < n; ++i) {
+      if (!std::isnan(entropy[i])) entropyDist.add(entropy[i]);
+    }
+    if (jsdDist) {
+      const double* jsd =
+          c.jsd + slot * c.jsdPerSlot + static_cast<std::size_t>(k - c.heads) * c.maxLength;
+      for (int i = 0; i < n; ++i) {
+        if (!std::isnan(jsd[i])) jsdDist->add(jsd[i]);
+      }
+    }
+    total.add(c.sums[slot * lh + static_cast<std::size_t>(k)]);
+  }
+}
+
+// JSD between every pair of heads of sequence b, summed into the upper triangle of
+// `pairSum` / `pairRows` ([(L*H)^2]).
+void addPairwiseJsd(const Chunk& c, int b, double* pairSum, std::int64_t* pairRows) {
+  const int H = c.heads, lh = c.layers * c.heads;
+  const auto slot = static_cast<std::size_t>(b);
+  const int n = c.roles[b].length;
+  const std::int64_t square = static_cast<std::int64_t>(c.T) * c.T;
+  auto headRows = [&](int k) { return c.bases[b] + (k / H) * c.layerStride + (k % H) * square; };
+  const double* inverse = c.inverse + slot * c.perSlot;
+  const double* jsdEntropy = c.jsdEntropy + slot * c.perSlot;
+  parallelFor(lh - 1, c.threads, [&](int a) {
+    PairTask t;
+    t.T = c.T;
+    t.n = n;
+    t.smoothing = c.smoothing;
+    t.a = headRows(a);
+    t.inverseA = inverse + static_cast<std::size_t>(a) * c.maxLength;
+    t.entropyA = jsdEntropy + static_cast<std::size_t>(a) * c.maxLength;
+    for (int k = a + 1; k < lh; ++k) {
+      t.b = headRows(k);
+      t.inverseB = inverse + static_cast<std::size_t>(k) * c.maxLength;
+      t.entropyB = jsdEntropy + static_cast<std::size_t>(k) * c.maxLength;
+      std::int64_t rows = 0;
+      const double sum = pairJsdSum(t, &rows);
+      const std::size_t at = static_cast<std::size_t>(a) * lh + static_cast<std::size_t>(k);
+      pairSum[at] += sum * c.jsdScale;
+      pairRows[at] += rows;
+    }
+  });
 }
 
 }  // namespace
@@ -334,105 +465,44 @@ void AttentionStatistics::processChunk(const float* const* bases, std::int64_t l
                                        int count, int T, const SequenceRoles* roles) {
   const int L = m_layers, H = m_heads, lh = L * H;
   const int threads = threadCount();
-  const std::size_t perSlot = static_cast<std::size_t>(lh) * m_maxLength;
-  const std::size_t jsdPerSlot = static_cast<std::size_t>((L - 1) * H) * m_maxLength;
-
-  // Positions of separators and periods, per sequence.
-  std::vector<std::vector<int>> separators(static_cast<std::size_t>(count));
-  std::vector<std::vector<int>> periods(static_cast<std::size_t>(count));
-  for (int b = 0; b < count; ++b) {
-    const SequenceRoles& r = roles[b];
-    for (int j = 0; j < r.length; ++j) {
-      const auto uj = static_cast<std::size_t>(j);
-      if (!r.separator.empty() && r.separator[uj])
-        separators[static_cast<std::size_t>(b)].push_back(j);
-      if (!r.period.empty() && r.period[uj]) periods[static_cast<std::size_t>(b)].push_back(j);
-    }
-  }
+  const RolePositions positions = rolePositions(roles, count);
   std::fill(m_slotSums.begin(), m_slotSums.begin() + static_cast<std::ptrdiff_t>(count * lh),
             HeadSums{});
+  Chunk c;
+  c.bases = bases;
+  c.layerStride = layerStride;
+  c.T = T;
+  c.roles = roles;
+  c.positions = &positions;
+  c.layers = L;
+  c.heads = H;
+  c.maxLength = m_maxLength;
+  c.smoothing = m_options.clarkSmoothing;
+  c.jsdScale = m_options.jsdBase == LogBase::Bits ? 1.0 / kLn2 : 1.0;
+  c.threads = threads;
+  c.perSlot = static_cast<std::size_t>(lh) * m_maxLength;
+  c.jsdPerSlot = static_cast<std::size_t>((L - 1) * H) * m_maxLength;
+  c.entropy = m_rowEntropy.data();
+  c.jsdEntropy = m_rowJsdEntropy.data();
+  c.inverse = m_rowInverse.data();
+  c.jsd = m_rowJsd.data();
+  c.sums = m_slotSums.data();
 
   // Phase 1: every (sequence, head) walks its layers once; results go to the slot scratch.
-  const double jsdScale = m_options.jsdBase == LogBase::Bits ? 1.0 / kLn2 : 1.0;
-  parallelFor(count * H, threads, [&](int task) {
-    const int b = task / H;
-    const auto slot = static_cast<std::size_t>(b);
-    HeadTask t;
-    t.sequence = bases[b];
-    t.layerStride = layerStride;
-    t.T = T;
-    t.n = roles[b].length;
-    t.layers = L;
-    t.heads = H;
-    t.head = task % H;
-    t.maxLength = m_maxLength;
-    t.smoothing = m_options.clarkSmoothing;
-    t.jsdScale = jsdScale;
-    t.separators = separators[slot].data();
-    t.separatorCount = static_cast<int>(separators[slot].size());
-    t.periods = periods[slot].data();
-    t.periodCount = static_cast<int>(periods[slot].size());
-    t.entropy = m_rowEntropy.data() + slot * perSlot;
-    t.jsdEntropy = m_rowJsdEntropy.data() + slot * perSlot;
-    t.inverse = m_rowInverse.data() + slot * perSlot;
-    t.jsd = m_rowJsd.data() + slot * jsdPerSlot;
-    t.sums = m_slotSums.data() + slot * static_cast<std::size_t>(lh);
-    processHead(t);
-  });
+  parallelFor(count * H, threads, [&](int task) { processHead(headTask(c, task)); });
 
   // Phase 2: every (layer, head) takes its rows in sequence order, so the result does not
   // depend on threads or chunking.
   parallelFor(lh, threads, [&](int k) {
-    for (int b = 0; b < count; ++b) {
-      const auto slot = static_cast<std::size_t>(b);
-      const int n = roles[b].length;
-      const double* entropy =
-          m_rowEntropy.data() + slot * perSlot + static_cast<std::size_t>(k) * m_maxLength;
-      StreamingDistribution& entropyDist = m_entropy[static_cast<std::size_t>(k)];
-      for (int i = 0; i < n; ++i) {
-        if (!std::isnan(entropy[i])) entropyDist.add(entropy[i]);
-      }
-      if (k >= H) {
-        const double* jsd =
-            m_rowJsd.data() + slot * jsdPerSlot + static_cast<std::size_t>(k - H) * m_maxLength;
-        StreamingDistribution& jsdDist = m_adjacentJsd[static_cast<std::size_t>(k - H)];
-        for (int i = 0; i < n; ++i) {
-          if (!std::isnan(jsd[i])) jsdDist.add(jsd[i]);
-        }
-      }
-      m_sums[static_cast<std::size_t>(k)].add(m_slotSums[slot * lh + static_cast<std::size_t>(k)]);
-    }
+    const auto uk = static_cast<std::size_t>(k);
+    foldHead(c, count, k, m_entropy[uk],
+             k >= H ? &m_adjacentJsd[static_cast<std::size_t>(k - H)] : nullptr, m_sums[uk]);
   });
 
   // Pairwise head JSD, for the first pairwiseSequences sequences.
   for (int b = 0; b < count; ++b) {
     if (m_sequences + b >= m_options.pairwiseSequences) break;
-    const auto slot = static_cast<std::size_t>(b);
-    const int n = roles[b].length;
-    const std::int64_t square = static_cast<std::int64_t>(T) * T;
-    auto headRows = [&](int k) { return bases[b] + (k / H) * layerStride + (k % H) * square; };
-    parallelFor(lh - 1, threads, [&](int a) {
-      PairTask t;
-      t.T = T;
-      t.n = n;
-      t.smoothing = m_options.clarkSmoothing;
-      t.a = headRows(a);
-      t.inverseA = m_rowInverse.data() + slot * perSlot + static_cast<std::size_t>(a) * m_maxLength;
-      t.entropyA =
-          m_rowJsdEntropy.data() + slot * perSlot + static_cast<std::size_t>(a) * m_maxLength;
-      for (int c = a + 1; c < lh; ++c) {
-        t.b = headRows(c);
-        t.inverseB =
-            m_rowInverse.data() + slot * perSlot + static_cast<std::size_t>(c) * m_maxLength;
-        t.entropyB =
-            m_rowJsdEntropy.data() + slot * perSlot + static_cast<std::size_t>(c) * m_maxLength;
-        std::int64_t rows = 0;
-        const double sum = pairJsdSum(t, &rows);
-        const std::size_t at = static_cast<std::size_t>(a) * lh + static_cast<std::size_t>(c);
-        m_pairSum[at] += sum * jsdScale;
-        m_pairRows[at] += rows;
-      }
-    });
+    addPairwiseJsd(c, b, m_pairSum.data(), m_pairRows.data());
     ++m_pairwiseSequencesUsed;
   }
 

@@ -165,7 +165,9 @@ std::size_t StreamingDistribution::memoryBytes() const {
   return m_counts.capacity() * sizeof(std::int64_t);
 }
 
-DistributionSummary StreamingDistribution::summarise(int histogramBins, int kdePoints) const {
+namespace {
+
+void requireSummaryOptions(int histogramBins, int kdePoints) {
   if (histogramBins < 1) {
     throw std::invalid_argument(
         "StreamingDistribution::summarise: histogramBins must be >= 1, "
@@ -178,27 +180,119 @@ DistributionSummary StreamingDistribution::summarise(int histogramBins, int kdeP
         "got " +
         std::to_string(kdePoints));
   }
+}
+
+/// Coarse histogram: each fine bin goes to the coarse bin holding its centre (exact when
+/// the fine bins divide evenly, as 4096 does for 8, 16, 32, 64...).
+void coarseHistogram(DistributionSummary& s, std::span<const std::int64_t> counts, double lo,
+                     double hi, int histogramBins) {
+  const auto fine = static_cast<double>(counts.size());
+  s.histogramEdges.resize(static_cast<std::size_t>(histogramBins) + 1);
+  for (int k = 0; k <= histogramBins; ++k) {
+    s.histogramEdges[static_cast<std::size_t>(k)] =
+        k == histogramBins ? hi : lo + (hi - lo) * k / histogramBins;
+  }
+  s.histogramCounts.assign(static_cast<std::size_t>(histogramBins), 0);
+  for (std::size_t b = 0; b < counts.size(); ++b) {
+    const auto coarse =
+        std::min(static_cast<std::size_t>((static_cast<double>(b) + 0.5) * histogramBins / fine),
+                 static_cast<std::size_t>(histogramBins) - 1);
+    s.histogramCounts[coarse] += counts[b];
+  }
+}
+
+/// What the density estimate needs of the distribution: its fine bins and moments.
+struct KdeInput {
+  std::span<const std::int64_t> counts;
+  double lo = 0, width = 0;  // first bin's lower edge, bin width
+  double min = 0, max = 0;
+  double n = 0;               // values counted
+  double sum = 0, sumSq = 0;  // of the values shifted by lo
+};
+
+/// Silverman's rule of thumb on the streamed moments and quartiles.
+double silvermanBandwidth(const KdeInput& in, const DistributionSummary& s) {
+  const double meanShifted = in.sum / in.n;
+  const double variance =
+      in.n > 1 ? std::max(0.0, (in.sumSq - in.n * meanShifted * meanShifted) / (in.n - 1.0)) : 0.0;
+  const double sd = std::sqrt(variance);
+  const double iqr = s.q3 - s.q1;
+  const double spread = iqr > 0.0 ? std::min(sd, iqr / 1.34) : sd;
+  return 0.9 * spread * std::pow(in.n, -0.2);
+}
+
+/// (Nearly) one repeated value: a Gaussian around it, wide enough to draw.
+void singleValueKde(DistributionSummary& s, const KdeInput& in, double h, int kdePoints) {
+  const double invSqrt2Pi = 1.0 / std::sqrt(2.0 * std::numbers::pi);
+  h = std::max(h, in.width);
+  const double centre = 0.5 * (in.min + in.max);
+  for (std::size_t k = 0; k < static_cast<std::size_t>(kdePoints); ++k) {
+    const double x = centre - 4.0 * h + 8.0 * h * static_cast<double>(k) / (kdePoints - 1);
+    const double z = (x - centre) / h;
+    s.kdeX[k] = x;
+    s.kdeDensity[k] = invSqrt2Pi * std::exp(-0.5 * z * z) / h;
+  }
+  s.kdeBandwidth = h;
+}
+
+struct Mass {
+  double at, weight;
+};
+
+/// Fine bins grouped to at most h/4 wide, each group a point mass at the mean of its bins'
+/// centres (clipped to [min, max], where the values are).
+std::vector<Mass> binnedMasses(const KdeInput& in, double h) {
+  std::vector<Mass> masses;
+  const auto group = static_cast<std::size_t>(std::max(1.0, std::floor(0.25 * h / in.width)));
+  for (std::size_t g0 = 0; g0 < in.counts.size(); g0 += group) {
+    double weight = 0.0, moment = 0.0;
+    for (std::size_t b = g0; b < std::min(g0 + group, in.counts.size()); ++b) {
+      if (in.counts[b] == 0) continue;
+      const double binLo = std::max(in.lo + static_cast<double>(b) * in.width, in.min);
+      const double binHi = std::min(in.lo + static_cast<double>(b + 1) * in.width, in.max);
+      const double c = static_cast<double>(in.counts[b]);
+      weight += c;
+      moment += c * std::clamp(0.5 * (binLo + binHi), in.min, in.max);
+    }
+    if (weight > 0.0) masses.push_back({moment / weight, weight / in.n});
+  }
+  return masses;
+}
+
+/// Binned KDE over [min, max], reflected at both ends.
+void binnedKde(DistributionSummary& s, const KdeInput& in, double h, int kdePoints) {
+  const double invSqrt2Pi = 1.0 / std::sqrt(2.0 * std::numbers::pi);
+  const auto points = static_cast<std::size_t>(kdePoints);
+  const double step = (in.max - in.min) / (kdePoints - 1);
+  h = std::max({h, in.width, 0.5 * step});
+  s.kdeBandwidth = h;
+  const std::vector<Mass> masses = binnedMasses(in, h);
+  const double cutoff = 8.0;  // kernel mass beyond 8 sd is < 1e-15
+  for (std::size_t k = 0; k < points; ++k) {
+    const double x = k + 1 == points ? in.max : in.min + step * static_cast<double>(k);
+    double density = 0.0;
+    for (const Mass& m : masses) {
+      // The kernel, and its mirror images about min and max (boundary reflection).
+      for (const double centre : {m.at, 2.0 * in.min - m.at, 2.0 * in.max - m.at}) {
+        const double z = (x - centre) / h;
+        if (std::abs(z) < cutoff) density += m.weight * std::exp(-0.5 * z * z);
+      }
+    }
+    s.kdeX[k] = x;
+    s.kdeDensity[k] = density * invSqrt2Pi / h;
+  }
+}
+
+}  // namespace
+
+DistributionSummary StreamingDistribution::summarise(int histogramBins, int kdePoints) const {
+  requireSummaryOptions(histogramBins, kdePoints);
   DistributionSummary s;
   s.count = m_count;
   s.clamped = m_clamped;
   s.resolution = resolution();
   if (m_counts.empty()) return s;
-
-  // Coarse histogram: each fine bin goes to the coarse bin holding its centre (exact when
-  // the fine bins divide evenly, as 4096 does for 8, 16, 32, 64...).
-  const auto fine = static_cast<double>(m_counts.size());
-  s.histogramEdges.resize(static_cast<std::size_t>(histogramBins) + 1);
-  for (int k = 0; k <= histogramBins; ++k) {
-    s.histogramEdges[static_cast<std::size_t>(k)] =
-        k == histogramBins ? m_hi : m_lo + (m_hi - m_lo) * k / histogramBins;
-  }
-  s.histogramCounts.assign(static_cast<std::size_t>(histogramBins), 0);
-  for (std::size_t b = 0; b < m_counts.size(); ++b) {
-    const auto coarse =
-        std::min(static_cast<std::size_t>((static_cast<double>(b) + 0.5) * histogramBins / fine),
-                 static_cast<std::size_t>(histogramBins) - 1);
-    s.histogramCounts[coarse] += m_counts[b];
-  }
+  coarseHistogram(s, m_counts, m_lo, m_hi, histogramBins);
   if (m_count == 0) {
     // Nothing to summarise: NaN (JSON null) rather than zeros that read as a real, peaked head.
     const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -206,7 +300,6 @@ DistributionSummary StreamingDistribution::summarise(int histogramBins, int kdeP
     return s;
   }
 
-  const double n = static_cast<double>(m_count);
   s.mean = mean();
   s.min = m_min;
   s.max = m_max;
@@ -215,72 +308,15 @@ DistributionSummary StreamingDistribution::summarise(int histogramBins, int kdeP
   s.q3 = quantile(0.75);
   if (kdePoints == 0) return s;
 
-  // Silverman's rule of thumb on the streamed moments and quartiles.
-  const double meanShifted = m_sum / n;
-  const double variance =
-      m_count > 1 ? std::max(0.0, (m_sumSq - n * meanShifted * meanShifted) / (n - 1.0)) : 0.0;
-  const double sd = std::sqrt(variance);
-  const double iqr = s.q3 - s.q1;
-  const double spread = iqr > 0.0 ? std::min(sd, iqr / 1.34) : sd;
-  double h = 0.9 * spread * std::pow(n, -0.2);
-  const double range = m_max - m_min;
-  const double width = s.resolution;
-  const auto points = static_cast<std::size_t>(kdePoints);
-  s.kdeX.resize(points);
-  s.kdeDensity.assign(points, 0.0);
-  const double invSqrt2Pi = 1.0 / std::sqrt(2.0 * std::numbers::pi);
-
-  if (range < width) {
-    // (Nearly) one repeated value: a Gaussian around it, wide enough to draw.
-    h = std::max(h, width);
-    const double centre = 0.5 * (m_min + m_max);
-    for (std::size_t k = 0; k < points; ++k) {
-      const double x = centre - 4.0 * h + 8.0 * h * static_cast<double>(k) / (kdePoints - 1);
-      const double z = (x - centre) / h;
-      s.kdeX[k] = x;
-      s.kdeDensity[k] = invSqrt2Pi * std::exp(-0.5 * z * z) / h;
-    }
-    s.kdeBandwidth = h;
-    return s;
-  }
-
-  const double step = range / (kdePoints - 1);
-  h = std::max({h, width, 0.5 * step});
-  s.kdeBandwidth = h;
-
-  // Binned KDE: fine bins grouped to at most h/4 wide, each group a point mass at the mean
-  // of its bins' centres (clipped to [min, max], where the values are).
-  struct Mass {
-    double at, weight;
-  };
-  std::vector<Mass> masses;
-  const auto group = static_cast<std::size_t>(std::max(1.0, std::floor(0.25 * h / width)));
-  for (std::size_t g0 = 0; g0 < m_counts.size(); g0 += group) {
-    double weight = 0.0, moment = 0.0;
-    for (std::size_t b = g0; b < std::min(g0 + group, m_counts.size()); ++b) {
-      if (m_counts[b] == 0) continue;
-      const double binLo = std::max(m_lo + static_cast<double>(b) * width, m_min);
-      const double binHi = std::min(m_lo + static_cast<double>(b + 1) * width, m_max);
-      const double c = static_cast<double>(m_counts[b]);
-      weight += c;
-      moment += c * std::clamp(0.5 * (binLo + binHi), m_min, m_max);
-    }
-    if (weight > 0.0) masses.push_back({moment / weight, weight / n});
-  }
-
-  const double cutoff = 8.0;  // kernel mass beyond 8 sd is < 1e-15
-  for (std::size_t k = 0; k < points; ++k) {
-    const double x = k + 1 == points ? m_max : m_min + step * static_cast<double>(k);
-    double density = 0.0;
-    for (const Mass& m : masses) {
-      // The kernel, and its mirror images about min and max (boundary reflection).
-      for (const double centre : {m.at, 2.0 * m_min - m.at, 2.0 * m_max - m.at}) {
-        const double z = (x - centre) / h;
-        if (std::abs(z) < cutoff) density += m.weight * std::exp(-0.5 * z * z);
-      }
-    }
-    s.kdeX[k] = x;
-    s.kdeDensity[k] = density * invSqrt2Pi / h;
+  const KdeInput in{m_counts, m_lo,   s.resolution, m_min, m_max, static_cast<double>(m_count),
+                    m_sum,    m_sumSq};
+  const double h = silvermanBandwidth(in, s);
+  s.kdeX.resize(static_cast<std::size_t>(kdePoints));
+  s.kdeDensity.assign(static_cast<std::size_t>(kdePoints), 0.0);
+  if (m_max - m_min < s.resolution) {
+    singleValueKde(s, in, h, kdePoints);
+  } else {
+    binnedKde(s, in, h, kdePoints);
   }
   return s;
 }

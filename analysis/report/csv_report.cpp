@@ -49,11 +49,9 @@ std::string headLabel(int layer, int head) {
 
 }  // namespace
 
-std::map<std::string, std::string> analysisCsvTables(const AnalysisReport& r) {
-  const auto& s = r.statistics;
-  const std::string jsdUnit = unitName(s.jsdBase);
-  std::map<std::string, std::string> tables;
+namespace {
 
+std::string entropyTable(const AttentionStatisticsResult& s) {
   std::ostringstream entropy;
   entropy << "layer,head,rank_in_layer," << distributionHeader("nats") << ",colour\n";
   for (int l = 0; l < s.layers; ++l) {
@@ -66,8 +64,10 @@ std::map<std::string, std::string> analysisCsvTables(const AnalysisReport& r) {
       entropy << ',' << colourName(s.entropyColours[i]) << '\n';
     }
   }
-  tables["entropy_heads.csv"] = entropy.str();
+  return entropy.str();
+}
 
+std::string adjacentJsdTable(const AttentionStatisticsResult& s, const std::string& jsdUnit) {
   std::ostringstream adjacent;
   adjacent << "layer,layer_below,head," << distributionHeader(jsdUnit) << ",colour\n";
   for (int l = 1; l < s.layers; ++l) {
@@ -78,24 +78,27 @@ std::map<std::string, std::string> analysisCsvTables(const AnalysisReport& r) {
       adjacent << ',' << colourName(s.jsdColours[j]) << '\n';
     }
   }
-  tables["jsd_adjacent_layers.csv"] = adjacent.str();
+  return adjacent.str();
+}
 
-  if (s.pairwiseSequencesUsed > 0) {
-    const int n = s.layers * s.heads;
-    std::ostringstream pairwise;
-    pairwise << "mean_jsd_" << jsdUnit;
-    for (int k = 0; k < n; ++k) pairwise << ',' << headLabel(k / s.heads, k % s.heads);
-    pairwise << '\n';
-    for (int a = 0; a < n; ++a) {
-      pairwise << headLabel(a / s.heads, a % s.heads);
-      for (int b = 0; b < n; ++b) {
-        pairwise << ',' << num(s.pairwiseJsd[static_cast<std::size_t>(a * n + b)]);
-      }
-      pairwise << '\n';
+std::string pairwiseJsdTable(const AttentionStatisticsResult& s, const std::string& jsdUnit) {
+  const int n = s.layers * s.heads;
+  std::ostringstream pairwise;
+  pairwise << "mean_jsd_" << jsdUnit;
+  for (int k = 0; k < n; ++k) pairwise << ',' << headLabel(k / s.heads, k % s.heads);
+  pairwise << '\n';
+  for (int a = 0; a < n; ++a) {
+    pairwise << headLabel(a / s.heads, a % s.heads);
+    for (int b = 0; b < n; ++b) {
+      pairwise << ',' << num(s.pairwiseJsd[static_cast<std::size_t>(a * n + b)]);
     }
-    tables["jsd_pairwise_heads.csv"] = pairwise.str();
+    pairwise << '\n';
   }
+  return pairwise.str();
+}
 
+/// head_summaries.csv and guidance_conformity.csv: one row per head each.
+void addHeadTables(std::map<std::string, std::string>& tables, const AttentionStatisticsResult& s) {
   std::ostringstream summaries;
   summaries << "layer,head,to_first,to_separator,to_period,to_previous,to_next,to_self\n";
   std::ostringstream conformity;
@@ -119,58 +122,74 @@ std::map<std::string, std::string> analysisCsvTables(const AnalysisReport& r) {
   }
   tables["head_summaries.csv"] = summaries.str();
   tables["guidance_conformity.csv"] = conformity.str();
-  addBeyondWeightsCsv(tables, r.beyond);
-  if (r.heads) addHeadReportCsv(tables, *r.heads);
+}
 
-  for (const auto& v : r.variantSeries) {
-    std::ostringstream table;
-    table << "step";
-    const bool perHead = v.innerShape.size() == 2;
-    const auto columns = perHead ? v.innerShape[0] * v.innerShape[1] : v.innerShape[0];
+std::string variantSeriesTable(const LoggedSeries& v) {
+  std::ostringstream table;
+  table << "step";
+  const bool perHead = v.innerShape.size() == 2;
+  const auto columns = perHead ? v.innerShape[0] * v.innerShape[1] : v.innerShape[0];
+  for (std::int64_t c = 0; c < columns; ++c) {
+    if (perHead) {
+      table << ','
+            << headLabel(static_cast<int>(c / v.innerShape[1]),
+                         static_cast<int>(c % v.innerShape[1]));
+    } else {
+      table << ",L" << c;
+    }
+  }
+  table << '\n';
+  for (std::size_t row = 0; row < v.steps.size(); ++row) {
+    table << v.steps[row];
     for (std::int64_t c = 0; c < columns; ++c) {
-      if (perHead) {
-        table << ','
-              << headLabel(static_cast<int>(c / v.innerShape[1]),
-                           static_cast<int>(c % v.innerShape[1]));
-      } else {
-        table << ",L" << c;
-      }
+      table << ','
+            << num(v.values[row * static_cast<std::size_t>(columns) + static_cast<std::size_t>(c)]);
     }
     table << '\n';
-    for (std::size_t row = 0; row < v.steps.size(); ++row) {
-      table << v.steps[row];
-      for (std::int64_t c = 0; c < columns; ++c) {
-        table
-            << ','
-            << num(v.values[row * static_cast<std::size_t>(columns) + static_cast<std::size_t>(c)]);
+  }
+  return table.str();
+}
+
+std::string overTrainingTable(const AnalysisReport& r, const std::string& jsdUnit) {
+  const auto& s = r.statistics;
+  std::ostringstream training;
+  training << "source,step,sequences,layer,head,median_entropy_nats,median_jsd_to_layer_below_"
+           << jsdUnit << ",to_first,to_separator,to_previous,to_next,to_self\n";
+  for (const auto& p : r.overTraining) {
+    for (int l = 0; l < s.layers; ++l) {
+      for (int h = 0; h < s.heads; ++h) {
+        training << p.source << ',' << p.step << ',' << p.sequences << ',' << l << ',' << h << ','
+                 << num(p.medianEntropy[static_cast<std::size_t>(l * s.heads + h)]) << ',';
+        if (l > 0) {
+          training << num(p.medianAdjacentJsd[static_cast<std::size_t>((l - 1) * s.heads + h)]);
+        }
+        const auto& m = p.headSummaries[static_cast<std::size_t>(l * s.heads + h)];
+        training << ',' << num(m.first) << ',' << num(m.separator) << ',' << num(m.previous) << ','
+                 << num(m.next) << ',' << num(m.self) << '\n';
       }
-      table << '\n';
     }
+  }
+  return training.str();
+}
+
+}  // namespace
+
+std::map<std::string, std::string> analysisCsvTables(const AnalysisReport& r) {
+  const auto& s = r.statistics;
+  const std::string jsdUnit = unitName(s.jsdBase);
+  std::map<std::string, std::string> tables;
+  tables["entropy_heads.csv"] = entropyTable(s);
+  tables["jsd_adjacent_layers.csv"] = adjacentJsdTable(s, jsdUnit);
+  if (s.pairwiseSequencesUsed > 0) tables["jsd_pairwise_heads.csv"] = pairwiseJsdTable(s, jsdUnit);
+  addHeadTables(tables, s);
+  addBeyondWeightsCsv(tables, r.beyond);
+  if (r.heads) addHeadReportCsv(tables, *r.heads);
+  for (const auto& v : r.variantSeries) {
     std::string name = v.name;
     for (auto& c : name) c = c == '/' ? '_' : c;
-    tables["series_" + name + ".csv"] = table.str();
+    tables["series_" + name + ".csv"] = variantSeriesTable(v);
   }
-
-  if (!r.overTraining.empty()) {
-    std::ostringstream training;
-    training << "source,step,sequences,layer,head,median_entropy_nats,median_jsd_to_layer_below_"
-             << jsdUnit << ",to_first,to_separator,to_previous,to_next,to_self\n";
-    for (const auto& p : r.overTraining) {
-      for (int l = 0; l < s.layers; ++l) {
-        for (int h = 0; h < s.heads; ++h) {
-          training << p.source << ',' << p.step << ',' << p.sequences << ',' << l << ',' << h << ','
-                   << num(p.medianEntropy[static_cast<std::size_t>(l * s.heads + h)]) << ',';
-          if (l > 0) {
-            training << num(p.medianAdjacentJsd[static_cast<std::size_t>((l - 1) * s.heads + h)]);
-          }
-          const auto& m = p.headSummaries[static_cast<std::size_t>(l * s.heads + h)];
-          training << ',' << num(m.first) << ',' << num(m.separator) << ',' << num(m.previous)
-                   << ',' << num(m.next) << ',' << num(m.self) << '\n';
-        }
-      }
-    }
-    tables["over_training.csv"] = training.str();
-  }
+  if (!r.overTraining.empty()) tables["over_training.csv"] = overTrainingTable(r, jsdUnit);
   return tables;
 }
 

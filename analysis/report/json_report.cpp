@@ -55,37 +55,43 @@ const char* argmaxName(coref::ArgmaxScope scope) {
   return "all";  // unreachable: -Werror=switch keeps the switch complete
 }
 
-std::string analysisJson(const AnalysisReport& r) {
-  const auto& s = r.statistics;
-  const std::string jsdUnit = unitName(s.jsdBase);
+namespace {
+
+json headJson(const AttentionStatisticsResult& s, int l, int h) {
+  const auto i = static_cast<std::size_t>(l * s.heads + h);
+  json head{{"layer", l}, {"head", h}};
+  head["entropy"] = distributionJson(s.entropy[i]);
+  head["entropy"]["colour"] = colourName(s.entropyColours[i]);
+  const auto& sum = s.headSummaries[i];
+  head["attention_to"] = {{"first", sum.first},   {"separator", sum.separator},
+                          {"period", sum.period}, {"previous", sum.previous},
+                          {"next", sum.next},     {"self", sum.self}};
+  json conformity = json::object();
+  for (std::size_t p = 0; p < kGuidancePatterns.size(); ++p) {
+    const auto k = i * kGuidancePatterns.size() + p;
+    conformity[kGuidancePatterns[p]] = {{"total_variation", s.guidanceDistance[k]},
+                                        {"mse", s.guidanceMse[k]}};
+  }
+  head["guidance_conformity"] = conformity;
+  if (l > 0) {
+    const auto j = static_cast<std::size_t>((l - 1) * s.heads + h);
+    head["jsd_to_layer_below"] = distributionJson(s.adjacentJsd[j]);
+    head["jsd_to_layer_below"]["colour"] = colourName(s.jsdColours[j]);
+  }
+  return head;
+}
+
+json perHeadJson(const AttentionStatisticsResult& s) {
   json heads = json::array();
   for (int l = 0; l < s.layers; ++l) {
-    for (int h = 0; h < s.heads; ++h) {
-      const auto i = static_cast<std::size_t>(l * s.heads + h);
-      json head{{"layer", l}, {"head", h}};
-      head["entropy"] = distributionJson(s.entropy[i]);
-      head["entropy"]["colour"] = colourName(s.entropyColours[i]);
-      const auto& sum = s.headSummaries[i];
-      head["attention_to"] = {{"first", sum.first},   {"separator", sum.separator},
-                              {"period", sum.period}, {"previous", sum.previous},
-                              {"next", sum.next},     {"self", sum.self}};
-      json conformity = json::object();
-      for (std::size_t p = 0; p < kGuidancePatterns.size(); ++p) {
-        const auto k = i * kGuidancePatterns.size() + p;
-        conformity[kGuidancePatterns[p]] = {{"total_variation", s.guidanceDistance[k]},
-                                            {"mse", s.guidanceMse[k]}};
-      }
-      head["guidance_conformity"] = conformity;
-      if (l > 0) {
-        const auto j = static_cast<std::size_t>((l - 1) * s.heads + h);
-        head["jsd_to_layer_below"] = distributionJson(s.adjacentJsd[j]);
-        head["jsd_to_layer_below"]["colour"] = colourName(s.jsdColours[j]);
-      }
-      heads.push_back(std::move(head));
-    }
+    for (int h = 0; h < s.heads; ++h) heads.push_back(headJson(s, l, h));
   }
+  return heads;
+}
+
+json variantSeriesJson(const std::vector<LoggedSeries>& series) {
   json variants = json::array();
-  for (const auto& v : r.variantSeries) {
+  for (const auto& v : series) {
     variants.push_back({{"name", v.name},
                         {"description", v.description},
                         {"unit", v.unit},
@@ -93,8 +99,12 @@ std::string analysisJson(const AnalysisReport& r) {
                         {"inner_shape", v.innerShape},
                         {"values", v.values}});
   }
+  return variants;
+}
+
+json overTrainingJson(const std::vector<TrainingStatisticsPoint>& points) {
   json training = json::array();
-  for (const auto& p : r.overTraining) {
+  for (const auto& p : points) {
     json summaries = json::array();
     for (const auto& sum : p.headSummaries) summaries.push_back(headSummaryJson(sum));
     training.push_back({{"source", p.source},
@@ -105,31 +115,45 @@ std::string analysisJson(const AnalysisReport& r) {
                         {"attention_to", summaries},
                         {"guidance_total_variation", p.guidanceDistance}});
   }
+  return training;
+}
+
+json evaluationJson(const AnalysisReport& r) {
+  const auto& s = r.statistics;
   json skipped = json::array();
   for (const auto& k : r.skipped) skipped.push_back({{"where", k.where}, {"reason", k.reason}});
+  return json{
+      {"kind", r.evaluationKind},
+      {"description", r.evaluationDescription},
+      {"sequences", r.evaluationSequences},
+      {"max_length", r.maxLength},
+      {"real_query_rows_per_head", s.rows},
+      {"skipped_rows",
+       {{"count", s.skippedRows},
+        {"meaning", "(head, row) pairs left out because the row had no attention on real keys"}}},
+      {"skipped", skipped}};
+}
 
+json analysisUnitsJson(const std::string& jsdUnit) {
+  return json{{"entropy", "nats"},
+              {"jsd", jsdUnit},
+              {"attention_to", "mean attention mass over real query rows"},
+              {"guidance_conformity",
+               "total_variation: mean over rows of 0.5 * L1 to the normalised pattern row (0 = "
+               "follows it); mse: mean over real cells of (A - P)^2 against the 0/1 pattern"}};
+}
+
+}  // namespace
+
+std::string analysisJson(const AnalysisReport& r) {
+  const auto& s = r.statistics;
   json doc{
       {"format", kAnalysisFormat},
       {"format_version", kReportFormatVersion},
       {"run", runJson(r.source)},
       {"available_checkpoint_steps", r.availableSteps},
-      {"evaluation",
-       {{"kind", r.evaluationKind},
-        {"description", r.evaluationDescription},
-        {"sequences", r.evaluationSequences},
-        {"max_length", r.maxLength},
-        {"real_query_rows_per_head", s.rows},
-        {"skipped_rows",
-         {{"count", s.skippedRows},
-          {"meaning", "(head, row) pairs left out because the row had no attention on real keys"}}},
-        {"skipped", skipped}}},
-      {"units",
-       {{"entropy", "nats"},
-        {"jsd", jsdUnit},
-        {"attention_to", "mean attention mass over real query rows"},
-        {"guidance_conformity",
-         "total_variation: mean over rows of 0.5 * L1 to the normalised pattern row (0 = "
-         "follows it); mse: mean over real cells of (A - P)^2 against the 0/1 pattern"}}},
+      {"evaluation", evaluationJson(r)},
+      {"units", analysisUnitsJson(unitName(s.jsdBase))},
       {"options", {{"jsd_smoothing", s.clarkSmoothing ? "clark (0.001/n + 0.999 p)" : "none"}}},
       {"layers", s.layers},
       {"heads", s.heads},
@@ -137,15 +161,15 @@ std::string analysisJson(const AnalysisReport& r) {
        {{"entropy_nats", {{"blue_below", 1.5}, {"red_above", 4.5}}},
         {"jsd_bits", {{"blue_below", 0.25}, {"red_above", 0.75}}}}},
       {"head_order_by_median_entropy", s.headOrder},
-      {"per_head", heads},
+      {"per_head", perHeadJson(s)},
       {"pairwise_jsd",
        {{"sequences", s.pairwiseSequencesUsed},
         {"size", s.layers * s.heads},
         {"index", "layer * heads + head"},
         {"values", s.pairwiseJsd}}},
       {"beyond_weights", beyondWeightsJson(r.beyond)},
-      {"variant_series", variants},
-      {"over_training", training},
+      {"variant_series", variantSeriesJson(r.variantSeries)},
+      {"over_training", overTrainingJson(r.overTraining)},
       {"seconds", r.seconds},
       {"config_toml", r.configToml}};
   if (r.heads) doc["head_analysis"] = headReportJson(*r.heads);

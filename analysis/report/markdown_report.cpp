@@ -52,10 +52,11 @@ void header(std::ostringstream& out, const char* title, const AnalysedCheckpoint
 
 }  // namespace
 
-std::string analysisMarkdown(const AnalysisReport& r) {
+namespace {
+
+void analysisSummaryRows(std::ostringstream& out, const AnalysisReport& r,
+                         const std::string& jsdUnit) {
   const auto& s = r.statistics;
-  const std::string jsdUnit = unitName(s.jsdBase);
-  std::ostringstream out;
   header(out, "Attention analysis", r.source);
   out << "| model | " << s.layers << " layers x " << s.heads << " heads |\n"
       << "| evaluation data | " << r.evaluationDescription << " |\n"
@@ -67,7 +68,9 @@ std::string analysisMarkdown(const AnalysisReport& r) {
       << "| units | entropy in nats (uniform over n keys = ln n); JSD in " << jsdUnit
       << (s.clarkSmoothing ? ", rows smoothed as Clark et al." : "") << " |\n"
       << "| took | " << fixed(r.seconds, 1) << " s |\n\n";
+}
 
+void entropySection(std::ostringstream& out, const AttentionStatisticsResult& s) {
   out << "## Entropy per head (nats)\n\n"
       << "Heads of each layer ordered by median entropy; median [quartiles] and RealFormer's "
          "colour class (red > 4.5, yellow 1.5 to 4.5, blue < 1.5).\n\n"
@@ -82,23 +85,42 @@ std::string analysisMarkdown(const AnalysisReport& r) {
     }
     out << " |\n";
   }
+}
 
-  if (s.layers > 1) {
-    out << "\n## Jensen-Shannon divergence to the same head one layer below (" << jsdUnit << ")\n\n"
-        << "Per token; median [quartiles] and colour class (blue < 0.25, yellow 0.25 to 0.75, "
-           "red > 0.75 bits).\n\n| layers | per head |\n|---|---|\n";
-    for (int l = 1; l < s.layers; ++l) {
-      out << "| " << l << " vs " << l - 1 << " |";
-      for (int h = 0; h < s.heads; ++h) {
-        const auto j = static_cast<std::size_t>((l - 1) * s.heads + h);
-        const auto& d = s.adjacentJsd[j];
-        out << " h" << h << " " << fixed(d.median) << " [" << fixed(d.q1) << ", " << fixed(d.q3)
-            << "] " << colourName(s.jsdColours[j]) << ";";
-      }
-      out << " |\n";
+void adjacentJsdSection(std::ostringstream& out, const AttentionStatisticsResult& s,
+                        const std::string& jsdUnit) {
+  if (s.layers <= 1) return;
+  out << "\n## Jensen-Shannon divergence to the same head one layer below (" << jsdUnit << ")\n\n"
+      << "Per token; median [quartiles] and colour class (blue < 0.25, yellow 0.25 to 0.75, "
+         "red > 0.75 bits).\n\n| layers | per head |\n|---|---|\n";
+  for (int l = 1; l < s.layers; ++l) {
+    out << "| " << l << " vs " << l - 1 << " |";
+    for (int h = 0; h < s.heads; ++h) {
+      const auto j = static_cast<std::size_t>((l - 1) * s.heads + h);
+      const auto& d = s.adjacentJsd[j];
+      out << " h" << h << " " << fixed(d.median) << " [" << fixed(d.q1) << ", " << fixed(d.q3)
+          << "] " << colourName(s.jsdColours[j]) << ";";
     }
+    out << " |\n";
   }
+}
 
+/// One row of a "best head" table: the head (layer-major index) and the mean over the heads
+/// with a value, or `none` when no head has one.
+void bestHeadRow(std::ostringstream& out, const char* name, std::optional<std::size_t> best,
+                 double bestValue, double mean, std::size_t defined, int heads,
+                 const char* noneText) {
+  out << "| " << name << " | ";
+  if (!best) {
+    out << noneText << " | | |\n";
+    return;
+  }
+  out << "L" << *best / static_cast<std::size_t>(heads) << "H"
+      << *best % static_cast<std::size_t>(heads) << " | " << fixed(bestValue) << " | "
+      << fixed(mean / double(defined)) << " |\n";
+}
+
+void attentionTargetsSection(std::ostringstream& out, const AttentionStatisticsResult& s) {
   out << "\n## What the heads attend to\n\n"
       << "Mean attention mass over real query rows (Clark et al., \"What does BERT look "
          "at?\"); the head with the most of each kind.\n\n"
@@ -119,17 +141,12 @@ std::string analysisMarkdown(const AnalysisReport& r) {
       ++defined;
       if (!best || v > s.headSummaries[*best].*member) best = i;
     }
-    out << "| " << name << " | ";
-    if (!best) {
-      out << "none | | |\n";
-      continue;
-    }
-    out << "L" << *best / static_cast<std::size_t>(s.heads) << "H"
-        << *best % static_cast<std::size_t>(s.heads) << " | "
-        << fixed(s.headSummaries[*best].*member) << " | " << fixed(mean / double(defined))
-        << " |\n";
+    bestHeadRow(out, name, best, best ? s.headSummaries[*best].*member : 0.0, mean, defined,
+                s.heads, "none");
   }
+}
 
+void guidanceSection(std::ostringstream& out, const AttentionStatisticsResult& s) {
   out << "\n## Guidance conformity\n\n"
       << "Mean total-variation distance between a head's rows and each guidance pattern "
          "(0 = follows it exactly, 1 = disjoint); the closest head per pattern.\n\n"
@@ -148,59 +165,53 @@ std::string analysisMarkdown(const AnalysisReport& r) {
       ++defined;
       if (!best || d < s.guidanceDistance[*best * P + p]) best = i;
     }
-    out << "| " << kGuidancePatterns[p] << " | ";
-    if (!best) {
-      out << "none: the data has no such position | | |\n";
-      continue;
-    }
-    out << "L" << *best / static_cast<std::size_t>(s.heads) << "H"
-        << *best % static_cast<std::size_t>(s.heads) << " | "
-        << fixed(s.guidanceDistance[*best * P + p]) << " | " << fixed(mean / double(defined))
-        << " |\n";
+    bestHeadRow(out, kGuidancePatterns[p], best, best ? s.guidanceDistance[*best * P + p] : 0.0,
+                mean, defined, s.heads, "none: the data has no such position");
   }
+}
 
-  out << beyondWeightsMarkdown(r.beyond);
-  if (r.heads) out << headReportMarkdown(*r.heads);
-
-  if (!r.variantSeries.empty()) {
-    out << "\n## The variants' own quantities over training\n\n"
-        << "| series | unit | steps | first step | last step | values at the last step |\n"
-        << "|---|---|---|---|---|---|\n";
-    for (const auto& v : r.variantSeries) {
-      std::size_t width = 1;
-      for (const auto d : v.innerShape) width *= static_cast<std::size_t>(d);
-      out << "| `" << v.name << "` | " << v.unit << " | " << v.steps.size() << " | "
-          << v.steps.front() << " | " << v.steps.back() << " |";
-      const std::size_t shown = std::min<std::size_t>(width, 16);
-      for (std::size_t c = 0; c < shown; ++c) {
-        out << " " << fixed(v.values[(v.steps.size() - 1) * width + c]);
-      }
-      if (shown < width) out << " ...";
-      out << " |\n";
+void variantSeriesSection(std::ostringstream& out, const AnalysisReport& r) {
+  if (r.variantSeries.empty()) return;
+  out << "\n## The variants' own quantities over training\n\n"
+      << "| series | unit | steps | first step | last step | values at the last step |\n"
+      << "|---|---|---|---|---|---|\n";
+  for (const auto& v : r.variantSeries) {
+    std::size_t width = 1;
+    for (const auto d : v.innerShape) width *= static_cast<std::size_t>(d);
+    out << "| `" << v.name << "` | " << v.unit << " | " << v.steps.size() << " | "
+        << v.steps.front() << " | " << v.steps.back() << " |";
+    const std::size_t shown = std::min<std::size_t>(width, 16);
+    for (std::size_t c = 0; c < shown; ++c) {
+      out << " " << fixed(v.values[(v.steps.size() - 1) * width + c]);
     }
+    if (shown < width) out << " ...";
+    out << " |\n";
   }
+}
 
-  if (!r.overTraining.empty()) {
-    out << "\n## Over training\n\n"
-        << "Median entropy (nats) averaged over each layer's heads, per step (\"snapshot\": "
-           "the log's probe batch; \"checkpoint\": the evaluation set).\n\n| source | step |";
-    for (int l = 0; l < s.layers; ++l) out << " layer " << l << " |";
-    out << "\n|---|---|";
-    for (int l = 0; l < s.layers; ++l) out << "---|";
+void overTrainingSection(std::ostringstream& out, const AnalysisReport& r) {
+  if (r.overTraining.empty()) return;
+  const auto& s = r.statistics;
+  out << "\n## Over training\n\n"
+      << "Median entropy (nats) averaged over each layer's heads, per step (\"snapshot\": "
+         "the log's probe batch; \"checkpoint\": the evaluation set).\n\n| source | step |";
+  for (int l = 0; l < s.layers; ++l) out << " layer " << l << " |";
+  out << "\n|---|---|";
+  for (int l = 0; l < s.layers; ++l) out << "---|";
+  out << "\n";
+  for (const auto& p : r.overTraining) {
+    out << "| " << p.source << " | " << p.step << " |";
+    for (int l = 0; l < s.layers; ++l) {
+      double sum = 0;
+      for (int h = 0; h < s.heads; ++h)
+        sum += p.medianEntropy[static_cast<std::size_t>(l * s.heads + h)];
+      out << " " << fixed(sum / s.heads) << " |";
+    }
     out << "\n";
-    for (const auto& p : r.overTraining) {
-      out << "| " << p.source << " | " << p.step << " |";
-      for (int l = 0; l < s.layers; ++l) {
-        double sum = 0;
-        for (int h = 0; h < s.heads; ++h)
-          sum += p.medianEntropy[static_cast<std::size_t>(l * s.heads + h)];
-        out << " " << fixed(sum / s.heads) << " |";
-      }
-      out << "\n";
-    }
   }
+}
 
-  skippedSection(out, r.skipped);
+void tablesFooter(std::ostringstream& out, const AttentionStatisticsResult& s) {
   out << "\nTables: `entropy_heads.csv`, `jsd_adjacent_layers.csv`, `head_summaries.csv`, "
          "`guidance_conformity.csv`"
       << (s.pairwiseSequencesUsed > 0 ? ", `jsd_pairwise_heads.csv` (mean JSD of every pair of "
@@ -208,6 +219,25 @@ std::string analysisMarkdown(const AnalysisReport& r) {
                                             std::to_string(s.pairwiseSequencesUsed) + " sequences)"
                                       : std::string())
       << "; everything, with histograms and densities, in `analysis.json`.\n";
+}
+
+}  // namespace
+
+std::string analysisMarkdown(const AnalysisReport& r) {
+  const auto& s = r.statistics;
+  const std::string jsdUnit = unitName(s.jsdBase);
+  std::ostringstream out;
+  analysisSummaryRows(out, r, jsdUnit);
+  entropySection(out, s);
+  adjacentJsdSection(out, s, jsdUnit);
+  attentionTargetsSection(out, s);
+  guidanceSection(out, s);
+  out << beyondWeightsMarkdown(r.beyond);
+  if (r.heads) out << headReportMarkdown(*r.heads);
+  variantSeriesSection(out, r);
+  overTrainingSection(out, r);
+  skippedSection(out, r.skipped);
+  tablesFooter(out, s);
   return out.str();
 }
 

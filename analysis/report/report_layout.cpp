@@ -32,6 +32,10 @@ fs::path reportFolder(const fs::path& run, ReportKind kind, std::int64_t step) {
   return reportsFolder(run) / (std::string(reportFolderPrefix(kind)) + std::to_string(step));
 }
 
+fs::path healthReportFolder(const fs::path& run, std::int64_t step) {
+  return reportsFolder(run) / (std::string(kHealthFolderPrefix) + std::to_string(step));
+}
+
 fs::path comparisonFolder(const fs::path& runA, std::int64_t stepA, const fs::path& runB,
                           std::int64_t stepB) {
   // "runs/b/" and "." have no useful file name: the folder's own name is that of its

@@ -29,6 +29,12 @@ std::filesystem::path reportFolder(const std::filesystem::path& run, ReportKind 
 /// report on run A's checkpoint at step SA against run B's at SB (run B may be run A).
 std::filesystem::path comparisonFolder(const std::filesystem::path& runA, std::int64_t stepA,
                                        const std::filesystem::path& runB, std::int64_t stepB);
+/// <run>/analysis/health-step-S: `attnlab-cli health`'s report (health.json, health.csv,
+/// health_layers.csv, health.md). Not a ReportKind yet: the app's report picker switches over
+/// every kind, and lists no health reports.
+std::filesystem::path healthReportFolder(const std::filesystem::path& run, std::int64_t step);
+inline constexpr std::string_view kHealthFolderPrefix = "health-step-";
+inline constexpr std::string_view kHealthReportFile = "health.json";
 /// "step-" or "coref-step-": a report folder's name is this and the checkpoint's step.
 std::string_view reportFolderPrefix(ReportKind kind);
 /// "analysis.json" or "coref.json": the file a report folder holds.

@@ -458,36 +458,17 @@ HeadReport readHeadReport(const Node& n, std::size_t L, std::size_t H) {
   return r;
 }
 
-}  // namespace
-
-AnalysisReport readAnalysisJson(const fs::path& path) {
-  const std::string file = path.string();
-  const json doc = parseFile(path);
-  const Node root(doc, "", file);
-  checkFormat(root, kAnalysisFormat);
-
-  AnalysisReport r;
-  r.source = readRun(root["run"]);
-  r.availableSteps = root["available_checkpoint_steps"].integers();
-
-  const auto evaluation = root["evaluation"];
+/// "evaluation" but its row counts (they belong to the statistics, read after the shape).
+void readEvaluation(const Node& evaluation, AnalysisReport& r) {
   r.evaluationKind = evaluation["kind"].text();
   r.evaluationDescription = evaluation["description"].text();
   r.evaluationSequences = evaluation["sequences"].integer();
   r.maxLength = evaluation["max_length"].integerIn(0, std::numeric_limits<int>::max());
   r.skipped = readSkipped(evaluation["skipped"]);
+}
 
-  auto& s = r.statistics;
-  s.layers = root["layers"].integerIn(1, kMaxLayersOrHeads);
-  s.heads = root["heads"].integerIn(1, kMaxLayersOrHeads);
-  const auto L = static_cast<std::size_t>(s.layers);
-  const auto H = static_cast<std::size_t>(s.heads);
-  const std::size_t P = kGuidancePatterns.size();
-  // The analysis ran the whole evaluation set, so the statistics saw exactly its sequences.
-  s.sequences = r.evaluationSequences;
-  s.rows = evaluation["real_query_rows_per_head"].integer();
-  s.skippedRows = evaluation["skipped_rows"]["count"].integer();
-
+/// "units" and "options": entropy is always in nats; the JSD base and smoothing vary.
+void readUnitsAndOptions(const Node& root, AttentionStatisticsResult& s) {
   const auto units = root["units"];
   if (units["entropy"].text() != "nats") {
     units["entropy"].fail("expected \"nats\" (entropy is always in nats), found \"" +
@@ -510,8 +491,9 @@ AnalysisReport readAnalysisJson(const fs::path& path) {
   } else {
     smoothing.fail("expected \"none\" or \"clark (...)\", found \"" + smoothingName + "\"");
   }
+}
 
-  const auto order = root["head_order_by_median_entropy"];
+void readHeadOrder(const Node& order, std::size_t L, std::size_t H, AttentionStatisticsResult& s) {
   order.size(L, "one order per layer");
   s.headOrder.resize(L);
   for (std::size_t l = 0; l < L; ++l) {
@@ -520,8 +502,41 @@ AnalysisReport readAnalysisJson(const fs::path& path) {
     for (std::size_t k = 0; k < H; ++k)
       s.headOrder[l].push_back(layer.at(k).integerIn(0, s.heads - 1));
   }
+}
 
-  const auto heads = root["per_head"];
+/// An entry's "layer" or "head" must be its place in the layer-major list.
+void requireIndex(const Node& index, const char* what, std::size_t expected) {
+  if (index.integer() != static_cast<std::int64_t>(expected)) {
+    index.fail(std::string("expected ") + what + " " + std::to_string(expected) +
+               " (entries are in layer-major order), found " + std::to_string(index.integer()));
+  }
+}
+
+/// Entry i of "per_head" into the statistics' per-head vectors (sized by the caller).
+void readHeadEntry(const Node& head, std::size_t i, std::size_t H, AttentionStatisticsResult& s) {
+  const std::size_t P = kGuidancePatterns.size();
+  const auto l = i / H;
+  const auto h = i % H;
+  requireIndex(head["layer"], "layer", l);
+  requireIndex(head["head"], "head", h);
+  s.entropy[i] = readDistribution(head["entropy"]);
+  s.entropyColours[i] = readColour(head["entropy"]["colour"]);
+  s.headSummaries[i] = readHeadSummary(head["attention_to"]);
+  const auto conformity = head["guidance_conformity"];
+  for (std::size_t p = 0; p < P; ++p) {
+    const auto pattern = conformity[kGuidancePatterns[p]];
+    s.guidanceDistance[i * P + p] = pattern["total_variation"].real();
+    s.guidanceMse[i * P + p] = pattern["mse"].real();
+  }
+  if (l > 0) {
+    const auto j = (l - 1) * H + h;
+    s.adjacentJsd[j] = readDistribution(head["jsd_to_layer_below"]);
+    s.jsdColours[j] = readColour(head["jsd_to_layer_below"]["colour"]);
+  }
+}
+
+void readPerHead(const Node& heads, std::size_t L, std::size_t H, AttentionStatisticsResult& s) {
+  const std::size_t P = kGuidancePatterns.size();
   heads.size(L * H, "layers x heads, layer-major");
   s.entropy.resize(L * H);
   s.entropyColours.resize(L * H);
@@ -530,37 +545,11 @@ AnalysisReport readAnalysisJson(const fs::path& path) {
   s.guidanceMse.resize(L * H * P);
   s.adjacentJsd.resize((L - 1) * H);
   s.jsdColours.resize((L - 1) * H);
-  for (std::size_t i = 0; i < L * H; ++i) {
-    const auto head = heads.at(i);
-    const auto l = i / H;
-    const auto h = i % H;
-    if (head["layer"].integer() != static_cast<std::int64_t>(l)) {
-      head["layer"].fail("expected layer " + std::to_string(l) +
-                         " (entries are in layer-major order), found " +
-                         std::to_string(head["layer"].integer()));
-    }
-    if (head["head"].integer() != static_cast<std::int64_t>(h)) {
-      head["head"].fail("expected head " + std::to_string(h) +
-                        " (entries are in layer-major order), found " +
-                        std::to_string(head["head"].integer()));
-    }
-    s.entropy[i] = readDistribution(head["entropy"]);
-    s.entropyColours[i] = readColour(head["entropy"]["colour"]);
-    s.headSummaries[i] = readHeadSummary(head["attention_to"]);
-    const auto conformity = head["guidance_conformity"];
-    for (std::size_t p = 0; p < P; ++p) {
-      const auto pattern = conformity[kGuidancePatterns[p]];
-      s.guidanceDistance[i * P + p] = pattern["total_variation"].real();
-      s.guidanceMse[i * P + p] = pattern["mse"].real();
-    }
-    if (l > 0) {
-      const auto j = (l - 1) * H + h;
-      s.adjacentJsd[j] = readDistribution(head["jsd_to_layer_below"]);
-      s.jsdColours[j] = readColour(head["jsd_to_layer_below"]["colour"]);
-    }
-  }
+  for (std::size_t i = 0; i < L * H; ++i) readHeadEntry(heads.at(i), i, H, s);
+}
 
-  const auto pairwise = root["pairwise_jsd"];
+void readPairwise(const Node& pairwise, std::size_t L, std::size_t H,
+                  AttentionStatisticsResult& s) {
   s.pairwiseSequencesUsed = pairwise["sequences"].integer();
   if (pairwise["size"].integer() != static_cast<std::int64_t>(L * H)) {
     pairwise["size"].fail("expected " + std::to_string(L * H) + " (layers x heads), found " +
@@ -570,35 +559,65 @@ AnalysisReport readAnalysisJson(const fs::path& path) {
   if (!s.pairwiseJsd.empty()) {
     pairwise["values"].size(L * H * L * H, "a square matrix of layers x heads, or none");
   }
+}
+
+TrainingStatisticsPoint readTrainingPoint(const Node& n, std::size_t L, std::size_t H) {
+  const std::size_t P = kGuidancePatterns.size();
+  TrainingStatisticsPoint p;
+  p.source = n["source"].text();
+  p.step = n["step"].integer();
+  p.sequences = n["sequences"].integer();
+  p.medianEntropy = n["median_entropy"].reals();
+  n["median_entropy"].size(L * H, "one per head");
+  p.medianAdjacentJsd = n["median_jsd_to_layer_below"].reals();
+  n["median_jsd_to_layer_below"].size((L - 1) * H, "one per head above layer 0");
+  const auto summaries = n["attention_to"];
+  summaries.size(L * H, "one per head");
+  for (std::size_t k = 0; k < L * H; ++k)
+    p.headSummaries.push_back(readHeadSummary(summaries.at(k)));
+  p.guidanceDistance = n["guidance_total_variation"].reals();
+  n["guidance_total_variation"].size(L * H * P, "one per head and guidance pattern");
+  return p;
+}
+
+}  // namespace
+
+AnalysisReport readAnalysisJson(const fs::path& path) {
+  const std::string file = path.string();
+  const json doc = parseFile(path);
+  const Node root(doc, "", file);
+  checkFormat(root, kAnalysisFormat);
+
+  AnalysisReport r;
+  r.source = readRun(root["run"]);
+  r.availableSteps = root["available_checkpoint_steps"].integers();
+  const auto evaluation = root["evaluation"];
+  readEvaluation(evaluation, r);
+
+  auto& s = r.statistics;
+  s.layers = root["layers"].integerIn(1, kMaxLayersOrHeads);
+  s.heads = root["heads"].integerIn(1, kMaxLayersOrHeads);
+  const auto L = static_cast<std::size_t>(s.layers);
+  const auto H = static_cast<std::size_t>(s.heads);
+  // The analysis ran the whole evaluation set, so the statistics saw exactly its sequences.
+  s.sequences = r.evaluationSequences;
+  s.rows = evaluation["real_query_rows_per_head"].integer();
+  s.skippedRows = evaluation["skipped_rows"]["count"].integer();
+  readUnitsAndOptions(root, s);
+  readHeadOrder(root["head_order_by_median_entropy"], L, H, s);
+  readPerHead(root["per_head"], L, H, s);
+  readPairwise(root["pairwise_jsd"], L, H, s);
 
   if (const auto beyond = root.find("beyond_weights")) r.beyond = readBeyondWeights(*beyond, L, H);
   if (const auto heads = root.find("head_analysis")) r.heads = readHeadReport(*heads, L, H);
-
   const auto variants = root["variant_series"];
   for (std::size_t i = 0; i < variants.size(); ++i) {
     r.variantSeries.push_back(readSeries(variants.at(i)));
   }
-
   const auto training = root["over_training"];
   for (std::size_t i = 0; i < training.size(); ++i) {
-    const auto n = training.at(i);
-    TrainingStatisticsPoint p;
-    p.source = n["source"].text();
-    p.step = n["step"].integer();
-    p.sequences = n["sequences"].integer();
-    p.medianEntropy = n["median_entropy"].reals();
-    n["median_entropy"].size(L * H, "one per head");
-    p.medianAdjacentJsd = n["median_jsd_to_layer_below"].reals();
-    n["median_jsd_to_layer_below"].size((L - 1) * H, "one per head above layer 0");
-    const auto summaries = n["attention_to"];
-    summaries.size(L * H, "one per head");
-    for (std::size_t k = 0; k < L * H; ++k)
-      p.headSummaries.push_back(readHeadSummary(summaries.at(k)));
-    p.guidanceDistance = n["guidance_total_variation"].reals();
-    n["guidance_total_variation"].size(L * H * P, "one per head and guidance pattern");
-    r.overTraining.push_back(std::move(p));
+    r.overTraining.push_back(readTrainingPoint(training.at(i), L, H));
   }
-
   r.seconds = root["seconds"].real();
   r.configToml = root["config_toml"].text();
   return r;

@@ -96,6 +96,83 @@ coref::CorefDataset loadDataset(const CorefProbeOptions& options, int maxPieces,
                                    "' is not a dataset; use synthetic, conll:PATH or lin:PATH");
 }
 
+/// Encodes word by word so every piece belongs to exactly one word. Examples without a
+/// mention to score are left out; those too long for the model go to `skipped`.
+std::vector<EncodedExample> encodeExamples(const coref::CorefDataset& dataset, WordPieces& pieces,
+                                           const core::SpecialTokenIds& specials, int maxLength,
+                                           std::vector<coref::SkippedData>& skipped) {
+  std::vector<EncodedExample> encoded;
+  for (std::size_t i = 0; i < dataset.examples.size(); ++i) {
+    const auto& example = dataset.examples[i];
+    if (example.items.empty()) continue;
+    EncodedExample e;
+    e.index = i;
+    e.ids.push_back(specials.bos);
+    std::vector<int> piecesPerWord;
+    for (const auto& word : example.words) {
+      auto ids = pieces(word);
+      if (ids.empty()) ids.push_back(specials.unk);
+      piecesPerWord.push_back(static_cast<int>(ids.size()));
+      e.ids.insert(e.ids.end(), ids.begin(), ids.end());
+    }
+    e.ids.push_back(specials.eos);
+    if (static_cast<int>(e.ids.size()) > maxLength) {
+      skipped.push_back({example.source, std::to_string(e.ids.size()) +
+                                             " pieces is longer than the model's maximum of " +
+                                             std::to_string(maxLength)});
+      continue;
+    }
+    e.layout = coref::layoutWords(piecesPerWord, /*withSpecials=*/true);
+    encoded.push_back(std::move(e));
+  }
+  return encoded;
+}
+
+[[noreturn]] void throwNothingToScore(const std::string& dataset,
+                                      const std::vector<coref::SkippedData>& skipped) {
+  std::string why = "no example with a mention to score fits the model";
+  if (!skipped.empty()) {
+    why += " (" + std::to_string(skipped.size()) + " skipped; the first: " + skipped.front().where +
+           ": " + skipped.front().reason + ")";
+  }
+  throw DataError(dataset, why);
+}
+
+/// What the probe's passes share: the model, the data and the probe's accumulators.
+struct ProbePass {
+  core::AttentionInspector& inspector;
+  const coref::CorefDataset& dataset;
+  const std::vector<EncodedExample>& encoded;
+  int pad = 0;
+  coref::AntecedentProbe& probe;
+  coref::ExampleKeeper& keeper;
+};
+
+/// Examples [start, start + count) through the model in one batch, padded to the longest.
+void probeBatch(ProbePass& p, std::size_t start, std::size_t count) {
+  std::size_t longest = 0;
+  for (std::size_t b = 0; b < count; ++b)
+    longest = std::max(longest, p.encoded[start + b].ids.size());
+  const auto T = static_cast<std::int64_t>(longest);
+  auto ids = torch::full({static_cast<std::int64_t>(count), T}, p.pad, torch::kLong);
+  for (std::size_t b = 0; b < count; ++b) {
+    const auto& e = p.encoded[start + b];
+    std::copy(e.ids.begin(), e.ids.end(), ids.data_ptr<std::int64_t>() + b * T);
+  }
+  const auto probabilities = p.inspector.probabilitiesOf(ids);  // [L, B, H, T, T]
+  for (std::size_t b = 0; b < count; ++b) {
+    const auto one = probabilities.select(1, static_cast<std::int64_t>(b)).contiguous();
+    const auto& e = p.encoded[start + b];
+    const auto& example = p.dataset.examples[e.index];
+    p.probe.addExample(example, e.layout, one.data_ptr<float>(), static_cast<int>(T));
+    if (p.keeper.wantsMore()) {
+      p.keeper.offer(p.probe.record(example, e.layout, one.data_ptr<float>(), static_cast<int>(T)));
+    } else {
+      p.keeper.skip();
+    }
+  }
+}
+
 }  // namespace
 
 CorefProbeReport probeCoreference(const CorefProbeOptions& options, const CorefProgress& progress,
@@ -121,71 +198,18 @@ CorefProbeReport probeCoreference(const CorefProbeOptions& options, const CorefP
   WordPieces pieces(tokenizer);
   auto dataset = loadDataset(options, maxLength - 2, pieces, report.datasetDescription);
   report.skipped = dataset.skipped;
-
-  // Encode word by word so every piece belongs to exactly one word.
-  std::vector<EncodedExample> encoded;
-  for (std::size_t i = 0; i < dataset.examples.size(); ++i) {
-    const auto& example = dataset.examples[i];
-    if (example.items.empty()) continue;
-    EncodedExample e;
-    e.index = i;
-    e.ids.push_back(specials.bos);
-    std::vector<int> piecesPerWord;
-    for (const auto& word : example.words) {
-      auto ids = pieces(word);
-      if (ids.empty()) ids.push_back(specials.unk);
-      piecesPerWord.push_back(static_cast<int>(ids.size()));
-      e.ids.insert(e.ids.end(), ids.begin(), ids.end());
-    }
-    e.ids.push_back(specials.eos);
-    if (static_cast<int>(e.ids.size()) > maxLength) {
-      report.skipped.push_back(
-          {example.source, std::to_string(e.ids.size()) +
-                               " pieces is longer than the model's maximum of " +
-                               std::to_string(maxLength)});
-      continue;
-    }
-    e.layout = coref::layoutWords(piecesPerWord, /*withSpecials=*/true);
-    encoded.push_back(std::move(e));
-  }
-  if (encoded.empty()) {
-    std::string why = "no example with a mention to score fits the model";
-    if (!report.skipped.empty()) {
-      why += " (" + std::to_string(report.skipped.size()) +
-             " skipped; the first: " + report.skipped.front().where + ": " +
-             report.skipped.front().reason + ")";
-    }
-    throw DataError(options.dataset, why);
-  }
+  const auto encoded = encodeExamples(dataset, pieces, specials, maxLength, report.skipped);
+  if (encoded.empty()) throwNothingToScore(options.dataset, report.skipped);
 
   throwIfCancelled(cancel, "probing");
   coref::AntecedentProbe probe(model.layers, model.heads, options.scope);
   coref::ExampleKeeper keeper(model.layers, model.heads, options.scope);
+  ProbePass pass{inspector, dataset, encoded, specials.pad, probe, keeper};
   const auto batchSize = static_cast<std::size_t>(std::max(1, options.batchSize));
   for (std::size_t start = 0; start < encoded.size(); start += batchSize) {
     throwIfCancelled(cancel, "example " + std::to_string(start + 1));
     const auto count = std::min(batchSize, encoded.size() - start);
-    std::size_t longest = 0;
-    for (std::size_t b = 0; b < count; ++b)
-      longest = std::max(longest, encoded[start + b].ids.size());
-    const auto T = static_cast<std::int64_t>(longest);
-    auto ids = torch::full({static_cast<std::int64_t>(count), T}, specials.pad, torch::kLong);
-    for (std::size_t b = 0; b < count; ++b) {
-      const auto& e = encoded[start + b];
-      std::copy(e.ids.begin(), e.ids.end(), ids.data_ptr<std::int64_t>() + b * T);
-    }
-    const auto probabilities = inspector.probabilitiesOf(ids);  // [L, B, H, T, T]
-    for (std::size_t b = 0; b < count; ++b) {
-      const auto one = probabilities.select(1, static_cast<std::int64_t>(b)).contiguous();
-      const auto& e = encoded[start + b];
-      const auto& example = dataset.examples[e.index];
-      probe.addExample(example, e.layout, one.data_ptr<float>(), static_cast<int>(T));
-      if (keeper.wantsMore()) {
-        keeper.offer(probe.record(example, e.layout, one.data_ptr<float>(), static_cast<int>(T)));
-      } else {
-        keeper.skip();
-      }
-    }
+    probeBatch(pass, start, count);
     if (progress) {
       progress(static_cast<std::int64_t>(start + count), static_cast<std::int64_t>(encoded.size()));
     }

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <system_error>
 
@@ -32,6 +33,15 @@ struct EvaluationSet::State {
   // Text file: the encoded lines (ids incl. <s> and </s>). Texts given by hand are small;
   // the validation split, which can be large, is read block by block.
   std::vector<std::vector<std::int64_t>> lines;
+
+  // Progress of the phase in its own units (the data pipeline's steps, or bytes read).
+  using Report = std::function<void(std::int64_t done, std::int64_t total)>;
+  void openValidation(const core::AttentionInspector& inspector, const fs::path& runDir,
+                      const Report& report, const std::atomic<bool>* cancel);
+  void readTextFile(const core::AttentionInspector& inspector, const Report& report,
+                    const std::atomic<bool>* cancel);
+  void addTextLine(const std::string& line, const std::string& where,
+                   const core::Tokenizer& tokenizer, int limit, std::int64_t& truncated);
 };
 
 SequenceRoles rolesOf(const std::int64_t* ids, int length, int eosId,
@@ -50,6 +60,95 @@ SequenceRoles rolesOf(const std::int64_t* ids, int length, int eosId,
   return roles;
 }
 
+void EvaluationSet::State::openValidation(const core::AttentionInspector& inspector,
+                                          const fs::path& runDir, const Report& report,
+                                          const std::atomic<bool>* cancel) {
+  kind = "validation";
+  // The pipeline asks before each of its phases whether to go on (false throws
+  // attnlab::Cancelled); within a phase it is not interruptible, but with the run's cache
+  // in place every phase but the corpus is a quick reuse.
+  data.emplace(core::prepareMlmData(inspector.config(), runDir, 0,
+                                    [&](const std::string&, int done, int total) {
+                                      report(done, total);
+                                      return !cancelRequested(cancel);
+                                    }));
+  const auto blocks = data->validation.blocksPerEpoch();
+  if (blocks == 0) {
+    throw DataError(runDir.string(),
+                    "the run has no validation split (data.validation_fraction and "
+                    "data.validation_lines are 0); give a text file with --text");
+  }
+  maxLength = data->validation.sequenceLength();
+  const auto available = static_cast<std::int64_t>(blocks);
+  size = spec.maxSequences > 0 ? std::min(available, spec.maxSequences) : available;
+  description = "validation split, " + std::to_string(size) + " of " + std::to_string(blocks) +
+                " blocks of " + std::to_string(maxLength) + " tokens";
+}
+
+void EvaluationSet::State::readTextFile(const core::AttentionInspector& inspector,
+                                        const Report& report, const std::atomic<bool>* cancel) {
+  kind = "text";
+  const fs::path& path = spec.textFile;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DataError(path.string(), "cannot open the evaluation text file");
+  std::error_code sizeError;
+  const auto fileSize = fs::file_size(path, sizeError);
+  // Progress in bytes: the number of lines is not known before reading them all.
+  std::int64_t bytesTotal = sizeError ? 0 : static_cast<std::int64_t>(fileSize);
+  std::int64_t bytesRead = 0;
+  report(0, bytesTotal);
+  const int limit = inspector.maxLength();
+  std::string line;
+  std::int64_t lineNumber = 0;
+  std::int64_t truncated = 0;
+  while (std::getline(in, line)) {
+    ++lineNumber;
+    bytesRead += static_cast<std::int64_t>(line.size()) + 1;
+    // An atomic load per line is free next to encoding it; progress every few hundred lines
+    // keeps the callback (and the app's event queue) quiet.
+    throwIfCancelled(cancel, "reading " + path.string() + ":" + std::to_string(lineNumber));
+    if (lineNumber % 256 == 0) report(std::min(bytesRead, bytesTotal), bytesTotal);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    addTextLine(line, path.string() + ":" + std::to_string(lineNumber), inspector.tokenizer(),
+                limit, truncated);
+    if (spec.maxSequences > 0 && static_cast<std::int64_t>(lines.size()) >= spec.maxSequences) {
+      break;
+    }
+  }
+  if (lines.empty()) throw DataError(path.string(), "has no usable line of text to evaluate on");
+  // Ends at the total even when --examples stopped the reading early; without a size (a
+  // pipe) the bytes read are the total.
+  const auto end = sizeError ? bytesRead : bytesTotal;
+  report(end, end);
+  size = static_cast<std::int64_t>(lines.size());
+  description = "text file " + path.string() + ", " + std::to_string(size) + " lines" +
+                (truncated > 0 ? " (" + std::to_string(truncated) + " cut to " +
+                                     std::to_string(limit) + " tokens)"
+                               : std::string());
+}
+
+/// One non-blank line as <s> pieces </s>, cut to `limit` ids; invalid UTF-8 is skipped.
+void EvaluationSet::State::addTextLine(const std::string& line, const std::string& where,
+                                       const core::Tokenizer& tokenizer, int limit,
+                                       std::int64_t& truncated) {
+  if (!core::isValidUtf8(line)) {
+    skipped.push_back({where, "not valid UTF-8 (byte " +
+                                  std::to_string(core::firstInvalidUtf8Offset(line)) + ")"});
+    return;
+  }
+  std::vector<std::int64_t> ids = {specials.bos};
+  const auto pieces = tokenizer.encode(line);
+  for (const int id : pieces) {
+    if (static_cast<int>(ids.size()) >= limit - 1) break;
+    ids.push_back(id);
+  }
+  if (static_cast<int>(pieces.size()) > limit - 2) ++truncated;
+  ids.push_back(specials.eos);
+  maxLength = std::max(maxLength, static_cast<int>(ids.size()));
+  lines.push_back(std::move(ids));
+}
+
 EvaluationSet::EvaluationSet(const core::AttentionInspector& inspector, const fs::path& runDir,
                              const EvaluationSpec& spec, const AnalysisProgress& progress,
                              const std::atomic<bool>* cancel)
@@ -64,89 +163,11 @@ EvaluationSet::EvaluationSet(const core::AttentionInspector& inspector, const fs
   const auto& tokenizer = inspector.tokenizer();
   s.specials = tokenizer.specialIds();
   s.periodIds = core::periodIds(tokenizer);
-  const auto limitTo = [&spec](std::int64_t available) {
-    return spec.maxSequences > 0 ? std::min(available, spec.maxSequences) : available;
-  };
-
   if (spec.textFile.empty()) {
-    s.kind = "validation";
-    // The pipeline asks before each of its phases whether to go on (false throws
-    // attnlab::Cancelled); within a phase it is not interruptible, but with the run's cache
-    // in place every phase but the corpus is a quick reuse.
-    s.data.emplace(core::prepareMlmData(inspector.config(), runDir, 0,
-                                        [&](const std::string&, int done, int total) {
-                                          report(done, total);
-                                          return !cancelRequested(cancel);
-                                        }));
-    const auto blocks = s.data->validation.blocksPerEpoch();
-    if (blocks == 0) {
-      throw DataError(runDir.string(),
-                      "the run has no validation split (data.validation_fraction and "
-                      "data.validation_lines are 0); give a text file with --text");
-    }
-    s.maxLength = s.data->validation.sequenceLength();
-    s.size = limitTo(blocks);
-    s.description = "validation split, " + std::to_string(s.size) + " of " +
-                    std::to_string(blocks) + " blocks of " + std::to_string(s.maxLength) +
-                    " tokens";
-    return;
+    s.openValidation(inspector, runDir, report, cancel);
+  } else {
+    s.readTextFile(inspector, report, cancel);
   }
-
-  s.kind = "text";
-  std::ifstream in(spec.textFile, std::ios::binary);
-  if (!in) throw DataError(spec.textFile.string(), "cannot open the evaluation text file");
-  std::error_code sizeError;
-  const auto fileSize = fs::file_size(spec.textFile, sizeError);
-  // Progress in bytes: the number of lines is not known before reading them all.
-  std::int64_t bytesTotal = sizeError ? 0 : static_cast<std::int64_t>(fileSize);
-  std::int64_t bytesRead = 0;
-  report(0, bytesTotal);
-  const int limit = inspector.maxLength();
-  std::string line;
-  std::int64_t lineNumber = 0;
-  std::int64_t truncated = 0;
-  while (std::getline(in, line)) {
-    ++lineNumber;
-    bytesRead += static_cast<std::int64_t>(line.size()) + 1;
-    // An atomic load per line is free next to encoding it; progress every few hundred lines
-    // keeps the callback (and the app's event queue) quiet.
-    throwIfCancelled(cancel,
-                     "reading " + spec.textFile.string() + ":" + std::to_string(lineNumber));
-    if (lineNumber % 256 == 0) report(std::min(bytesRead, bytesTotal), bytesTotal);
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    const std::string where = spec.textFile.string() + ":" + std::to_string(lineNumber);
-    if (!core::isValidUtf8(line)) {
-      s.skipped.push_back({where, "not valid UTF-8 (byte " +
-                                      std::to_string(core::firstInvalidUtf8Offset(line)) + ")"});
-      continue;
-    }
-    std::vector<std::int64_t> ids = {s.specials.bos};
-    const auto pieces = tokenizer.encode(line);
-    for (const int id : pieces) {
-      if (static_cast<int>(ids.size()) >= limit - 1) break;
-      ids.push_back(id);
-    }
-    if (static_cast<int>(pieces.size()) > limit - 2) ++truncated;
-    ids.push_back(s.specials.eos);
-    s.maxLength = std::max(s.maxLength, static_cast<int>(ids.size()));
-    s.lines.push_back(std::move(ids));
-    if (spec.maxSequences > 0 && static_cast<std::int64_t>(s.lines.size()) >= spec.maxSequences) {
-      break;
-    }
-  }
-  if (s.lines.empty()) {
-    throw DataError(spec.textFile.string(), "has no usable line of text to evaluate on");
-  }
-  // Ends at the total even when --examples stopped the reading early; without a size (a
-  // pipe) the bytes read are the total.
-  const auto end = sizeError ? bytesRead : bytesTotal;
-  report(end, end);
-  s.size = static_cast<std::int64_t>(s.lines.size());
-  s.description = "text file " + spec.textFile.string() + ", " + std::to_string(s.size) + " lines" +
-                  (truncated > 0 ? " (" + std::to_string(truncated) + " cut to " +
-                                       std::to_string(limit) + " tokens)"
-                                 : std::string());
 }
 
 EvaluationSet::~EvaluationSet() = default;

@@ -259,6 +259,38 @@ CLI::App* addQkMapCommand(CLI::App& cli, QkMapCommandOptions& qk) {
   return cmd;
 }
 
+CLI::App* addHealthCommand(CLI::App& cli, HealthCommandOptions& health) {
+  auto* cmd = cli.add_subcommand(
+      "health",
+      "Attention health of a checkpoint over an evaluation set: sinks per token class, "
+      "entropy collapse, S_max and the spectral norm of W_Q W_K^T, massive activations, rank "
+      "collapse; JSON, CSV and Markdown");
+  cmd->add_option("run", health.run,
+                  "Run directory, one of its checkpoint files, or a Hugging Face model folder")
+      ->required()
+      ->check(CLI::ExistingPath);
+  cmd->add_option("--step", health.step, "Checkpoint step (default: the latest)");
+  // Not CLI::ExistingFile: the job names a missing or empty file itself (the app's way too).
+  cmd->add_option("--text", health.text,
+                  "Evaluate on this text file (one sequence a line) instead of the run's "
+                  "validation split");
+  cmd->add_option("--out", health.out, "Report folder (default: <run>/analysis/health-step-<S>)");
+  cmd->add_option("--sink-epsilon", health.sinkEpsilon,
+                  "A head sinks on a token class when its mean mass on the class's keys exceeds "
+                  "this (default: the run's log.health_sink_epsilon, 0.3)");
+  cmd->add_option("--collapse-nats", health.collapseNats,
+                  "Query rows with entropy below this many nats count as collapsed (default: "
+                  "the run's log.health_collapse_nats, 0.5)");
+  cmd->add_option("--examples", health.examples, "Sequences of the evaluation set to use (0 = all)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--batch-size", health.batchSize, "Sequences per forward pass")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  cmd->add_flag("--plain", health.plain, "Plain progress lines even on a terminal");
+  return cmd;
+}
+
 CLI::App* addExportModelCommand(CLI::App& cli, ExportModelCommandOptions& em) {
   auto* cmd = cli.add_subcommand(
       "export-model",
@@ -282,6 +314,7 @@ Subcommands addCommands(CLI::App& cli, CommandLineOptions& options) {
   commands.probeCoref = addProbeCommand(cli, options.probeCoref);
   commands.compare = addCompareCommand(cli, options.compare);
   commands.qkMap = addQkMapCommand(cli, options.qkMap);
+  commands.health = addHealthCommand(cli, options.health);
   commands.exportFigures = addExportCommand(cli, options.exportFigures);
   commands.exportModel = addExportModelCommand(cli, options.exportModel);
   return commands;
@@ -295,6 +328,7 @@ int runChosenCommand(const Subcommands& commands, const CommandLineOptions& opti
   if (commands.probeCoref->parsed()) return runProbeCoref(options.probeCoref);
   if (commands.compare->parsed()) return runCompare(options.compare);
   if (commands.qkMap->parsed()) return runQkMap(options.qkMap);
+  if (commands.health->parsed()) return runHealth(options.health);
   if (commands.exportFigures->parsed()) return runExport(options.exportFigures);
   if (commands.exportModel->parsed()) return runExportModel(options.exportModel);
   return 0;

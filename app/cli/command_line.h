@@ -8,6 +8,7 @@
 #include "app/cli/compare_command.h"
 #include "app/cli/export_command.h"
 #include "app/cli/export_model_command.h"
+#include "app/cli/health_command.h"
 #include "app/cli/inspect_command.h"
 #include "app/cli/probe_command.h"
 #include "app/cli/qk_map_command.h"
@@ -29,6 +30,7 @@ struct CommandLineOptions {
   ProbeCorefCommandOptions probeCoref;
   CompareCommandOptions compare;
   QkMapCommandOptions qkMap;
+  HealthCommandOptions health;
   ExportCommandOptions exportFigures;
   ExportModelCommandOptions exportModel;
 };
@@ -42,6 +44,7 @@ struct Subcommands {
   CLI::App* probeCoref = nullptr;  ///< `probe coref` (`probe` itself runs nothing)
   CLI::App* compare = nullptr;
   CLI::App* qkMap = nullptr;
+  CLI::App* health = nullptr;
   CLI::App* exportFigures = nullptr;
   CLI::App* exportModel = nullptr;
 };
@@ -55,6 +58,7 @@ CLI::App* addAnalyzeCommand(CLI::App& cli, AnalyzeCommandOptions& options);
 CLI::App* addProbeCommand(CLI::App& cli, ProbeCorefCommandOptions& options);
 CLI::App* addCompareCommand(CLI::App& cli, CompareCommandOptions& options);
 CLI::App* addQkMapCommand(CLI::App& cli, QkMapCommandOptions& options);
+CLI::App* addHealthCommand(CLI::App& cli, HealthCommandOptions& options);
 CLI::App* addExportModelCommand(CLI::App& cli, ExportModelCommandOptions& options);
 
 /// Adds every subcommand (in the order --help lists them), bound to `options`.

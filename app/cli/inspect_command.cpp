@@ -43,9 +43,10 @@ at::Tensor rolloutOf(const core::Inspection& r) {
 
 /// --hooks: one line per hook point, its name and its shape.
 int listHookPoints(core::AttentionInspector& inspector, const std::filesystem::path& checkpoint) {
-  std::printf("%s: step %lld; hook points (B: batch, T: tokens, N: real tokens of the batch; "
-              "docs/hook-points.md):\n",
-              checkpoint.string().c_str(), static_cast<long long>(inspector.step()));
+  std::printf(
+      "%s: step %lld; hook points (B: batch, T: tokens, N: real tokens of the batch; "
+      "docs/hook-points.md):\n",
+      checkpoint.string().c_str(), static_cast<long long>(inspector.step()));
   for (const auto& point : core::listHookPoints(inspector))
     std::printf("  %-28s %s\n", point.name.c_str(), point.shape.c_str());
   return 0;
@@ -59,8 +60,8 @@ int writeCapture(core::AttentionInspector& inspector, const InspectOptions& opti
               activations.tokens.checkpoint.string().c_str(),
               static_cast<long long>(activations.tokens.step),
               static_cast<long long>(activations.tokens.realTokens),
-              activations.tokens.truncated ? " (truncated)" : "",
-              activations.cache.names().size(), options.out.string().c_str());
+              activations.tokens.truncated ? " (truncated)" : "", activations.cache.names().size(),
+              options.out.string().c_str());
   return 0;
 }
 

@@ -1,6 +1,7 @@
 #include "app/gui/close_while_training.h"
 
 #include "app/gui/run_session.h"
+#include "app/gui/training_coordinator.h"
 
 #include <QMessageBox>
 #include <QPushButton>
@@ -41,6 +42,16 @@ void askToStopAndClose(QWidget* parent, const RunSession* run,
                      if (clicked == stop) stopAndClose();
                    });
   box->open();
+}
+
+bool mayClose(QWidget* window, TrainingCoordinator& training, bool& stopping) {
+  if (!training.isTraining()) return true;
+  if (!stopping)  // else already stopping
+    askToStopAndClose(window, training.run(), [&training, &stopping] {
+      stopping = true;
+      training.stop();
+    });
+  return false;
 }
 
 }  // namespace attnlab::app

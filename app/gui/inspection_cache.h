@@ -6,7 +6,7 @@
 // tensors exceed a byte budget. Shared by the GUI thread (look-ups) and the inspection thread
 // (insertions): every member function locks.
 
-#include "app/gui/inspection_controller.h"
+#include "app/gui/inspection_frame.h"
 
 #include <cstddef>
 #include <list>

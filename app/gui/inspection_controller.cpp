@@ -5,6 +5,8 @@
 
 #include "app/gui/inspection_cache.h"
 #include "app/gui/inspection_extras.h"
+#include "app/gui/jobs/job_runner.h"
+#include "app/gui/jobs/model_cache.h"
 #include "core/inspect/attention_inspector.h"
 #include "widgets/plots/head_grid.h"
 
@@ -20,49 +22,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
-#include <exception>
-#include <list>
-#include <mutex>
-#include <optional>
 #include <thread>
+#include <utility>
 
 namespace attnlab::app {
-
-const float* InspectionFrame::headData(int layer, int head, bool fromScores) const {
-  const auto& shared = fromScores ? scores : probabilities;
-  if (layer < 0 || head < 0 || layer >= static_cast<int>(shared.size()) || head >= heads ||
-      !shared[static_cast<std::size_t>(layer)])
-    return nullptr;
-  const std::size_t cells = static_cast<std::size_t>(length) * length;
-  return shared[static_cast<std::size_t>(layer)].get() + static_cast<std::size_t>(head) * cells;
-}
-
-std::vector<const float*> InspectionFrame::headPointers(bool fromScores) const {
-  std::vector<const float*> out;
-  for (int l = 0; l < layers; ++l)
-    for (int h = 0; h < heads; ++h) {
-      const float* p = headData(l, h, fromScores);
-      if (!p) return {};
-      out.push_back(p);
-    }
-  return out;
-}
-
-widgets::Matrix InspectionFrame::head(int layer, int head, bool fromScores) const {
-  const float* first = headData(layer, head, fromScores);
-  if (!first) return {};
-  return widgets::Matrix(
-      length, length, std::vector<float>(first, first + static_cast<std::size_t>(length) * length));
-}
-
-widgets::Matrix InspectionFrame::asaMask(int layer) const {
-  if (!asaMasks || layer < 0 || layer >= layers) return {};
-  const std::size_t cells = static_cast<std::size_t>(length) * length;
-  const float* first = asaMasks.get() + static_cast<std::size_t>(layer) * cells;
-  return widgets::Matrix(length, length, std::vector<float>(first, first + cells));
-}
 
 namespace {
 
@@ -78,192 +41,93 @@ void useEveryCore() {
 #endif
 }
 
-}  // namespace
-
-struct InspectionController::Worker {
-  struct Request {
-    QString checkpoint, text;
-    InspectionRequestOptions options;
-    quint64 serial = 0;  ///< the GUI's request number; 0 for a prefetch pass
-  };
-  /// Models kept: the current checkpoint's and its two neighbours' (what prefetching loads).
-  static constexpr std::size_t kInspectors = 3;
-
-  std::mutex mutex;
-  std::condition_variable wake;
-  std::optional<Request> pending;
-  std::deque<Request> prefetches;  ///< done, in order, whenever `pending` is empty
-  bool stop = false;
-  std::thread thread;
-  InspectionCache cache{InspectionController::kDefaultCacheBytes};
-  // Owned by the thread: the inspectors of the last checkpoints used, most recent first.
-  std::list<std::pair<QString, std::unique_ptr<core::AttentionInspector>>> inspectors;
-
-  core::AttentionInspector& inspectorFor(const QString& checkpoint) {
-    const auto it = std::find_if(inspectors.begin(), inspectors.end(),
-                                 [&](const auto& e) { return e.first == checkpoint; });
-    if (it != inspectors.end()) {
-      inspectors.splice(inspectors.begin(), inspectors, it);
-      return *inspectors.front().second;
-    }
-    // Free the oldest model before loading the next, so at most kInspectors live at once.
-    if (inspectors.size() >= kInspectors) inspectors.pop_back();
-    auto inspector = std::make_unique<core::AttentionInspector>(checkpoint.toStdString());
-    inspectors.emplace_front(checkpoint, std::move(inspector));
-    return *inspectors.front().second;
-  }
-
-  static InspectionFrame frameOf(const core::Inspection& r, const Request& request,
-                                 const core::AttentionInspector& inspector) {
-    InspectionFrame frame;
-    frame.checkpoint = request.checkpoint;
-    frame.step = r.step;
-    frame.text = request.text;
-    for (const auto& p : r.pieces) frame.pieces << QString::fromStdString(p);
-    const auto sizes = r.probabilityLayers.at(0).sizes();  // [H, T, T]
-    frame.layers = static_cast<int>(r.probabilityLayers.size());
-    frame.heads = static_cast<int>(sizes[0]);
-    frame.length = static_cast<int>(sizes[1]);
-    frame.realTokens = static_cast<int>(r.realTokens);
-    frame.truncated = r.truncated;
-    frame.maxLength = inspector.maxLength();
-    frame.residualScores = inspector.config().attention.residual != core::ResidualScores::None;
-    frame.hasAsa = inspector.hasAsaMasks();
-    frame.hasMlmHead = inspector.hasMlmHead();
-    // The pointers own a reference to the tensors: no copy (the inspector's tensors are
-    // float32, contiguous and on the CPU already; anything else is converted once).
-    for (const auto& t : r.probabilityLayers) frame.probabilities.push_back(shareTensor(t));
-    for (const auto& t : r.scoreLayers) frame.scores.push_back(shareTensor(t));
-    frame.asaMasks = shareTensor(r.asaMasks);
-    return frame;
-  }
-
-  InspectionFrame inspect(const Request& request) {
-    const auto started = std::chrono::steady_clock::now();
-    core::AttentionInspector& inspector = inspectorFor(request.checkpoint);
-    core::InspectOptions options;
-    options.scores = request.options.scores;
-    options.asaMasks = request.options.asaMasks;
-    options.stacked = false;  // the model's own layers: no 150 MB stack per tensor
-    options.norms = request.options.beyondWeights;
-    options.lensTop = request.options.beyondWeights ? request.options.lensTop : 0;
-    for (const int p : request.options.maskPositions) options.maskPositions.push_back(p);
-    const core::Inspection r = inspector.inspect(request.text.toStdString(), options);
-    InspectionFrame frame = frameOf(r, request, inspector);
-    frame.maskRequest = request.options.maskPositions;
-    if (request.options.beyondWeights) addBeyondWeights(frame, r, inspector.tokenizer());
-    frame.thumbnails = std::make_shared<const std::vector<widgets::Matrix>>(
-        widgets::headThumbnails(frame.headPointers(), frame.length, frame.length));
-    addViewThumbnails(frame);
-    frame.inspectMs =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
-            .count();
-    return frame;
-  }
-
-  void run(QPointer<InspectionController> owner) {
-    useEveryCore();
-    for (;;) {
-      Request request;
-      {
-        std::unique_lock lock(mutex);
-        wake.wait(lock, [&] { return stop || pending.has_value() || !prefetches.empty(); });
-        if (stop) return;
-        if (pending) {
-          request = std::move(*pending);
-          pending.reset();
-        } else {
-          request = std::move(prefetches.front());
-          prefetches.pop_front();
-        }
-      }
-      const bool prefetching = request.serial == 0;
-      InspectionFrame frame;
-      QString error;
-      // A prefetch pass may have made the frame since the request was sent.
-      if (auto kept = cache.find(request.checkpoint, request.text, request.options)) {
-        if (prefetching) continue;
-        frame = std::move(*kept);
-        frame.cached = true;
-      } else {
-        try {
-          // The views beyond the weights cost a second capture and the lens: a request the
-          // person waits for shows the weights first, then the frame with every view.
-          if (!prefetching && request.options.beyondWeights) {
-            deliver(owner, weightsFirst(request), {}, request.serial);
-            if (newerRequestWaits()) continue;  // served next; this text's views not needed
-          }
-          frame = inspect(request);
-          cache.insert(frame);
-        } catch (const std::exception& e) {
-          error = QString::fromStdString(e.what());
-        }
-      }
-      if (prefetching && !error.isEmpty()) continue;  // the request itself will say what failed
-      deliver(owner, std::move(frame), error, request.serial);
-    }
-  }
-
-  /// The request's weights (and scores, masks) alone: InspectionFrame::extrasPending.
-  InspectionFrame weightsFirst(const Request& request) {
-    Request plain = request;
-    plain.options.beyondWeights = false;
-    plain.options.lensTop = 0;
-    InspectionFrame frame = inspect(plain);
-    frame.extrasPending = true;
-    return frame;
-  }
-
-  bool newerRequestWaits() {
-    std::lock_guard lock(mutex);
-    return stop || pending.has_value();
-  }
-
-  /// Hands a frame (or an error) to the GUI thread, where only the newest request's answer
-  /// is shown.
-  static void deliver(QPointer<InspectionController> owner, InspectionFrame frame,
-                      const QString& error, quint64 serial) {
-    QMetaObject::invokeMethod(
-        owner.data(),
-        [owner, frame = std::move(frame), error, serial] {
-          if (!owner) return;
-          if (serial == 0)
-            emit owner->prefetched(frame.checkpoint, frame.text);
-          else if (serial != owner->m_serial)
-            return;  // superseded by a newer request (its frame is kept in memory)
-          else if (error.isEmpty())
-            emit owner->inspected(frame);
-          else
-            emit owner->failed(error);
-        },
-        Qt::QueuedConnection);
-  }
-};
-
-InspectionController::InspectionController(QObject* parent)
-    : QObject(parent), m_worker(std::make_unique<Worker>()) {
-  qRegisterMetaType<attnlab::app::InspectionFrame>("attnlab::app::InspectionFrame");
-  QPointer<InspectionController> self(this);
-  m_worker->thread = std::thread([w = m_worker.get(), self] { w->run(self); });
+InspectionFrame frameOf(const core::Inspection& r, const QString& checkpoint, const QString& text,
+                        const core::AttentionInspector& inspector) {
+  InspectionFrame frame;
+  frame.checkpoint = checkpoint;
+  frame.step = r.step;
+  frame.text = text;
+  for (const auto& p : r.pieces) frame.pieces << QString::fromStdString(p);
+  const auto sizes = r.probabilityLayers.at(0).sizes();  // [H, T, T]
+  frame.layers = static_cast<int>(r.probabilityLayers.size());
+  frame.heads = static_cast<int>(sizes[0]);
+  frame.length = static_cast<int>(sizes[1]);
+  frame.realTokens = static_cast<int>(r.realTokens);
+  frame.truncated = r.truncated;
+  frame.maxLength = inspector.maxLength();
+  frame.residualScores = inspector.config().attention.residual != core::ResidualScores::None;
+  frame.hasAsa = inspector.hasAsaMasks();
+  frame.hasMlmHead = inspector.hasMlmHead();
+  // The pointers own a reference to the tensors: no copy (the inspector's tensors are
+  // float32, contiguous and on the CPU already; anything else is converted once).
+  for (const auto& t : r.probabilityLayers) frame.probabilities.push_back(shareTensor(t));
+  for (const auto& t : r.scoreLayers) frame.scores.push_back(shareTensor(t));
+  frame.asaMasks = shareTensor(r.asaMasks);
+  return frame;
 }
 
-InspectionController::~InspectionController() {
-  {
-    std::lock_guard lock(m_worker->mutex);
-    m_worker->stop = true;
+/// What one pass needs on its thread (copies: the GUI thread goes on meanwhile).
+struct Pass {
+  QString checkpoint, text;
+  InspectionRequestOptions options;
+  bool weightsOnly = false;  ///< the weights (and scores, masks) alone: extrasPending
+  std::shared_ptr<InspectionCache> cache;
+  std::shared_ptr<ModelCache> models;
+};
+
+/// A frame kept meanwhile (a prefetch pass may have made it since the request), or the model
+/// run once. A frame with every view is kept in memory; the weights alone are not.
+InspectionFrame runPass(const Pass& pass, const JobControl& control) {
+  if (auto kept = pass.cache->find(pass.checkpoint, pass.text, pass.options)) {
+    kept->cached = true;
+    return std::move(*kept);
   }
-  m_worker->wake.notify_all();
-  m_worker->thread.join();
+  useEveryCore();  // each job's thread is new
+  const auto started = std::chrono::steady_clock::now();
+  const auto inspector = pass.models->borrow(pass.checkpoint.toStdString(), control.cancel);
+  const bool beyond = pass.options.beyondWeights && !pass.weightsOnly;
+  core::InspectOptions options;
+  options.scores = pass.options.scores;
+  options.asaMasks = pass.options.asaMasks;
+  options.stacked = false;  // the model's own layers: no 150 MB stack per tensor
+  options.norms = beyond;
+  options.lensTop = beyond ? pass.options.lensTop : 0;
+  for (const int p : pass.options.maskPositions) options.maskPositions.push_back(p);
+  const core::Inspection r = inspector->inspect(pass.text.toStdString(), options);
+  InspectionFrame frame = frameOf(r, pass.checkpoint, pass.text, *inspector);
+  frame.maskRequest = pass.options.maskPositions;
+  if (beyond) addBeyondWeights(frame, r, inspector->tokenizer());
+  frame.thumbnails = std::make_shared<const std::vector<widgets::Matrix>>(
+      widgets::headThumbnails(frame.headPointers(), frame.length, frame.length));
+  addViewThumbnails(frame);
+  frame.inspectMs =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  frame.extrasPending = pass.weightsOnly && pass.options.beyondWeights;
+  if (!frame.extrasPending) pass.cache->insert(frame);
+  return frame;
+}
+
+}  // namespace
+
+InspectionController::InspectionController(QObject* parent)
+    : QObject(parent),
+      m_cache(std::make_shared<InspectionCache>(kDefaultCacheBytes)),
+      m_models(std::make_shared<ModelCache>()),
+      m_runner(std::make_unique<JobRunner>()) {
+  qRegisterMetaType<attnlab::app::InspectionFrame>("attnlab::app::InspectionFrame");
+}
+
+InspectionController::~InspectionController() = default;
+
+void InspectionController::setModels(std::shared_ptr<ModelCache> models) {
+  if (models) m_models = std::move(models);
 }
 
 void InspectionController::inspect(const QString& checkpoint, const QString& text,
                                    const InspectionRequestOptions& options) {
   const quint64 serial = ++m_serial;
-  if (auto kept = m_worker->cache.find(checkpoint, text, options)) {
-    {
-      std::lock_guard lock(m_worker->mutex);
-      m_worker->pending.reset();  // the newest request wins, and this one is answered
-    }
+  if (auto kept = m_cache->find(checkpoint, text, options)) {
+    m_pending.reset();  // the newest request wins, and this one is answered
     kept->cached = true;
     QPointer<InspectionController> self(this);
     QMetaObject::invokeMethod(
@@ -274,31 +138,75 @@ void InspectionController::inspect(const QString& checkpoint, const QString& tex
         Qt::QueuedConnection);
     return;
   }
-  {
-    std::lock_guard lock(m_worker->mutex);
-    m_worker->pending = Worker::Request{checkpoint, text, options, serial};
-  }
-  m_worker->wake.notify_all();
+  // The views beyond the weights cost a second capture and the lens: a request the person
+  // waits for shows the weights first, then the frame with every view.
+  m_pending = Request{checkpoint, text, options, serial, options.beyondWeights};
+  pump();
 }
 
 void InspectionController::prefetch(const QStringList& checkpoints, const QString& text,
                                     const InspectionRequestOptions& options) {
-  {
-    std::lock_guard lock(m_worker->mutex);
-    m_worker->prefetches.clear();
-    for (const QString& c : checkpoints)
-      m_worker->prefetches.push_back(Worker::Request{c, text, options, 0});
+  m_prefetches.clear();
+  for (const QString& c : checkpoints) m_prefetches.push_back(Request{c, text, options, 0, false});
+  pump();
+}
+
+void InspectionController::pump() {
+  if (m_runner->isRunning()) return;  // called again when the pass ends
+  if (m_pending) {
+    const Request request = *m_pending;
+    m_pending.reset();
+    startPass(request);
+    return;
   }
-  m_worker->wake.notify_all();
+  while (!m_prefetches.empty()) {
+    const Request request = m_prefetches.front();
+    m_prefetches.pop_front();
+    if (m_cache->contains(request.checkpoint, request.text, request.options)) continue;
+    startPass(request);
+    return;
+  }
+}
+
+void InspectionController::startPass(const Request& request) {
+  const Pass pass{request.checkpoint,   request.text, request.options,
+                  request.weightsFirst, m_cache,      m_models};
+  m_runner->start<InspectionFrame>(
+      QStringLiteral("inspection"),
+      [pass](const JobControl& control) { return runPass(pass, control); },
+      [this, request](const JobResult<InspectionFrame>& r) {
+        passEnded(request, r.ok(), r.value.get(), r.message);
+      });
+}
+
+void InspectionController::passEnded(const Request& request, bool ok, const InspectionFrame* frame,
+                                     const QString& error) {
+  const bool newest = request.serial != 0 && request.serial == m_serial;
+  if (request.serial == 0) {
+    // A failure is the request's to tell; a frame made meanwhile was not this pass's.
+    if (ok && !frame->cached) emit prefetched(request.checkpoint, request.text);
+  } else if (newest) {
+    if (ok)
+      emit inspected(*frame);
+    else
+      emit failed(error);
+  }  // else superseded by a newer request (its frame is kept in memory)
+  // The weights are shown: every view follows, unless a newer request waits.
+  if (ok && newest && frame->extrasPending && !m_pending) {
+    Request full = request;
+    full.weightsFirst = false;
+    m_pending = full;
+  }
+  pump();
 }
 
 bool InspectionController::isCached(const QString& checkpoint, const QString& text,
                                     const InspectionRequestOptions& options) const {
-  return m_worker->cache.contains(checkpoint, text, options);
+  return m_cache->contains(checkpoint, text, options);
 }
 
 void InspectionController::setCacheBudget(std::size_t bytes) {
-  m_worker->cache.setBudget(bytes);
+  m_cache->setBudget(bytes);
 }
 
 }  // namespace attnlab::app

@@ -1,127 +1,38 @@
 #pragma once
 
 // Runs one text through a checkpoint's model and captures every layer's attention, as
-// `attnlab-cli inspect` does, on a thread of its own. The inspectors of the last three
-// checkpoints used are kept (editing the text costs one forward pass, not a model load), and
-// so are the frames already made (InspectionCache): asking again for a text under a
-// checkpoint it has seen answers at once. prefetch() lets the thread inspect the same text
-// under other checkpoints while it has nothing else to do, so moving the checkpoint slider
-// repaints without waiting for a model. Requests coalesce: while one runs, only the newest
-// waiting one is kept, and only the newest request's answer is emitted. A QObject without
-// widgets; results arrive as plain floats, so views need no LibTorch.
+// `attnlab-cli inspect` does, one pass at a time as a job on a JobRunner of its own. The
+// models come from a ModelCache (by default this controller's own; the window shares one
+// with the query-key maps), so editing the text costs one forward pass, not a model load;
+// the frames already made are kept too (InspectionCache): asking again for a text under a
+// checkpoint it has seen answers at once. prefetch() inspects the same text under other
+// checkpoints while no request waits, so moving the checkpoint slider repaints without
+// waiting for a model. Requests coalesce: while one runs, only the newest waiting one is
+// kept, and only the newest request's answer is emitted. A QObject without widgets; results
+// arrive as plain floats (inspection_frame.h), so views need no LibTorch.
 
-#include "widgets/plots/plot_data.h"
+#include "app/gui/inspection_frame.h"
 
-#include <QList>
 #include <QObject>
 #include <QString>
 #include <QStringList>
 
-#include <array>
 #include <cstddef>
+#include <deque>
 #include <memory>
-#include <vector>
+#include <optional>
 
 namespace attnlab::app {
 
-/// What the Inspect tab's maps show: the attention weights, the pre-softmax scores, the
-/// rollout after each layer (Abnar & Zuidema 2020), the norm of each head's weighted value
-/// vectors ||alpha_ij,h f_h(x_j)|| and the layer's ||sum_h alpha_ij,h f_h(x_j)|| (Kobayashi et
-/// al. 2020). Rollout and layer norms have one map per layer, the others one per head.
-enum class InspectView { Weights, Scores, Rollout, HeadNorms, LayerNorms };
-constexpr int kInspectViews = 5;
-
-/// What a request asks for beyond the probabilities (each costs time on a large model).
-struct InspectionRequestOptions {
-  bool scores = false;    ///< the pre-softmax scores
-  bool asaMasks = false;  ///< ASA runs: the keep-masks (a second forward pass)
-  /// Norms, rollout and the logit lens, made in the same job so that switching views redraws.
-  bool beyondWeights = false;
-  int lensTop = 5;  ///< the lens's best tokens per cell (0: no lens)
-  /// Token positions (0 = <s>) replaced by <mask> before the pass, ascending; part of the key
-  /// under which a frame is kept.
-  QList<int> maskPositions;
-};
-
-/// The logit lens of one inspection (core::LensPredictions as plain arrays, with the pieces
-/// of the predicted tokens), rows = layers (+ the combined output when `outputRow`).
-struct LensFrame {
-  int rows = 0, length = 0, top = 0;
-  bool outputRow = false;
-  std::vector<qint64> topIds;            ///< [rows, length, top], most probable first
-  std::vector<float> topProbability;     ///< [rows, length, top]
-  QStringList topPieces;                 ///< [rows, length, top]: the tokenizer's pieces of topIds
-  std::vector<qint64> targetRank;        ///< [rows, length]: rank of the position's own token
-  std::vector<float> targetProbability;  ///< [rows, length]
-  std::size_t at(int row, int position, int k = 0) const {
-    return (static_cast<std::size_t>(row) * length + position) * top + k;
-  }
-  std::size_t cell(int row, int position) const {
-    return static_cast<std::size_t>(row) * length + position;
-  }
-};
-
-/// One inspection: probabilities and pre-softmax scores, per layer [H, T, T] row-major; ASA
-/// keep-masks [L, T, T].
-struct InspectionFrame {
-  QString checkpoint;
-  qint64 step = 0;
-  QString text;
-  QStringList pieces;  ///< <s> ... </s>, T of them
-  int layers = 0, heads = 0, length = 0;
-  bool truncated = false;       ///< the text was longer than the model takes
-  int maxLength = 0;            ///< the longest input the model takes (<s> and </s> included)
-  bool residualScores = false;  ///< RealFormer: the scores are the running residual ones
-  bool hasAsa = false;          ///< the run uses ASA (keep-masks can be asked for)
-  bool hasMlmHead = true;       ///< false: a model folder without MLM head (no lens ever)
-  /// Engine time of the request (model load included when the checkpoint changed).
-  double inspectMs = 0;
-  /// Answered from the frames kept in memory (no model ran for this request).
-  bool cached = false;
-  /// The weights of a request that also asked for the views beyond them, shown while those
-  /// are made: the frame with every view follows for the same request.
-  bool extrasPending = false;
-  /// Shared, not copied: a 12 x 12 inspection of 512 tokens is 150 MB a tensor, and the frame
-  /// passes from the engine to the thread, the panel and its history. The pointers keep the
-  /// model's own per-layer tensors alive: nothing is copied or stacked after the forward pass.
-  std::vector<std::shared_ptr<const float>> probabilities;  ///< per layer [H, T, T]
-  std::vector<std::shared_ptr<const float>> scores;         ///< per layer; empty when not captured
-  std::shared_ptr<const float> asaMasks;  ///< [L, T, T]; null when not captured or not ASA
-  /// The probabilities' grid thumbnails (widgets::headThumbnails, layer-major), made on the
-  /// inspection thread so showing a frame does no block means on the GUI thread.
-  std::shared_ptr<const std::vector<widgets::Matrix>> thumbnails;
-
-  // Beyond the weights (InspectionRequestOptions::beyondWeights): empty or null otherwise.
-  std::vector<std::shared_ptr<const float>> headNorms;   ///< per layer [H, T, T]
-  std::vector<std::shared_ptr<const float>> valueNorms;  ///< per layer [H, T]: ||f_h(x_j)||
-  std::vector<std::shared_ptr<const float>> layerNorms;  ///< per layer [T, T]
-  /// Rollout after each layer, [L, T, T] (padding rows and columns 0).
-  std::shared_ptr<const std::vector<float>> rollout;
-  std::shared_ptr<const LensFrame> lens;
-  int realTokens = 0;  ///< positions that are not padding
-  /// Grid thumbnails of the views other than the weights (null where not made), by view.
-  std::array<std::shared_ptr<const std::vector<widgets::Matrix>>, kInspectViews> viewThumbnails;
-  /// Positions replaced by <mask>, and the pieces before masking (T of them).
-  QList<int> maskedPositions;
-  QStringList originalPieces;
-  /// The positions the request asked to mask (the key under which the frame is kept).
-  QList<int> maskRequest;
-  bool hasBeyondWeights() const { return rollout != nullptr; }
-  /// The T x T matrix of (layer, head): probabilities, or the scores when `scores` is set.
-  widgets::Matrix head(int layer, int head, bool scores = false) const;
-  /// The first cell of (layer, head)'s T x T block (nullptr when out of range or absent).
-  const float* headData(int layer, int head, bool scores = false) const;
-  /// The first cell of every head, layer-major (for HeadGrid); empty when absent.
-  std::vector<const float*> headPointers(bool scores = false) const;
-  /// Layer `layer`'s T x T ASA keep-mask (1 = kept, 0 = masked); empty when not captured.
-  widgets::Matrix asaMask(int layer) const;
-};
+class InspectionCache;
+class JobRunner;
+class ModelCache;
 
 class InspectionController : public QObject {
   Q_OBJECT
  public:
   explicit InspectionController(QObject* parent = nullptr);
-  ~InspectionController() override;  ///< stops the thread after the pass in flight
+  ~InspectionController() override;  ///< waits for the pass in flight
 
   /// Inspects `text` under the checkpoint file `checkpoint`; inspected() or failed() follows
   /// (at once, on the next turn of the event loop, when the frame is kept in memory). A newer
@@ -141,6 +52,9 @@ class InspectionController : public QObject {
   void setCacheBudget(std::size_t bytes);
   /// The default budget of setCacheBudget().
   static constexpr std::size_t kDefaultCacheBytes = std::size_t{1} << 30;
+  /// Where the passes borrow their models (from the next pass on).
+  void setModels(std::shared_ptr<ModelCache> models);
+  const std::shared_ptr<ModelCache>& models() const { return m_models; }
 
  signals:
   void inspected(const attnlab::app::InspectionFrame& frame);
@@ -150,11 +64,23 @@ class InspectionController : public QObject {
   void failed(const QString& message);
 
  private:
-  struct Worker;
-  std::unique_ptr<Worker> m_worker;
-  quint64 m_serial = 0;  ///< the newest request's number (GUI thread only)
+  struct Request {
+    QString checkpoint, text;
+    InspectionRequestOptions options;
+    quint64 serial = 0;         ///< the GUI's request number; 0 for a prefetch pass
+    bool weightsFirst = false;  ///< this pass makes the weights alone (extrasPending)
+  };
+  void pump();
+  void startPass(const Request& request);
+  void passEnded(const Request& request, bool ok, const InspectionFrame* frame,
+                 const QString& error);
+
+  std::shared_ptr<InspectionCache> m_cache;  ///< shared with the passes' threads
+  std::shared_ptr<ModelCache> m_models;
+  std::optional<Request> m_pending;     ///< the newest request not yet begun
+  std::deque<Request> m_prefetches;     ///< done, in order, whenever nothing is pending
+  quint64 m_serial = 0;                 ///< the newest request's number
+  std::unique_ptr<JobRunner> m_runner;  ///< last: joined before the members above go
 };
 
 }  // namespace attnlab::app
-
-Q_DECLARE_METATYPE(attnlab::app::InspectionFrame)

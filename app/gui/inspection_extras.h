@@ -5,7 +5,7 @@
 // predicted tokens), and the grid thumbnails of each view, so that switching the Inspect
 // tab's view only redraws. Runs on the inspection thread; LibTorch stays in the .cpp.
 
-#include "app/gui/inspection_controller.h"
+#include "app/gui/inspection_frame.h"
 
 namespace at {
 class Tensor;

@@ -4,7 +4,7 @@
 // weights, the scores and the head norms; one per layer for the rollout and the layer norms
 // (the grid then has one column). Reads the frame's arrays in place; no LibTorch.
 
-#include "app/gui/inspection_controller.h"
+#include "app/gui/inspection_frame.h"
 
 #include <QString>
 

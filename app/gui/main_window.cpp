@@ -3,16 +3,11 @@
 #include "app/gui/analysis_controller.h"
 #include "app/gui/app_settings.h"
 #include "app/gui/close_while_training.h"
+#include "app/gui/jobs/job_bar.h"
 #include "app/gui/new_run/new_run_dialog.h"
 #include "app/gui/notices.h"
 #include "app/gui/opened_runs.h"
-#include "app/gui/panels/analysis_panel.h"
-#include "app/gui/panels/compare_panel.h"
 #include "app/gui/panels/console_dock.h"
-#include "app/gui/panels/figure_view.h"
-#include "app/gui/panels/inspector_panel.h"
-#include "app/gui/panels/probe_panel.h"
-#include "app/gui/panels/query_key_map_window.h"
 #include "app/gui/panels/run_status_bar.h"
 #include "app/gui/panels/runs_panel.h"
 #include "app/gui/panels/welcome_panel.h"
@@ -21,7 +16,7 @@
 #include "app/gui/training_coordinator.h"
 #include "app/gui/view_tabs.h"
 #include "app/gui/window_exports.h"
-#include "widgets/plots/theme.h"
+#include "app/gui/window_menus.h"
 
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -43,9 +38,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   m_parts.settings = new AppSettings(this);
   m_parts.theme = new ThemeController(m_parts.settings, this);
+  m_parts.theme->followSystemThemeOf(this);
   m_parts.runs = new OpenedRuns(this);
   m_parts.training = new TrainingCoordinator(m_parts.runs, m_parts.settings, this);
   m_parts.analysis = new AnalysisController(this);
+  // While a run trains here the statistics take one thread, so the engine keeps its share.
+  m_parts.analysis->setThreadPolicy([this] { return m_parts.training->isTraining() ? 1 : 0; });
   buildDocks();
   m_parts.notices = new Notices(this, m_parts.console);
   buildCentre();
@@ -54,15 +52,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_runActions = buildWindowMenus(*this);
   m_parts.statusBar = new RunStatusBar(this);
   statusBar()->addPermanentWidget(m_parts.statusBar);
+  statusBar()->addPermanentWidget(m_parts.exports->jobBar());
   statusBar()->showMessage(QStringLiteral("Ready: File > New run (Ctrl+N) or Open run (Ctrl+O)"));
 
   wireRuns();
   wireTraining();
-  wireAnalysis();
-  connect(m_parts.theme, &ThemeController::themeChanged, this, [this](const widgets::Theme& t) {
-    m_parts.runs->setPalette(QList<QColor>(t.series.begin(), t.series.end()));
-    m_parts.views->setTheme(t);
-  });
+  connect(m_parts.theme, &ThemeController::themeChanged, m_parts.runs, &OpenedRuns::setTheme);
+  connect(m_parts.theme, &ThemeController::themeChanged, m_parts.views, &ViewTabs::setTheme);
   m_parts.theme->apply();
   m_defaultState = saveState();
   restoreGeometry(m_parts.settings->windowGeometry());
@@ -87,12 +83,8 @@ void MainWindow::buildDocks() {
 
 void MainWindow::buildCentre() {
   m_parts.views = new ViewTabs(this);
-  m_parts.views->analysisPanel()->setAnalysisController(m_parts.analysis);
-  m_parts.views->probePanel()->setAnalysisController(m_parts.analysis);
-  m_parts.views->comparePanel()->setAnalysisController(m_parts.analysis);
-  m_parts.notices->reportExportsOf(m_parts.views->analysisPanel());
-  m_parts.notices->reportExportsOf(m_parts.views->probePanel());
-  m_parts.notices->reportExportsOf(m_parts.views->comparePanel());
+  m_parts.views->setJobs(m_parts.analysis);  // every tab starts its own jobs
+  m_parts.notices->reportExportsOf(m_parts.views);
   // While no run is open the window offers ways to begin instead of empty tabs.
   m_parts.welcome = new WelcomePanel(this);
   connect(m_parts.welcome, &WelcomePanel::newRunRequested, this, &MainWindow::newRun);
@@ -114,16 +106,7 @@ void MainWindow::wireRuns() {
   RunsPanel* panel = m_parts.runsPanel;
   connect(runs, &OpenedRuns::runOpened, this, [this, panel](RunSession* run) {
     panel->addRun(run);
-    // The run trained here reports through the coordinator: the log's copy of the same
-    // events would print twice, also when it arrives after the training ended
-    // (messagesShownUntil).
-    connect(run, &RunSession::messagesAppended, this, [this, run](int first) {
-      if (run == m_parts.training->run()) return;
-      const auto& lines = run->messages();
-      for (auto i = static_cast<std::size_t>(first); i < lines.size(); ++i)
-        if (lines[i].wallTime > run->messagesShownUntil())
-          m_parts.console->append(run->name(), run->colour(), lines[i]);
-    });
+    m_parts.notices->followMessages(run, [this, run] { return run == m_parts.training->run(); });
     connect(run, &RunSession::statusChanged, this, &MainWindow::updateActions);
     panel->selectOnly(run);
     updateWelcome();
@@ -142,9 +125,7 @@ void MainWindow::wireRuns() {
     updateActions();
   });
   connect(panel, &RunsPanel::resumeRequested, m_parts.training, &TrainingCoordinator::resume);
-  connect(panel, &RunsPanel::stopRequested, this, [this](RunSession* run) {
-    if (run == m_parts.training->run()) m_parts.training->stop();
-  });
+  connect(panel, &RunsPanel::stopRequested, m_parts.training, &TrainingCoordinator::stopRun);
   connect(panel, &RunsPanel::closeRequested, this, &MainWindow::closeRun);
 }
 
@@ -160,63 +141,14 @@ void MainWindow::wireTraining() {
           [bar](RunSession* run, const EngineProgress& progress, RunStatus status) {
             bar->showProgress(run->name(), progress, status);
           });
-  connect(training, &TrainingCoordinator::message, this,
-          [this](RunSession* run, const RunMessage& m) {
-            m_parts.console->append(run->name(), run->colour(), m);
-            if (m.error) m_parts.notices->result(m.text, Notices::kErrorMs);
-          });
+  connect(training, &TrainingCoordinator::message, m_parts.notices, &Notices::runMessage);
   connect(training, &TrainingCoordinator::ended, this,
           [this, bar](RunSession* run, RunStatus status, const QString& error) {
             bar->showIdle();
-            const QString name = run ? run->name() : QStringLiteral("The run");
-            if (status == RunStatus::Failed) {
-              m_parts.notices->error(QStringLiteral("%1 failed: %2").arg(name, error));
-            } else if (run) {
-              // In the app a stopped run goes on with Resume, not with a command.
-              const bool stopped = run->status() == RunStatus::Stopped;
-              m_parts.notices->result(
-                  QStringLiteral("%1: %2%3")
-                      .arg(name, runStatusText(run->status()),
-                           stopped ? QStringLiteral(" (Run > Resume continues it)") : QString()));
-            }
+            m_parts.notices->runEnded(run, status, error);
             if (m_closeWhenStopped) close();
           });
   connect(training, &TrainingCoordinator::stateChanged, this, &MainWindow::updateActions);
-}
-
-void MainWindow::wireAnalysis() {
-  connect(m_parts.views->analysisPanel(), &AnalysisPanel::analysisRequested, this,
-          [this](RunSession* run) {
-            // While a run trains here the statistics take one thread, so the engine keeps its
-            // share.
-            QString whyNot;
-            const int threads = m_parts.training->isTraining() ? 1 : 0;
-            if (!m_parts.analysis->start(run->directory(), std::nullopt, threads, &whyNot,
-                                         m_parts.views->analysisPanel()->runOptions()))
-              m_parts.notices->error(whyNot);
-          });
-  connect(m_parts.views->probePanel(), &ProbePanel::probeRequested, this,
-          [this](RunSession* run, const ProbeRequest& dataset) {
-            QString whyNot;
-            if (!m_parts.analysis->startProbe(run->directory(), dataset, &whyNot))
-              m_parts.notices->error(whyNot);
-          });
-  // Each query-key map gets a window of its own (its own thread), which follows the theme.
-  connect(m_parts.views->inspectorPanel(), &InspectorPanel::queryKeyMapRequested, this,
-          [this](const QString& run, qint64 step, int layer, int head) {
-            auto* window = new QueryKeyMapWindow(this);
-            window->setDeleteWhenClosed(true);
-            window->setTheme(m_parts.theme->theme());
-            connect(m_parts.theme, &ThemeController::themeChanged, window,
-                    &QueryKeyMapWindow::setTheme);
-            window->show();
-            QueryKeyMapRequest request;
-            request.runDirectory = run;
-            request.step = step;
-            request.layer = layer;
-            request.head = head;
-            window->start(request);
-          });
 }
 
 RunSession* MainWindow::openRun(const QString& path) {
@@ -281,21 +213,8 @@ void MainWindow::resetLayout() {
   for (QDockWidget* dock : findChildren<QDockWidget*>()) dock->show();
 }
 
-void MainWindow::changeEvent(QEvent* event) {
-  if (event->type() == QEvent::ThemeChange && m_parts.theme) m_parts.theme->systemThemeChanged();
-  QMainWindow::changeEvent(event);
-}
-
 void MainWindow::closeEvent(QCloseEvent* event) {
-  if (m_parts.training->isTraining()) {
-    event->ignore();
-    if (m_closeWhenStopped) return;  // already stopping
-    askToStopAndClose(this, m_parts.training->run(), [this] {
-      m_closeWhenStopped = true;
-      m_parts.training->stop();
-    });
-    return;
-  }
+  if (!mayClose(this, *m_parts.training, m_closeWhenStopped)) return event->ignore();
   m_parts.settings->saveWindow(saveGeometry(), saveState());
   QMainWindow::closeEvent(event);
 }
@@ -318,11 +237,8 @@ FigureView* MainWindow::openFigure(const QString& figure) {
         QStringLiteral("Select the runs to draw %1 from in the Runs list first").arg(figure));
     return nullptr;
   }
-  auto* view = new FigureView(m_parts.views);
-  view->setTheme(m_parts.theme->theme());
-  m_parts.notices->reportExportsOf(view);
-  const QString error = view->build(figure.toStdString(), dirs);
-  m_parts.views->addFigure(view, figure);
+  QString error;
+  FigureView* view = m_parts.views->openFigure(figure, dirs, m_parts.theme->theme(), &error);
   if (!error.isEmpty())
     m_parts.console->appendNote(QStringLiteral("%1: %2").arg(figure, error), true);
   return view;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "app/gui/window_menus.h"
+#include "app/gui/run_actions.h"
 
 #include <QMainWindow>
 
@@ -32,7 +32,7 @@ struct WindowParts {
   ThemeController* theme = nullptr;         ///< light, dark or the system's
   OpenedRuns* runs = nullptr;               ///< the runs open, each followed live
   TrainingCoordinator* training = nullptr;  ///< the run trained here, either back-end
-  AnalysisController* analysis = nullptr;   ///< analyses and probes in child processes
+  AnalysisController* analysis = nullptr;   ///< the tabs' jobs and the models they share
   Notices* notices = nullptr;               ///< what the person is told
   WindowExports* exports = nullptr;         ///< File > Export figure / report
   PlotContextMenu* plotMenu = nullptr;      ///< every plot's Export / Copy menu
@@ -80,14 +80,12 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
-  void changeEvent(QEvent* event) override;
 
  private:
   void buildCentre();
   void buildDocks();
   void wireRuns();
   void wireTraining();
-  void wireAnalysis();
   void updateActions();
   void updateWelcome();
 

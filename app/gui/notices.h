@@ -7,11 +7,16 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
+
 class QMainWindow;
 
 namespace attnlab::app {
 
 class ConsoleDock;
+class RunSession;
+struct RunMessage;
+enum class RunStatus;
 
 class Notices : public QObject {
   Q_OBJECT
@@ -40,6 +45,17 @@ class Notices : public QObject {
   void progress(const QString& text);
   void exportSucceeded(const QString& path);
   void exportFailed(const QString& error);
+  /// A line of the run trained here (console; an error also in the status bar).
+  void runMessage(attnlab::app::RunSession* run, const attnlab::app::RunMessage& message);
+  /// The run trained here ended: failed (an error), or stopped or finished (a result).
+  void runEnded(attnlab::app::RunSession* run, attnlab::app::RunStatus status,
+                const QString& error);
+
+ public:
+  /// The lines `run`'s log adds go to the console, unless `toldElsewhere()` (the run trained
+  /// here reports through runMessage; the log's copy of the same events would print twice,
+  /// also when it arrives after the training ended: RunSession::messagesShownUntil).
+  void followMessages(RunSession* run, std::function<bool()> toldElsewhere);
 
  private:
   QMainWindow* m_window;

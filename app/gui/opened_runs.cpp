@@ -4,6 +4,7 @@
 #include "core/config/config_loader.h"
 #include "core/pretrained/hf_bert_import.h"
 #include "core/pretrained/pretrained_folder.h"
+#include "widgets/plots/theme.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -82,6 +83,10 @@ RunSession* OpenedRuns::find(const QString& directory) const {
   for (RunSession* run : m_runs)
     if (run->directory() == dir) return run;
   return nullptr;
+}
+
+void OpenedRuns::setTheme(const widgets::Theme& theme) {
+  setPalette(QList<QColor>(theme.series.begin(), theme.series.end()));
 }
 
 void OpenedRuns::setPalette(const QList<QColor>& colours) {

@@ -14,6 +14,10 @@
 
 class QThread;
 
+namespace attnlab::widgets {
+struct Theme;
+}
+
 namespace attnlab::app {
 
 class RunWatcher;
@@ -38,6 +42,8 @@ class OpenedRuns : public QObject {
 
   /// The palette colours are taken from (set from the theme).
   void setPalette(const QList<QColor>& colours);
+  /// The theme's series colours as the palette (View > Theme).
+  void setTheme(const widgets::Theme& theme);
 
   /// Tells a run's watcher that this process trains it (fast polling) or not any more.
   void setTrainingHere(RunSession* run, bool training);

@@ -3,15 +3,17 @@
 // File > Export report: the report bundle of one run (every figure in PNG, SVG and PDF, the
 // analysis and probe reports, the resolved config, a summary and an index) written by the
 // headless twin, `attnlab-cli export RUN --report DIR`, in a child process. The bundle is the
-// same from the app and from the command line because it is the same program; the GUI
-// thread only reads its progress lines, and Cancel kills it. The bundle is written into
-// "<DIR>.part" and renamed to DIR when complete, so a cancelled or failed export leaves
-// nothing half-written under the chosen name. A QObject without widgets.
+// same from the app and from the command line because it is the same program (the figures
+// are drawn by Qt widgets, which only a GUI thread may drive: in this process that would be
+// the window's own thread). The child is run as a job on a JobRunner (its thread reads the
+// output lines; Cancel kills the child), so the exports show in a JobBar like every other
+// job. The bundle is written into "<DIR>.part" and renamed to DIR when complete, so a
+// cancelled or failed export leaves nothing half-written under the chosen name. A QObject
+// without widgets.
 // File > Export model is the same with `attnlab-cli export-model RUN --out DIR` (issue 29):
 // a Hugging Face folder (config.json, model.safetensors, the tokenizer).
 
 #include <QObject>
-#include <QProcess>
 #include <QString>
 #include <QStringList>
 
@@ -19,15 +21,20 @@
 
 namespace attnlab::app {
 
+class JobRunner;
+
 /// What a controller exports: the report bundle, or the model as a Hugging Face folder.
 enum class CliExportKind { Report, Model };
 
 class ReportExportController : public QObject {
   Q_OBJECT
  public:
+  /// Runs on `runner` (shared by the window's exports: one export at a time), or on a runner
+  /// of its own when null.
   explicit ReportExportController(QObject* parent = nullptr,
-                                  CliExportKind kind = CliExportKind::Report);
-  ~ReportExportController() override;  ///< kills an export in flight
+                                  CliExportKind kind = CliExportKind::Report,
+                                  JobRunner* runner = nullptr);
+  ~ReportExportController() override;  ///< kills an export in flight (its own runner)
 
   /// Starts exporting `runDir` into `outDir` (which must not exist or be empty). False with
   /// `whyNot` when one is running, the folder is taken, or attnlab-cli is not found.
@@ -35,6 +42,7 @@ class ReportExportController : public QObject {
              QString* whyNot);
   void cancel();
   bool isRunning() const;
+  JobRunner* runner() const { return m_runner; }
   /// The attnlab-cli this app runs: next to the app's own executable.
   static QString cliPath();
 
@@ -46,15 +54,14 @@ class ReportExportController : public QObject {
   void finished(bool ok, const QString& outDir, const QString& error);
 
  private:
-  void onFinished(int exitCode, QProcess::ExitStatus status);
-
-  QStringList arguments(const QString& runDir, std::optional<qint64> step) const;
+  QStringList arguments(const QString& runDir, const QString& partDir,
+                        std::optional<qint64> step) const;
   QString noun() const;  ///< "report" or "model"
 
   CliExportKind m_kind;
-  QProcess* m_process = nullptr;
-  QString m_outDir, m_partDir, m_output;
-  bool m_cancelled = false;
+  JobRunner* m_runner;
+  bool m_ownsRunner;
+  bool m_running = false;  ///< the runner's job is this controller's
 };
 
 }  // namespace attnlab::app

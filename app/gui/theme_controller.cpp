@@ -1,6 +1,7 @@
 #include "app/gui/theme_controller.h"
 
 #include <QApplication>
+#include <QEvent>
 #include <QGuiApplication>
 #include <QPalette>
 #include <QStyle>
@@ -72,6 +73,15 @@ void ThemeController::setMode(ThemeMode mode) {
 
 void ThemeController::systemThemeChanged() {
   if (m_settings->themeMode() == ThemeMode::System) apply();
+}
+
+void ThemeController::followSystemThemeOf(QObject* window) {
+  window->installEventFilter(this);
+}
+
+bool ThemeController::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::ThemeChange) systemThemeChanged();
+  return QObject::eventFilter(watched, event);
 }
 
 }  // namespace attnlab::app

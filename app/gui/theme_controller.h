@@ -23,12 +23,17 @@ class ThemeController : public QObject {
   void setMode(ThemeMode mode);
   /// The platform changed its colours: re-applied when the mode follows the system.
   void systemThemeChanged();
+  /// Calls systemThemeChanged() whenever `window` is told the platform's theme changed.
+  void followSystemThemeOf(QObject* window);
 
   const widgets::Theme& theme() const { return m_theme; }
   bool isDark() const { return m_dark; }
 
  signals:
   void themeChanged(const attnlab::widgets::Theme& theme);
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   AppSettings* m_settings;

@@ -142,6 +142,10 @@ void TrainingCoordinator::stop() {
   if (isTraining()) m_session->stop();
 }
 
+void TrainingCoordinator::stopRun(RunSession* run) {
+  if (run == m_run) stop();
+}
+
 void TrainingCoordinator::pause() {
   if (m_session) m_session->pause();
 }

@@ -48,6 +48,8 @@ class TrainingCoordinator : public QObject {
 
  public slots:
   void stop();
+  /// Stops `run` when it is the run trained here (the sidebar's Stop).
+  void stopRun(attnlab::app::RunSession* run);
   void pause();
   /// Resumes the paused run, else resumes `fallback` (the run selected) from its checkpoint.
   void resumeOr(attnlab::app::RunSession* fallback);

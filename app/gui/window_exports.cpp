@@ -1,6 +1,8 @@
 #include "app/gui/window_exports.h"
 
 #include "app/gui/app_settings.h"
+#include "app/gui/jobs/job_bar.h"
+#include "app/gui/jobs/job_runner.h"
 #include "app/gui/notices.h"
 #include "app/gui/panels/export_figure_dialog.h"
 #include "app/gui/panels/runs_panel.h"
@@ -16,8 +18,12 @@ namespace attnlab::app {
 WindowExports::WindowExports(const Parts& parts, QObject* parent)
     : QObject(parent),
       m_parts(parts),
-      m_reportExport(new ReportExportController(this)),
-      m_modelExport(new ReportExportController(this, CliExportKind::Model)) {
+      m_runner(new JobRunner(this)),
+      m_reportExport(new ReportExportController(this, CliExportKind::Report, m_runner)),
+      m_modelExport(new ReportExportController(this, CliExportKind::Model, m_runner)),
+      m_jobBar(new JobBar(QString(), QStringLiteral("export"), parts.dialogParent)) {
+  m_jobBar->setRunner(m_runner);
+  m_jobBar->setFollowsEveryJob(true);
   tellProgress(m_reportExport, QStringLiteral("the report"),
                QStringLiteral("Report written to %1 (index.md)"));
   tellProgress(m_modelExport, QStringLiteral("the model"),

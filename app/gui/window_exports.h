@@ -3,7 +3,8 @@
 // File > Export figure, File > Export report and File > Export model: the dialogs, the
 // exports they start, and what the person is told of them (through Notices). The figure
 // comes from the current tab (ViewTabs), the report and the model from the current run in
-// the sidebar.
+// the sidebar. The two exports share one JobRunner (one export at a time) and one JobBar,
+// which the window puts in its status bar.
 
 #include "widgets/plots/plot_export.h"
 
@@ -15,6 +16,8 @@ class QWidget;
 namespace attnlab::app {
 
 class AppSettings;
+class JobBar;
+class JobRunner;
 class Notices;
 class ReportExportController;
 class RunsPanel;
@@ -34,6 +37,8 @@ class WindowExports : public QObject {
 
   ReportExportController* reportExport() const { return m_reportExport; }
   ReportExportController* modelExport() const { return m_modelExport; }
+  /// The exports' progress and Cancel (for the status bar).
+  JobBar* jobBar() const { return m_jobBar; }
 
   /// The bundle of the current run into `outDir` (written by attnlab-cli export --report in
   /// a child process; ReportExportController::finished follows). Returns the error when it
@@ -60,8 +65,10 @@ class WindowExports : public QObject {
                           const QString& errorPrefix);
 
   Parts m_parts;
+  JobRunner* m_runner;  // first: deleted (and joined) before the controllers
   ReportExportController* m_reportExport;
   ReportExportController* m_modelExport;
+  JobBar* m_jobBar;
 };
 
 }  // namespace attnlab::app

@@ -168,19 +168,11 @@ std::string CheckpointStore::fileNameForStep(std::int64_t step) {
   return buffer;
 }
 
-fs::path CheckpointStore::save(std::int64_t step, std::optional<double> valLoss,
-                               const std::map<std::string, at::Tensor>& tensors,
-                               const CheckpointMetadata& metadata,
-                               const std::function<void(const fs::path&)>& beforePublish) {
-  if (step < 0) throw CheckpointError(m_dir.string(), "a checkpoint step cannot be negative");
-  std::error_code ec;
-  fs::create_directories(m_dir, ec);
-  if (ec)
-    throw CheckpointError(m_dir.string(), "cannot create the checkpoint folder: " + ec.message());
-  const fs::path finalPath = m_dir / fileNameForStep(step);
-  const fs::path tmpPath = fs::path(finalPath.string() + ".tmp");
-  const std::string where = finalPath.string();
+namespace {
 
+/// Every tensor defined and of a dtype the file can hold; tensor and blob keys valid.
+void checkSaveInputs(const std::map<std::string, at::Tensor>& tensors,
+                     const CheckpointMetadata& metadata, const std::string& where) {
   std::vector<std::string> keys;
   for (const auto& [key, tensor] : tensors) {
     keys.push_back(key);
@@ -193,20 +185,44 @@ fs::path CheckpointStore::save(std::int64_t step, std::optional<double> valLoss,
   std::vector<std::string> blobKeys;
   for (const auto& [name, blob] : metadata.blobs) blobKeys.push_back(name);
   checkKeys(blobKeys, "blob", where);
-  // Room first: a checkpoint that cannot be finished is not started (the previous one stays
-  // the newest, and nothing half-written fills what little space is left).
+}
+
+/// Room first: a checkpoint that cannot be finished is not started (the previous one stays
+/// the newest, and nothing half-written fills what little space is left).
+void requireRoom(const fs::path& tmpPath, const fs::path& dir,
+                 const std::map<std::string, at::Tensor>& tensors,
+                 const CheckpointMetadata& metadata, const std::string& where) {
   std::uint64_t needed = (1 << 20) + metadata.configToml.size();
   for (const auto& [key, tensor] : tensors) needed += tensor.nbytes();
   for (const auto& [name, blob] : metadata.blobs) needed += blob.size();
   if (const std::uint64_t room = roomToGrow(tmpPath); room < needed)
     throw CheckpointError(where, "the disk is full: " + readableBytes(room) + " left in " +
-                                     m_dir.string() + ", the checkpoint needs about " +
+                                     dir.string() + ", the checkpoint needs about " +
                                      readableBytes(needed) +
                                      "; the previous checkpoint is kept (free some space, "
                                      "then resume)");
+}
 
+void writeTensors(Group& root, const std::map<std::string, at::Tensor>& tensors) {
+  Group tensorGroup = root.createGroup(kTensors);
+  for (const auto& [key, original] : tensors) {
+    // One tensor at a time on the CPU: peak memory stays near the largest tensor.
+    at::Tensor t = original.detach();
+    if (!t.device().is_cpu()) t = t.to(torch::kCPU);
+    t = t.contiguous();
+    const DtypeMapping* m = mappingFor(t.scalar_type());
+    std::vector<std::uint64_t> dims(t.sizes().begin(), t.sizes().end());
+    Dataset d = tensorGroup.writeArray(key, m->fileType, t.data_ptr(), dims, true);
+    d.setStringAttribute(kDtypeAttribute, m->name);
+  }
+}
+
+/// The whole checkpoint file at `path`; a file left half-written by a failure is removed.
+void writeCheckpointFile(const fs::path& path, std::int64_t step, std::optional<double> valLoss,
+                         const std::map<std::string, at::Tensor>& tensors,
+                         const CheckpointMetadata& metadata) {
   try {
-    File file = File::create(tmpPath.string(), hdf5::ErrorDomain::Checkpoint, true, true);
+    File file = File::create(path.string(), hdf5::ErrorDomain::Checkpoint, true, true);
     Group root = file.root();
     root.setIntAttribute("format_version", kCheckpointFormatVersion);
     root.setIntAttribute("step", step);
@@ -216,25 +232,35 @@ fs::path CheckpointStore::save(std::int64_t step, std::optional<double> valLoss,
     Group attributes = root.createGroup(kAttributes);
     for (const auto& [name, value] : metadata.attributes)
       attributes.setStringAttribute(name, value);
-    Group tensorGroup = root.createGroup(kTensors);
-    for (const auto& [key, original] : tensors) {
-      // One tensor at a time on the CPU: peak memory stays near the largest tensor.
-      at::Tensor t = original.detach();
-      if (!t.device().is_cpu()) t = t.to(torch::kCPU);
-      t = t.contiguous();
-      const DtypeMapping* m = mappingFor(t.scalar_type());
-      std::vector<std::uint64_t> dims(t.sizes().begin(), t.sizes().end());
-      Dataset d = tensorGroup.writeArray(key, m->fileType, t.data_ptr(), dims, true);
-      d.setStringAttribute(kDtypeAttribute, m->name);
-    }
+    writeTensors(root, tensors);
     Group blobs = root.createGroup(kBlobs);
     for (const auto& [name, blob] : metadata.blobs)
       blobs.writeArray(name, ElementType::UInt8, blob.data(), {blob.size()}, true);
     file.close();
   } catch (...) {
-    fs::remove(tmpPath, ec);
+    std::error_code ec;
+    fs::remove(path, ec);
     throw;
   }
+}
+
+}  // namespace
+
+fs::path CheckpointStore::save(std::int64_t step, std::optional<double> valLoss,
+                               const std::map<std::string, at::Tensor>& tensors,
+                               const CheckpointMetadata& metadata,
+                               const std::function<void(const fs::path&)>& beforePublish) {
+  if (step < 0) throw CheckpointError(m_dir.string(), "a checkpoint step cannot be negative");
+  std::error_code ec;
+  fs::create_directories(m_dir, ec);
+  if (ec)
+    throw CheckpointError(m_dir.string(), "cannot create the checkpoint folder: " + ec.message());
+  const fs::path finalPath = m_dir / fileNameForStep(step);
+  const fs::path tmpPath = fs::path(finalPath.string() + ".tmp");
+  const std::string where = finalPath.string();
+  checkSaveInputs(tensors, metadata, where);
+  requireRoom(tmpPath, m_dir, tensors, metadata, where);
+  writeCheckpointFile(tmpPath, step, valLoss, tensors, metadata);
   syncPath(tmpPath, false);
   if (beforePublish) {
     try {

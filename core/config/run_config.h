@@ -116,6 +116,12 @@ struct LogConfig {
   bool snapshotLogSpaced = true;   ///< log.snapshot_log_spaced: steps 1, 2, 4, 8, ...
   std::int64_t snapshotEvery = 0;  ///< log.snapshot_every: also every N steps (0 = off)
   bool snapshotScores = true;      ///< log.snapshot_scores: also raw/residual scores, ASA masks
+  /// log.health: the attention-health stream (sinks, entropy, S_max, spectral norms,
+  /// massive activations, rank collapse) of the probe batch (core/health).
+  bool health = true;
+  std::int64_t healthEvery = 0;     ///< log.health_every: every N steps (0 = every train.log_every)
+  double healthSinkEpsilon = 0.3;   ///< log.health_sink_epsilon: Gu et al.'s sink threshold
+  double healthCollapseNats = 0.5;  ///< log.health_collapse_nats: a collapsed row's entropy
 };
 
 /// Attention guidance (Deshpande & Narasimhan 2020).

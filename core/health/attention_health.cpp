@@ -47,11 +47,16 @@ at::Tensor distributionOf(const at::Tensor& pattern, const at::Tensor& keys, boo
 
 const char* sinkClassName(SinkClass c) {
   switch (c) {
-    case SinkClass::First: return "first";
-    case SinkClass::Cls: return "cls";
-    case SinkClass::Sep: return "sep";
-    case SinkClass::Punctuation: return "punctuation";
-    case SinkClass::Other: return "other";
+    case SinkClass::First:
+      return "first";
+    case SinkClass::Cls:
+      return "cls";
+    case SinkClass::Sep:
+      return "sep";
+    case SinkClass::Punctuation:
+      return "punctuation";
+    case SinkClass::Other:
+      return "other";
   }
   return "?";
 }
@@ -66,8 +71,8 @@ at::Tensor sinkClassesOf(const std::vector<std::string>& pieces, std::int64_t ba
   auto* c = out.data_ptr<std::int64_t>();
   for (size_t i = 0; i < pieces.size(); ++i) {
     const auto& p = pieces[i];
-    const SinkClass k = isSequenceStartPiece(p)  ? SinkClass::Cls
-                        : isSequenceEndPiece(p)  ? SinkClass::Sep
+    const SinkClass k = isSequenceStartPiece(p) ? SinkClass::Cls
+                        : isSequenceEndPiece(p) ? SinkClass::Sep
                         : isPunctuationPiece(p) ? SinkClass::Punctuation
                                                 : SinkClass::Other;
     c[i] = static_cast<std::int64_t>(k);
@@ -85,8 +90,9 @@ HealthAccumulator::HealthAccumulator(HealthSettings settings) : m_settings(setti
 void HealthAccumulator::add(const HealthBatch& batch) {
   if (batch.pattern.empty() || batch.pattern.size() != batch.residual.size() ||
       batch.pattern.size() != batch.scores.size())
-    throw std::invalid_argument("attention health: every layer needs its pattern, scores and "
-                                "residual stream");
+    throw std::invalid_argument(
+        "attention health: every layer needs its pattern, scores and "
+        "residual stream");
   addAttention(batch);
   addResidual(batch);
   m_sequences += batch.realTokens.size(0);
@@ -98,10 +104,10 @@ void HealthAccumulator::addAttention(const HealthBatch& batch) {
   const auto H = batch.pattern[0].size(1);
   const auto real = batch.realTokens.to(torch::kCPU);
   const auto realD = real.to(kDouble);
-  const auto queries = realD.sum(1).clamp_min(1);            // [B]
+  const auto queries = realD.sum(1).clamp_min(1);                      // [B]
   const auto masks = classMasks(batch.classes.to(torch::kCPU), real);  // [C, B, T]
-  const auto counts = masks.sum(2);                           // [C, B]
-  const auto present = counts.gt(0).to(kDouble);              // [C, B]
+  const auto counts = masks.sum(2);                                    // [C, B]
+  const auto present = counts.gt(0).to(kDouble);                       // [C, B]
   const auto holders = holdingClass(batch.classes.to(torch::kCPU));
   const auto pairs = real.unsqueeze(2).logical_and(real.unsqueeze(1)).unsqueeze(1);  // [B,1,T,T]
   if (!m_classMassSum.defined()) {
@@ -131,12 +137,13 @@ void HealthAccumulator::addAttention(const HealthBatch& batch) {
     const auto entropy = -torch::xlogy(a, a).sum(-1);  // [B, H, T]
     const auto realRows = real.unsqueeze(1).expand_as(entropy);
     m_entropySum[l] += (entropy * rowMask).sum(at::IntArrayRef{0, 2});
-    m_entropyMin[l] = torch::minimum(m_entropyMin[l],
-                                     entropy.masked_fill(realRows.logical_not(), kInf).amin({0, 2}));
-    m_collapsed[l] += entropy.lt(m_settings.collapseNats).logical_and(realRows).sum(at::IntArrayRef{0, 2});
+    m_entropyMin[l] = torch::minimum(
+        m_entropyMin[l], entropy.masked_fill(realRows.logical_not(), kInf).amin({0, 2}));
+    m_collapsed[l] +=
+        entropy.lt(m_settings.collapseNats).logical_and(realRows).sum(at::IntArrayRef{0, 2});
     const auto scores = batch.scores[size_t(l)].to(torch::kCPU, kDouble);
-    m_logitMax[l] = torch::maximum(
-        m_logitMax[l], scores.masked_fill(pairs.logical_not(), -kInf).amax({0, 2, 3}));
+    m_logitMax[l] = torch::maximum(m_logitMax[l],
+                                   scores.masked_fill(pairs.logical_not(), -kInf).amax({0, 2, 3}));
   }
   m_classCount += present.sum(1);
   m_rows += static_cast<std::int64_t>(realD.sum().item<double>());

@@ -66,20 +66,20 @@ struct MassiveEntry {
 
 /// The result, per layer and head (float64 tensors on the CPU).
 struct AttentionHealth {
-  at::Tensor classMass;          ///< [L, H, C]: mean over a class's keys of their mass
-  at::Tensor sinkRate;           ///< [C]: share of (layer, head) with classMass > epsilon
-  at::Tensor sinkRateByLayer;    ///< [L, C]
-  at::Tensor topKeyMass;         ///< [L, H]: mean over sequences of the largest key mass
-  at::Tensor topKeyClass;        ///< [L, H] int64: the class that most often holds it
-  at::Tensor entropyMean;        ///< [L, H] nats, over real query rows
-  at::Tensor entropyMin;         ///< [L, H] nats
-  at::Tensor collapsedShare;     ///< [L, H]: rows under HealthSettings::collapseNats
-  at::Tensor logitMax;           ///< [L, H]: S_max over real (query, key) pairs
+  at::Tensor classMass;        ///< [L, H, C]: mean over a class's keys of their mass
+  at::Tensor sinkRate;         ///< [C]: share of (layer, head) with classMass > epsilon
+  at::Tensor sinkRateByLayer;  ///< [L, C]
+  at::Tensor topKeyMass;       ///< [L, H]: mean over sequences of the largest key mass
+  at::Tensor topKeyClass;      ///< [L, H] int64: the class that most often holds it
+  at::Tensor entropyMean;      ///< [L, H] nats, over real query rows
+  at::Tensor entropyMin;       ///< [L, H] nats
+  at::Tensor collapsedShare;   ///< [L, H]: rows under HealthSettings::collapseNats
+  at::Tensor logitMax;         ///< [L, H]: S_max over real (query, key) pairs
   std::vector<std::array<MassiveEntry, 3>> massive;  ///< per layer, largest first
-  at::Tensor medianAbs;          ///< [L]: median |h| over real tokens and dimensions
-  at::Tensor massiveRatio;       ///< [L]: top-1 |h| / median |h|
-  at::Tensor rankResidual;       ///< [L]: mean over sequences of ||X - 1 mean^T|| / ||X||
-  at::Tensor meanCosine;         ///< [L]: mean over sequences of the mean pairwise cosine
+  at::Tensor medianAbs;     ///< [L]: median |h| over real tokens and dimensions
+  at::Tensor massiveRatio;  ///< [L]: top-1 |h| / median |h|
+  at::Tensor rankResidual;  ///< [L]: mean over sequences of ||X - 1 mean^T|| / ||X||
+  at::Tensor meanCosine;    ///< [L]: mean over sequences of the mean pairwise cosine
   std::int64_t sequences = 0;
   std::int64_t rows = 0;  ///< real query rows seen per head
 };
@@ -103,8 +103,8 @@ class HealthAccumulator {
   at::Tensor m_topClassVotes;               // [L, H, C]
   at::Tensor m_entropySum, m_entropyMin, m_collapsed, m_logitMax;  // [L, H]
   std::vector<std::array<MassiveEntry, 3>> m_massive;
-  std::vector<at::Tensor> m_magnitudes;     // per batch [L, n * D] float32
-  at::Tensor m_rankSum, m_cosineSum;        // [L]
+  std::vector<at::Tensor> m_magnitudes;  // per batch [L, n * D] float32
+  at::Tensor m_rankSum, m_cosineSum;     // [L]
 };
 
 /// |s| / sum_k |s| per row: a distribution from a map that is not one (Gu et al.).

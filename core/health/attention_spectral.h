@@ -20,6 +20,10 @@ inline constexpr int kSpectralIterations = 50;
 /// never formed: v <- M^T M v through the [d, D] factors, from a fixed start vector.
 double headSpectralNorm(const at::Tensor& queryRows, const at::Tensor& keyRows, double scale,
                         int iterations = kSpectralIterations);
+/// The same for every head of a layer at once: `queryRows`, `keyRows` [H, d, D], `scales`
+/// [H]; returns [H] float64 (batched products: a handful of calls per iteration, not per head).
+at::Tensor headSpectralNorms(const at::Tensor& queryRows, const at::Tensor& keyRows,
+                             const at::Tensor& scales, int iterations = kSpectralIterations);
 
 /// [L, H] float64: every head of the model.
 at::Tensor qkSpectralNorms(MaskedLanguageModelImpl& model, int iterations = kSpectralIterations);

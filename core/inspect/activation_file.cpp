@@ -34,11 +34,16 @@ std::string symbolicShape(at::IntArrayRef first, at::IntArrayRef second, ProbeSh
   std::string out = "[";
   for (size_t i = 0; i < first.size(); ++i) {
     if (i > 0) out += ", ";
-    if (first[i] == second[i]) out += std::to_string(first[i]);
-    else if (first[i] == a.batch && second[i] == b.batch) out += "B";
-    else if (first[i] == a.length && second[i] == b.length) out += "T";
-    else if (first[i] == a.batch * a.length && second[i] == b.batch * b.length) out += "N";
-    else out += "?";
+    if (first[i] == second[i])
+      out += std::to_string(first[i]);
+    else if (first[i] == a.batch && second[i] == b.batch)
+      out += "B";
+    else if (first[i] == a.length && second[i] == b.length)
+      out += "T";
+    else if (first[i] == a.batch * a.length && second[i] == b.batch * b.length)
+      out += "N";
+    else
+      out += "?";
   }
   return out + "]";
 }
@@ -108,7 +113,8 @@ void writeActivations(const TextActivations& a, const std::vector<std::string>& 
   }
   std::error_code ec;
   fs::rename(tmp, out, ec);
-  if (ec) throw RunLogError(out.string(), "cannot move the activations into place: " + ec.message());
+  if (ec)
+    throw RunLogError(out.string(), "cannot move the activations into place: " + ec.message());
 }
 
 }  // namespace attnlab::core

@@ -352,7 +352,7 @@ BatchCapture AttentionInspector::captureBatch(const at::Tensor& ids, const Batch
 }
 
 ActivationCache AttentionInspector::captureActivations(const at::Tensor& ids,
-                                                      const HookRequest& request) {
+                                                       const HookRequest& request) {
   auto& s = *m_state;
   if (ids.dim() != 2 || ids.scalar_type() != torch::kLong || ids.size(1) > maxLength())
     throw DataError("activations", "expected [batch, length <= " + std::to_string(maxLength()) +
@@ -444,8 +444,8 @@ BatchCapture AttentionInspector::cutBack(ActivationCache& cache, const BatchRequ
   const auto valueNorms = cache.takeLayers("attn.value_norms", layers);
   const auto valueGram = cache.takeLayers("attn.value_gram", layers);
   for (int l = 0; l < layers; ++l) {
-    out.norms.push_back(attentionNorms(cut(mixing[l], {-1, -2}), cut(valueNorms[l], {-1}),
-                                       cut(valueGram[l], {1})));
+    out.norms.push_back(
+        attentionNorms(cut(mixing[l], {-1, -2}), cut(valueNorms[l], {-1}), cut(valueGram[l], {1})));
   }
   return out;
 }

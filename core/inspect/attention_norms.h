@@ -4,7 +4,8 @@
 // Transformers with Vector Norms", EMNLP, section 3): head h's output at position i is
 //     sum_j alpha_ij,h f_h(x_j),  f_h(x) = (x W_V,h + b_V,h) W_O,h,
 // so the contribution of key j is the vector alpha_ij,h f_h(x_j), whose norm can be small
-// where the weight is large. From the hook points "blocks.{L}.attn.mixing|value_norms|value_gram" of a pass.
+// where the weight is large. From the hook points "blocks.{L}.attn.mixing|value_norms|value_gram"
+// of a pass.
 
 #include <ATen/core/Tensor.h>
 

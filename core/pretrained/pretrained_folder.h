@@ -6,8 +6,8 @@
 // starting a new run's weights from it (model.init_from).
 
 #include "core/config/run_config.h"
-#include "core/pretrained/model_folder_kind.h"  // isPretrainedModelFolder, for its callers
 #include "core/model/masked_lm.h"
+#include "core/pretrained/model_folder_kind.h"  // isPretrainedModelFolder, for its callers
 
 #include <cstdint>
 #include <filesystem>

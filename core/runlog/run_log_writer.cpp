@@ -281,6 +281,10 @@ struct RunLogWriter::State {
 
   void run();
   void writeBatch(Batch& batch);
+  void writeScalars(const std::vector<ScalarRecord>& records, std::set<Dataset*>& touched);
+  void writeSeries(const std::vector<SeriesRecord>& records, std::set<Dataset*>& touched);
+  void writeCheckpoints(const std::vector<CheckpointRecord>& records, std::set<Dataset*>& touched);
+  void writeEvents(const std::vector<EventRecord>& records, std::set<Dataset*>& touched);
   void closeFile();
 };
 
@@ -291,17 +295,56 @@ void appendColumn(Dataset& d, const std::vector<T>& values, ElementType type) {
   if (!values.empty()) d.appendRows(values.data(), type, values.size());
 }
 
+/// One series' rows, flattened, as the series' element type (float16, float64 and int64
+/// converted; anything else float32).
+void appendSeriesValues(Dataset& d, ElementType type, const std::vector<float>& flat,
+                        std::uint64_t rows) {
+  switch (type) {
+    case ElementType::Float16: {
+      std::vector<std::uint16_t> halves(flat.size());
+      hdf5::floatsToHalves(flat.data(), halves.data(), flat.size());
+      d.appendRows(halves.data(), ElementType::Float16, rows);
+      break;
+    }
+    case ElementType::Float64: {
+      std::vector<double> wide(flat.begin(), flat.end());
+      d.appendRows(wide.data(), ElementType::Float64, rows);
+      break;
+    }
+    case ElementType::Int64: {
+      std::vector<std::int64_t> ints(flat.size());
+      std::transform(flat.begin(), flat.end(), ints.begin(),
+                     [](float v) { return static_cast<std::int64_t>(std::llround(v)); });
+      d.appendRows(ints.data(), ElementType::Int64, rows);
+      break;
+    }
+    default:
+      d.appendRows(flat.data(), ElementType::Float32, rows);
+      break;
+  }
+}
+
 }  // namespace
 
 void RunLogWriter::State::writeBatch(Batch& batch) {
   std::set<Dataset*> touched;
-  // Scalars: one write per column per name, in the order the engine logged them.
+  writeScalars(batch.scalars, touched);
+  writeSeries(batch.series, touched);
+  if (!batch.checkpoints.empty()) writeCheckpoints(batch.checkpoints, touched);
+  if (!batch.events.empty()) writeEvents(batch.events, touched);
+  // One flush per touched dataset per batch: what makes the rows visible to SWMR readers.
+  for (Dataset* d : touched) d->flush();
+}
+
+void RunLogWriter::State::writeScalars(const std::vector<ScalarRecord>& records,
+                                       std::set<Dataset*>& touched) {
+  // One write per column per name, in the order the engine logged them.
   std::map<std::size_t, std::vector<const ScalarRecord*>> byScalar;
-  for (const auto& r : batch.scalars) byScalar[r.index].push_back(&r);
-  for (const auto& [index, records] : byScalar) {
+  for (const auto& r : records) byScalar[r.index].push_back(&r);
+  for (const auto& [index, named] : byScalar) {
     std::vector<std::int64_t> steps;
     std::vector<double> values, times;
-    for (const auto* r : records) {
+    for (const auto* r : named) {
       steps.push_back(r->step);
       values.push_back(r->value);
       times.push_back(r->wallTime);
@@ -315,90 +358,73 @@ void RunLogWriter::State::writeBatch(Batch& batch) {
     touched.insert(&c.wallTime);
     touched.insert(&c.step);
   }
+}
+
+void RunLogWriter::State::writeSeries(const std::vector<SeriesRecord>& records,
+                                      std::set<Dataset*>& touched) {
   std::map<std::size_t, std::vector<const SeriesRecord*>> bySeries;
-  for (const auto& r : batch.series) bySeries[r.index].push_back(&r);
-  for (const auto& [index, records] : bySeries) {
-    const auto& spec = schema.series[index];
+  for (const auto& r : records) bySeries[r.index].push_back(&r);
+  for (const auto& [index, named] : bySeries) {
     const auto rowElements = static_cast<std::size_t>(seriesElements[index]);
     std::vector<std::int64_t> steps;
     std::vector<double> times;
     std::vector<float> flat;
-    flat.reserve(rowElements * records.size());
-    for (const auto* r : records) {
+    flat.reserve(rowElements * named.size());
+    for (const auto* r : named) {
       steps.push_back(r->step);
       times.push_back(r->wallTime);
       flat.insert(flat.end(), r->values.begin(), r->values.end());
     }
     Columns& c = seriesColumns[index];
-    const auto rows = static_cast<std::uint64_t>(records.size());
-    switch (spec.type) {
-      case ElementType::Float16: {
-        std::vector<std::uint16_t> halves(flat.size());
-        hdf5::floatsToHalves(flat.data(), halves.data(), flat.size());
-        c.value.appendRows(halves.data(), ElementType::Float16, rows);
-        break;
-      }
-      case ElementType::Float64: {
-        std::vector<double> wide(flat.begin(), flat.end());
-        c.value.appendRows(wide.data(), ElementType::Float64, rows);
-        break;
-      }
-      case ElementType::Int64: {
-        std::vector<std::int64_t> ints(flat.size());
-        std::transform(flat.begin(), flat.end(), ints.begin(),
-                       [](float v) { return static_cast<std::int64_t>(std::llround(v)); });
-        c.value.appendRows(ints.data(), ElementType::Int64, rows);
-        break;
-      }
-      default:
-        c.value.appendRows(flat.data(), ElementType::Float32, rows);
-        break;
-    }
+    appendSeriesValues(c.value, schema.series[index].type, flat,
+                       static_cast<std::uint64_t>(named.size()));
     appendColumn(c.wallTime, times, ElementType::Float64);
     appendColumn(c.step, steps, ElementType::Int64);
     touched.insert(&c.value);
     touched.insert(&c.wallTime);
     touched.insert(&c.step);
   }
-  if (!batch.checkpoints.empty()) {
-    std::vector<std::int64_t> steps;
-    std::vector<double> losses, times;
-    std::vector<std::string> paths;
-    for (const auto& r : batch.checkpoints) {
-      steps.push_back(r.step);
-      losses.push_back(r.valLoss);
-      times.push_back(r.wallTime);
-      paths.push_back(r.path);
-    }
-    checkpointPath.appendFixedStrings(paths);
-    appendColumn(checkpointValLoss, losses, ElementType::Float64);
-    appendColumn(checkpointWallTime, times, ElementType::Float64);
-    appendColumn(checkpointStep, steps, ElementType::Int64);
-    for (auto* d : {&checkpointPath, &checkpointValLoss, &checkpointWallTime, &checkpointStep})
-      touched.insert(d);
+}
+
+void RunLogWriter::State::writeCheckpoints(const std::vector<CheckpointRecord>& records,
+                                           std::set<Dataset*>& touched) {
+  std::vector<std::int64_t> steps;
+  std::vector<double> losses, times;
+  std::vector<std::string> paths;
+  for (const auto& r : records) {
+    steps.push_back(r.step);
+    losses.push_back(r.valLoss);
+    times.push_back(r.wallTime);
+    paths.push_back(r.path);
   }
-  if (!batch.events.empty()) {
-    std::vector<std::int64_t> steps;
-    std::vector<double> times;
-    std::vector<std::int64_t> worldSizes;
-    std::vector<std::string> kinds, messages;
-    for (const auto& r : batch.events) {
-      steps.push_back(r.step);
-      times.push_back(r.wallTime);
-      kinds.push_back(r.kind);
-      messages.push_back(r.message);
-      worldSizes.push_back(r.worldSize);
-    }
-    eventKind.appendFixedStrings(kinds);
-    eventMessage.appendFixedStrings(messages);
-    appendColumn(eventWorldSize, worldSizes, ElementType::Int64);
-    appendColumn(eventWallTime, times, ElementType::Float64);
-    appendColumn(eventStep, steps, ElementType::Int64);
-    for (auto* d : {&eventKind, &eventMessage, &eventWorldSize, &eventWallTime, &eventStep})
-      touched.insert(d);
+  checkpointPath.appendFixedStrings(paths);
+  appendColumn(checkpointValLoss, losses, ElementType::Float64);
+  appendColumn(checkpointWallTime, times, ElementType::Float64);
+  appendColumn(checkpointStep, steps, ElementType::Int64);
+  for (auto* d : {&checkpointPath, &checkpointValLoss, &checkpointWallTime, &checkpointStep})
+    touched.insert(d);
+}
+
+void RunLogWriter::State::writeEvents(const std::vector<EventRecord>& records,
+                                      std::set<Dataset*>& touched) {
+  std::vector<std::int64_t> steps;
+  std::vector<double> times;
+  std::vector<std::int64_t> worldSizes;
+  std::vector<std::string> kinds, messages;
+  for (const auto& r : records) {
+    steps.push_back(r.step);
+    times.push_back(r.wallTime);
+    kinds.push_back(r.kind);
+    messages.push_back(r.message);
+    worldSizes.push_back(r.worldSize);
   }
-  // One flush per touched dataset per batch: what makes the rows visible to SWMR readers.
-  for (Dataset* d : touched) d->flush();
+  eventKind.appendFixedStrings(kinds);
+  eventMessage.appendFixedStrings(messages);
+  appendColumn(eventWorldSize, worldSizes, ElementType::Int64);
+  appendColumn(eventWallTime, times, ElementType::Float64);
+  appendColumn(eventStep, steps, ElementType::Int64);
+  for (auto* d : {&eventKind, &eventMessage, &eventWorldSize, &eventWallTime, &eventStep})
+    touched.insert(d);
 }
 
 void RunLogWriter::State::closeFile() {

@@ -37,8 +37,8 @@ inline bool isPunctuationPiece(std::string_view piece) {
       isPaddingPiece(piece))
     return false;
   for (const char c : piece) {
-    const bool punct = (c >= '!' && c <= '/') || (c >= ':' && c <= '@') ||
-                       (c >= '[' && c <= '`') || (c >= '{' && c <= '~');
+    const bool punct = (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
+                       (c >= '{' && c <= '~');
     if (!punct) return false;
   }
   return true;

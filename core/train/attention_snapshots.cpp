@@ -117,7 +117,8 @@ void AttentionSnapshots::write(MaskedLanguageModelImpl& model, const c10::Device
     return std::vector<float>(stacked.data_ptr<float>(),
                               stacked.data_ptr<float>() + stacked.numel());
   };
-  log.appendSeries("snapshots/probabilities", step, toRow(hooks.cache().layers("attn.probs", layers)));
+  log.appendSeries("snapshots/probabilities", step,
+                   toRow(hooks.cache().layers("attn.probs", layers)));
   if (m_config.log.snapshotScores) {
     // Masked logits of -10000 would dominate a float16 colour scale; scores are unmasked.
     log.appendSeries("snapshots/scores", step, toRow(hooks.cache().layers("attn.scores", layers)));

@@ -6,6 +6,7 @@
 #include <c10/core/Device.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace attnlab::core {
@@ -41,6 +42,11 @@ class AttentionSnapshots {
   std::int64_t sequences() const { return m_ids.size(0); }
   std::int64_t length() const { return m_ids.size(1); }
   bool enabled() const { return m_ids.defined() && m_ids.size(0) > 0; }
+  /// The probe batch: ids and mask [B, T], pieces [B * T] (the attention-health stream
+  /// measures the same sequences).
+  const at::Tensor& ids() const { return m_ids; }
+  const at::Tensor& mask() const { return m_mask; }
+  const std::vector<std::string>& pieces() const { return m_pieces; }
 
  private:
   RunConfig m_config;

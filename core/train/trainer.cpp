@@ -21,6 +21,7 @@
 #include "core/train/adamw.h"
 #include "core/train/attention_snapshots.h"
 #include "core/train/evaluation.h"
+#include "core/train/health_stream.h"
 #include "core/train/interval_metrics.h"
 #include "core/train/objective_composer.h"
 #include "core/train/run_directory_lock.h"
@@ -98,7 +99,7 @@ std::string describeData(const MlmData& data, double seconds) {
 RunLogSchema declareRunLog(const RunConfig& c, const std::string& configToml,
                            const Tokenizer& tokenizer,
                            const std::vector<LoggedQuantity>& quantities,
-                           const AttentionSnapshots& snapshots) {
+                           const AttentionSnapshots& snapshots, const HealthStream& health) {
   RunLogSchema schema;
   schema.runName = c.run.name;
   schema.configToml = configToml;
@@ -119,6 +120,7 @@ RunLogSchema declareRunLog(const RunConfig& c, const std::string& configToml,
     }
   }
   snapshots.declare(schema);
+  health.declare(schema);
   return schema;
 }
 
@@ -276,6 +278,7 @@ class TrainingRun {
       m_snapshots = std::make_unique<AttentionSnapshots>(
           c, m_data->validation.blocksPerEpoch() > 0 ? &m_data->validation.blocks() : nullptr,
           tokenizer, c.attention.asa.enabled);
+      m_health = std::make_unique<HealthStream>(c, *m_snapshots);
     });
     m_generator.emplace(std::move(runGenerator));
     if (m_pretrained != nullptr && !m_resume) startFromPretrained();
@@ -338,7 +341,8 @@ class TrainingRun {
     const bool exists = fs::exists(path);
     m_log = std::make_unique<RunLogWriter>(
         path.string(),
-        declareRunLog(c, configToml, *m_data->tokenizer.tokenizer, quantities, *m_snapshots),
+        declareRunLog(c, configToml, *m_data->tokenizer.tokenizer, quantities, *m_snapshots,
+                      *m_health),
         c.log.flushSeconds, /*resume=*/exists, resumeAfterStep(exists));
     m_summary.runLog = path;
     m_interval = std::make_unique<IntervalMetrics>(c, quantities);
@@ -359,7 +363,10 @@ class TrainingRun {
                     std::to_string(c.train.gradientAccumulation * m_distributed->worldSize()) +
                     " micro-batches of " + std::to_string(c.train.batchSize) + " sequences",
                 m_distributed->worldSize());
-    if (m_startStep == 0) m_snapshots->write(*m_model, m_device, 0, *m_log);
+    if (m_startStep == 0) {
+      m_snapshots->write(*m_model, m_device, 0, *m_log);
+      m_health->write(*m_model, m_device, 0, *m_log);
+    }
   }
 
   /// Holds while a pause is asked for; false when a stop is (the loop ends).
@@ -431,6 +438,7 @@ class TrainingRun {
       m_events.send(m_interval->flush(m_step, *m_model, *m_log, secondsSince(m_trainStart)));
     }
     if (m_snapshots->due(m_step)) m_snapshots->write(*m_model, m_device, m_step, *m_log);
+    if (m_health->due(m_step)) m_health->write(*m_model, m_device, m_step, *m_log);
     if (due(c.train.evalEvery) || (c.train.evalEvery > 0 && last)) evaluate();
     const bool asked = m_control.takeCheckpointRequest();
     if ((due(c.train.checkpointEvery) || asked) && !last) saveCheckpoint();
@@ -513,6 +521,7 @@ class TrainingRun {
   MaskedLanguageModel m_model{nullptr};
   std::unique_ptr<ObjectiveComposer> m_objective;
   std::unique_ptr<AttentionSnapshots> m_snapshots;
+  std::unique_ptr<HealthStream> m_health;
   std::unique_ptr<AdamW> m_optimizer;
   std::unique_ptr<TrainingState> m_state;
   std::unique_ptr<RunLogWriter> m_log;

@@ -8,6 +8,7 @@
 
 #include "analysis/runs/coref_probe_report.h"
 #include "app/gui/analysis_controller.h"
+#include "app/gui/jobs/job_runner.h"
 #include "app/gui/panels/analysis_beyond_view.h"
 #include "app/gui/panels/analysis_guidance_view.h"
 #include "app/gui/panels/analysis_panel.h"
@@ -241,9 +242,7 @@ class TestAnalysisPanel : public QObject {
     app::RunSession run(dir, Qt::blue);
     app::AnalysisController controller;
     app::AnalysisPanel panel;
-    panel.setAnalysisController(&controller);
-    connect(&panel, &app::AnalysisPanel::analysisRequested, &controller,
-            [&controller](app::RunSession* r) { controller.start(r->directory()); });
+    panel.setAnalysisController(&controller);  // the tab starts its job there itself
     panel.resize(1000, 800);
     panel.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
@@ -337,10 +336,6 @@ class TestAnalysisPanel : public QObject {
     app::AnalysisController controller;
     app::ProbePanel panel;
     panel.setAnalysisController(&controller);
-    connect(&panel, &app::ProbePanel::probeRequested, &controller,
-            [&controller](app::RunSession* r, const app::ProbeRequest& dataset) {
-              controller.startProbe(r->directory(), dataset);
-            });
     panel.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
     panel.setRuns({&run});
@@ -836,11 +831,7 @@ class TestAnalysisPanel : public QObject {
     app::RunSession run(dir, Qt::blue);
     app::AnalysisController controller;
     app::AnalysisPanel panel;
-    panel.setAnalysisController(&controller);
-    connect(&panel, &app::AnalysisPanel::analysisRequested, &controller,
-            [&controller, &panel](app::RunSession* r) {
-              controller.start(r->directory(), std::nullopt, 0, nullptr, panel.runOptions());
-            });
+    panel.setAnalysisController(&controller);  // the tab passes its run options itself
     panel.resize(1400, 900);
     panel.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
@@ -928,7 +919,7 @@ class TestAnalysisPanel : public QObject {
     options->textFileField()->setText(missing);
     QCOMPARE(panel.runOptions().textFile, missing);
     QVERIFY(panel.runOptions().cliArguments().contains("--text"));
-    QSignalSpy requested(&panel, &app::AnalysisPanel::analysisRequested);
+    QSignalSpy requested(controller.runner(), &app::JobRunner::started);
     auto* runButton = panel.findChild<QPushButton*>("runAnalysisButton");
     QVERIFY(runButton->isEnabled());
     QTest::mouseClick(runButton, Qt::LeftButton);

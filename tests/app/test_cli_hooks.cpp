@@ -54,24 +54,29 @@ class TestCliHooks : public QObject {
     const auto r = runCli({"inspect", m_run, "--hooks"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
     // The small run: 2 layers, hidden 32, 2 heads (d = 16), FFN 64, 50 pieces.
-    const QStringList expected = {
-        "embed [B, T, 32]",          "blocks.0.resid_pre [B, T, 32]",
-        "blocks.0.attn.q [B, 2, T, 16]", "blocks.1.attn.scores [B, 2, T, T]",
-        "blocks.1.attn.pattern [B, 2, T, T]", "blocks.0.attn.z [B, 2, T, 16]",
-        "blocks.1.attn.value_gram [B, T, 2, 2]", "blocks.1.resid_post [B, T, 32]",
-        "encoder.out [B, T, 32]",    "mlm.logits [N, 50]"};
+    const QStringList expected = {"embed [B, T, 32]",
+                                  "blocks.0.resid_pre [B, T, 32]",
+                                  "blocks.0.attn.q [B, 2, T, 16]",
+                                  "blocks.1.attn.scores [B, 2, T, T]",
+                                  "blocks.1.attn.pattern [B, 2, T, T]",
+                                  "blocks.0.attn.z [B, 2, T, 16]",
+                                  "blocks.1.attn.value_gram [B, T, 2, 2]",
+                                  "blocks.1.resid_post [B, T, 32]",
+                                  "encoder.out [B, T, 32]",
+                                  "mlm.logits [N, 50]"};
     QString flat = r.out;
     flat.replace(QRegularExpression(" +"), " ");
-    for (const auto& line : expected) QVERIFY2(flat.contains(line), qPrintable(line + "\n" + r.out));
+    for (const auto& line : expected)
+      QVERIFY2(flat.contains(line), qPrintable(line + "\n" + r.out));
     QVERIFY2(!flat.contains("?"), qPrintable(r.out));  // every axis named or fixed
-    QVERIFY(!flat.contains("asa.keep"));                // no ASA in this model
+    QVERIFY(!flat.contains("asa.keep"));               // no ASA in this model
   }
 
   void capturedActivationsMatchTheModelRecomputed() {
     const QString out = m_dir.filePath("acts.h5");
-    const auto r = runCli({"inspect", m_run, "--text", "the cat watched the river .", "--capture",
-                           "embed,blocks.*.attn.pattern", "--capture", "blocks.*.resid_post",
-                           "--out", out});
+    const auto r =
+        runCli({"inspect", m_run, "--text", "the cat watched the river .", "--capture",
+                "embed,blocks.*.attn.pattern", "--capture", "blocks.*.resid_post", "--out", out});
     QVERIFY2(r.exitCode == 0 && r.out.contains("5 hook points"), qPrintable(r.out + r.err));
     const auto check = runProcess(kPython, {kCheck, checkpoint(), out});
     QVERIFY2(check.exitCode == 0 && check.out.contains("ok: 5 hook points, 5 recomputed"),
@@ -108,8 +113,8 @@ class TestCliHooks : public QObject {
 
   void badRequestsAreRefused() {
     const QString out = m_dir.filePath("refused.h5");
-    auto r = runCli({"inspect", m_run, "--text", "the cat", "--capture", "blocks.*.asa.keep",
-                     "--out", out});
+    auto r = runCli(
+        {"inspect", m_run, "--text", "the cat", "--capture", "blocks.*.asa.keep", "--out", out});
     QVERIFY(r.exitCode != 0);
     QVERIFY2(r.err.contains("no hook point of this model matches blocks.*.asa.keep") &&
                  r.err.contains("--hooks"),

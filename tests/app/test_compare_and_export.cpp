@@ -9,6 +9,7 @@
 #include "core/runtime/engine_random.h"
 
 #include "app/gui/analysis_controller.h"
+#include "app/gui/jobs/job_bar.h"
 #include "app/gui/main_window.h"
 #include "app/gui/opened_runs.h"
 #include "app/gui/panels/analysis_panel.h"
@@ -17,7 +18,6 @@
 #include "app/gui/panels/curves_panel.h"
 #include "app/gui/panels/export_figure_dialog.h"
 #include "app/gui/panels/figure_view.h"
-#include "app/gui/panels/job_bar.h"
 #include "app/gui/panels/runs_panel.h"
 #include "app/gui/plot_context_menu.h"
 #include "app/gui/report_export_controller.h"

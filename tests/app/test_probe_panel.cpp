@@ -79,13 +79,10 @@ class TestProbePanel : public QObject {
   QTemporaryDir m_dir;
   QString m_run;
 
-  /// A panel wired to `controller` as the main window wires them, shown, on `run`.
+  /// A panel given `controller` as the main window gives it (Run probe starts the job
+  /// there), shown, on `run`.
   void wire(app::ProbePanel& panel, app::AnalysisController& controller, app::RunSession& run) {
     panel.setAnalysisController(&controller);
-    connect(&panel, &app::ProbePanel::probeRequested, &controller,
-            [&controller](app::RunSession* r, const app::ProbeRequest& request) {
-              controller.startProbe(r->directory(), request);
-            });
     panel.resize(1400, 1000);
     panel.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panel));

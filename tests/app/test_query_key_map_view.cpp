@@ -6,10 +6,13 @@
 // (case-insensitive), the position colouring puts each point in its position's bin, hovering a
 // point names its token, position and sentence; the layer's entry gives one panel per head.
 // Cancel stops a map being made and the window says so; closing a window while it computes
-// cancels and deletes it; a layer outside the model is refused by name.
+// cancels and deletes it; a layer outside the model is refused by name. The map borrows the
+// model the Inspect tab loaded for that checkpoint (the window's ModelCache loads it once).
 // ATTNLAB_QK_SHOT_DIR=<dir> saves screenshots of the windows there; with
 // ATTNLAB_QK_SHOT_RUN=<run> also of every head of that run's layer ATTNLAB_QK_SHOT_LAYER (0 when
 // unset; skipped without a run).
+#include "app/gui/analysis_controller.h"
+#include "app/gui/jobs/model_cache.h"
 #include "app/gui/main_window.h"
 #include "app/gui/panels/inspector_panel.h"
 #include "app/gui/panels/query_key_map_window.h"
@@ -25,6 +28,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QContextMenuEvent>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QPointer>
@@ -132,7 +136,12 @@ class TestQueryKeyMapView : public QObject {
     if (!QTest::qWaitForWindowExposed(&window)) return nullptr;
     if (!window.openRun(m_run) || !window.showView(QStringLiteral("Inspect"))) return nullptr;
     app::InspectorPanel* panel = window.parts().views->inspectorPanel();
-    if (!QTest::qWaitFor([&] { return panel->frame().has_value(); }, 60000)) return nullptr;
+    if (!QTest::qWaitFor([&] { return panel->frame().has_value(); }, 60000)) {
+      const auto* status = panel->findChild<QLabel*>(QStringLiteral("inspectStatus"));
+      qWarning("no inspection frame; the tab says: %s",
+               status ? qPrintable(status->text()) : "(no status label)");
+      return nullptr;
+    }
     panel->headGrid()->replotNow();
     return panel;
   }
@@ -181,6 +190,7 @@ class TestQueryKeyMapView : public QObject {
 
   void aHeadsMapFromTheGridMenu();
   void everyHeadOfALayer();
+  void theMapBorrowsTheInspectTabsModel();
   void cancelAndCloseWhileComputing();
   void aLayerOutsideTheModelIsRefused();
   void screenshotOfARun();
@@ -321,6 +331,32 @@ void TestQueryKeyMapView::everyHeadOfALayer() {
   QTRY_VERIFY(guard.isNull());
 }
 
+void TestQueryKeyMapView::theMapBorrowsTheInspectTabsModel() {
+  app::MainWindow window;
+  app::InspectorPanel* panel = openInspect(window);
+  QVERIFY(panel);
+  app::ModelCache& models = *window.parts().analysis->models();
+  const std::string checkpoint = panel->frame()->checkpoint.toStdString();
+  QVERIFY(models.contains(checkpoint));
+  QCOMPARE(models.loadsOf(checkpoint), std::size_t(1));
+  app::QueryKeyMapWindow* map =
+      openFromGrid(window, panel, 0, 0, QStringLiteral("Query-key map of layer 0 head 0..."));
+  QVERIFY(map);
+  QTRY_VERIFY_WITH_TIMEOUT(map->result() != nullptr, 120000);
+  // The map's checkpoint is the one the tab shows, and its model was not loaded again.
+  QCOMPARE(map->result()->step, panel->frame()->step);
+  QCOMPARE(models.loadsOf(map->result()->checkpoint.toStdString()), std::size_t(1));
+  QCOMPARE(models.loadsOf(checkpoint), std::size_t(1));
+  // Nor for the tab's next text.
+  QSignalSpy inspected(panel, &app::InspectorPanel::inspected);
+  panel->inspect(QStringLiteral("a text the tab has not run yet"));
+  QVERIFY(inspected.wait(60000));
+  QCOMPARE(panel->frame()->text, QStringLiteral("a text the tab has not run yet"));
+  QVERIFY(!panel->frame()->cached);
+  QCOMPARE(models.loadsOf(checkpoint), std::size_t(1));
+  QVERIFY(models.size() <= app::ModelCache::kDefaultModels);
+}
+
 void TestQueryKeyMapView::cancelAndCloseWhileComputing() {
   {
     app::QueryKeyMapWindow map;
@@ -329,7 +365,7 @@ void TestQueryKeyMapView::cancelAndCloseWhileComputing() {
     QSignalSpy ended(&map, &app::QueryKeyMapWindow::ended);
     map.start(request(m_run, 8, 1, 0, 1000000000));
     QVERIFY(map.isComputing());
-    auto* cancel = map.findChild<QPushButton*>("qkMapCancel");
+    auto* cancel = map.findChild<QPushButton*>("cancelQkMapButton");
     QVERIFY(cancel->isVisible());
     QTest::mouseClick(cancel, Qt::LeftButton);
     QVERIFY(ended.wait(60000));

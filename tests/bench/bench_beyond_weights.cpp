@@ -31,6 +31,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace attnlab;
@@ -85,31 +86,42 @@ int main(int argc, char** argv) {
   std::printf("model: 12 x 12 x 768, vocabulary %d, %d tokens, %d LibTorch threads, CPU\n", kVocab,
               o.tokens, torch::get_num_threads());
 
-  auto pass = [&](core::AttentionCapture& capture, const at::Tensor& input) {
+  const int layers = model->layerCount();
+  // One pass over `input` capturing what `request` names: the output and the cache.
+  auto pass = [&](const core::HookRequest& request, const at::Tensor& input) {
+    core::HookSession hooks(request);
     core::ForwardOptions forward;
-    forward.capture = &capture;
+    forward.hooks = &hooks;
     core::MlmOutput unused;
-    return model->encodeWith(input, input.ne(0), forward, unused);
+    const auto hidden = model->encodeWith(input, input.ne(0), forward, unused);
+    return std::make_pair(hidden, std::move(hooks.cache()));
   };
   auto lensOf = [&](const at::Tensor& input) {
-    core::AttentionCapture capture;
-    capture.wantHiddenStates = true;
-    const auto hidden = pass(capture, input);
-    core::lensPredictions(*model, {capture.hiddenStates, hidden, false}, input.squeeze(0), 5);
+    core::HookRequest request;
+    request.capture("blocks.*.resid_post");
+    auto [hidden, cache] = pass(request, input);
+    core::lensPredictions(*model, {cache.takeLayers("resid_post", layers), hidden, false},
+                          input.squeeze(0), 5);
   };
   std::vector<at::Tensor> probabilities;
   const double plainMs = medianMs(o.repeats, [&] {
-    core::AttentionCapture capture;
-    capture.wantProbabilities = capture.wantScores = true;
-    pass(capture, ids);
-    probabilities = capture.probabilities;
+    core::HookRequest request;
+    request.capture("blocks.*.attn.probs").capture("blocks.*.attn.scores");
+    auto [hidden, cache] = pass(request, ids);
+    probabilities = cache.takeLayers("attn.probs", layers);
   });
   const double withNormsMs = medianMs(o.repeats, [&] {
-    core::AttentionCapture capture;
-    capture.wantProbabilities = capture.wantScores = capture.wantNorms = true;
-    pass(capture, ids);
-    for (size_t l = 0; l < capture.mixing.size(); ++l)
-      core::attentionNorms(capture.mixing[l], capture.valueNorms[l], capture.valueGram[l]);
+    core::HookRequest request;
+    request.capture("blocks.*.attn.probs")
+        .capture("blocks.*.attn.scores")
+        .capture("blocks.*.attn.mixing")
+        .capture("blocks.*.attn.value_norms")
+        .capture("blocks.*.attn.value_gram");
+    auto [hidden, cache] = pass(request, ids);
+    const auto mixing = cache.takeLayers("attn.mixing", layers);
+    const auto valueNorms = cache.takeLayers("attn.value_norms", layers);
+    const auto valueGram = cache.takeLayers("attn.value_gram", layers);
+    for (int l = 0; l < layers; ++l) core::attentionNorms(mixing[l], valueNorms[l], valueGram[l]);
   });
   const auto stacked = torch::stack(probabilities).squeeze(1).contiguous();
   const double rolloutMs = medianMs(o.repeats, [&] {

@@ -87,16 +87,16 @@ std::pair<double, double> importanceAndPruning(const Options& o, analysis::HeadR
 }
 
 /// One head's queries and keys over the first `tokens` tokens: [tokens, d] each.
-std::pair<at::Tensor, at::Tensor> headVectors(const core::AttentionCapture& c, int layer, int head,
+std::pair<at::Tensor, at::Tensor> headVectors(const core::ActivationCache& c, int layer, int head,
                                               int tokens) {
   auto pick = [&](const at::Tensor& t) {  // [B, H, T, d] -> [B*T, d]
     return t.select(1, head).reshape({-1, t.size(-1)}).slice(0, 0, tokens).contiguous();
   };
-  return {pick(c.queries[static_cast<std::size_t>(layer)]),
-          pick(c.keys[static_cast<std::size_t>(layer)])};
+  const auto prefix = "blocks." + std::to_string(layer) + ".attn.";
+  return {pick(c.at(prefix + "q")), pick(c.at(prefix + "k"))};
 }
 
-double mapSeconds(const core::AttentionCapture& c, int layer, int head, int tokens) {
+double mapSeconds(const core::ActivationCache& c, int layer, int head, int tokens) {
   const auto [q, k] = headVectors(c, layer, head, tokens);
   const int d = static_cast<int>(q.size(1));
   return seconds([&] {
@@ -112,21 +112,23 @@ std::pair<double, double> queryKeyMaps(const Options& o) {
   model->eval();
   const int sequences = (o.tokens + 511) / 512;
   const auto ids = torch::randint(5, 30522, {sequences, 512}, torch::kLong);
-  core::AttentionCapture capture;
-  capture.wantQueryKeys = true;
+  core::HookRequest request;
+  request.capture("blocks.*.attn.q").capture("blocks.*.attn.k");
+  core::HookSession hooks(request);
   const double captureS = seconds([&] {
     core::ForwardOptions forward;
-    forward.capture = &capture;
+    forward.hooks = &hooks;
     core::MlmOutput unused;
     model->encodeWith(ids, ids.ne(0), forward, unused);
   });
+  const core::ActivationCache& cache = hooks.cache();
   std::printf("capturing queries and keys: %d x 512 tokens through 12 x 12 x 768: %.2f s\n",
               sequences, captureS);
   std::vector<double> one;
-  for (int r = 0; r < o.repeats; ++r) one.push_back(mapSeconds(capture, 11, 0, o.tokens));
+  for (int r = 0; r < o.repeats; ++r) one.push_back(mapSeconds(cache, 11, 0, o.tokens));
   const double all = seconds([&] {
     for (int l = 0; l < 12; ++l)
-      for (int h = 0; h < 12; ++h) mapSeconds(capture, l, h, o.tokens);
+      for (int h = 0; h < 12; ++h) mapSeconds(cache, l, h, o.tokens);
   });
   std::printf("query-key map over %d tokens: one head %.3f s (median of %d), all 144 %.2f s\n",
               o.tokens, median(one), o.repeats, all);

@@ -41,7 +41,11 @@ HealthBatch sinkAndUniform() {
   b.scores = {scores};
   b.residual = {residual};
   b.realTokens = torch::ones({1, T}, torch::kBool);
-  b.classes = sinkClassesOf({"<s>", "\xE2\x96\x81" "cat", "\xE2\x96\x81.", "</s>"}, 1, T);
+  b.classes = sinkClassesOf({"<s>",
+                             "\xE2\x96\x81"
+                             "cat",
+                             "\xE2\x96\x81.", "</s>"},
+                            1, T);
   return b;
 }
 
@@ -77,7 +81,8 @@ class TestAttentionHealth : public QObject {
     for (int c = 0; c < 5; ++c) QVERIFY(std::abs(at2(m, 1, c) - 0.25) < kTol);
     // Sink rate: head 0 exceeds 0.3 on first and cls; head 1 nowhere.
     const std::vector<double> rate = {0.5, 0.5, 0, 0, 0};
-    for (int c = 0; c < 5; ++c) QVERIFY(std::abs(r.sinkRate[c].item<double>() - rate[size_t(c)]) < kTol);
+    for (int c = 0; c < 5; ++c)
+      QVERIFY(std::abs(r.sinkRate[c].item<double>() - rate[size_t(c)]) < kTol);
     QVERIFY(std::abs(at2(r.topKeyMass, 0, 0) - 1.0) < kTol);
     QCOMPARE(r.topKeyClass[0][0].item<int64_t>(), int64_t(SinkClass::First));
     QVERIFY(std::abs(at2(r.topKeyMass, 0, 1) - 0.25) < kTol);

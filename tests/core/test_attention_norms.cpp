@@ -113,14 +113,20 @@ struct Captured {
 
 Captured capture(EncoderLayerImpl& layer, const torch::Tensor& x) {
   torch::NoGradGuard noGrad;
-  AttentionCapture capture;
-  capture.wantProbabilities = true;
-  capture.wantNorms = true;
+  HookRequest request;
+  request.capture("blocks.0.attn.probs")
+      .capture("blocks.0.attn.mixing")
+      .capture("blocks.0.attn.value_norms")
+      .capture("blocks.0.attn.value_gram");
+  HookSession hooks(request);
   AttentionContext context;
-  context.capture = &capture;
+  context.hooks = &hooks;
   layer.forward(x.unsqueeze(0).to(torch::kFloat), context);
-  LayerNorms n = attentionNorms(capture.mixing[0], capture.valueNorms[0], capture.valueGram[0]);
-  return {capture.probabilities[0].squeeze(0),
+  const auto& cache = hooks.cache();
+  LayerNorms n =
+      attentionNorms(cache.at("blocks.0.attn.mixing"), cache.at("blocks.0.attn.value_norms"),
+                     cache.at("blocks.0.attn.value_gram"));
+  return {cache.at("blocks.0.attn.probs").squeeze(0),
           {n.valueNorms.squeeze(0), n.headNorms.squeeze(0), n.layerNorms.squeeze(0)}};
 }
 

@@ -224,12 +224,15 @@ class TestFusedAttention : public QObject {
     const auto a = trainPass(fused, batch, guided);
     QCOMPARE(a.fusedCalls, std::uint64_t{0});
     compareResults(a, trainPass(plain, batch, guided));
-    AttentionCapture capture;
-    capture.wantProbabilities = true;
+    HookRequest request;
+    request.capture("blocks.*.attn.probs");
+    HookSession hooks(request);
     ForwardOptions captured;
-    captured.capture = &capture;
+    captured.hooks = &hooks;
     QCOMPARE(trainPass(fused, batch, captured).fusedCalls, std::uint64_t{0});
-    QCOMPARE(capture.probabilities.size(), std::size_t{2});
+    // One pass, one capture per layer: blocks.0.attn.probs and blocks.1.attn.probs.
+    QCOMPARE(hooks.cache().names().size(), std::size_t{2});
+    QCOMPARE(hooks.cache().layers("attn.probs", 2).size(), std::size_t{2});
   }
 
   void cpuAttentionDropoutStaysExplicit() {

@@ -94,8 +94,19 @@ class TestGatedLoss : public QObject {
     model->eval();  // float32, the engine's precision
     const Batch b = batch();
     torch::NoGradGuard noGrad;
+    // Gates of 1 on every head: a replacement hook on each layer's "blocks.{L}.attn.z"
+    // multiplying each head's context by its gate, as gatedMlmLoss gates it.
+    HookRequest request;
+    for (int l = 0; l < kLayers; ++l) {
+      const auto gate = torch::ones({kHeads});
+      request.replace("blocks." + std::to_string(l) + ".attn.z",
+                      [gate](const std::string&, const at::Tensor& z) {
+                        return z * gate.to(z.scalar_type()).view({-1, kHeads, 1, 1});
+                      });
+    }
+    HookSession hooks(request);
     ForwardOptions plain, gated;
-    gated.headGates.assign(kLayers, torch::ones({kHeads}));
+    gated.hooks = &hooks;
     MlmOutput unused;
     const auto a = model->encodeWith(b.ids, b.attentionMask, plain, unused);
     const auto c = model->encodeWith(b.ids, b.attentionMask, gated, unused);

@@ -7,7 +7,7 @@
 #include "core/errors/error.h"
 #include "core/inspect/attention_inspector.h"
 #include "core/inspect/gated_loss.h"
-#include "core/model/attention_capture.h"
+#include "core/model/hook_points.h"
 #include "core/pretrained/hf_bert_import.h"
 #include "core/pretrained/safetensors_file.h"
 
@@ -44,27 +44,41 @@ double largestDifference(const torch::Tensor& a, const torch::Tensor& b) {
   return (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max().item<double>();
 }
 
-/// Every layer's attention and hidden states of `ids` (padding = `padId`), and the output.
-torch::Tensor captured(PretrainedModel& model, const torch::Tensor& ids,
-                       AttentionCapture& capture) {
+/// The output of one pass over `ids` (padding = `padId`) and what it captured: every layer's
+/// attention ("blocks.{L}.attn.probs") and output ("blocks.{L}.resid_post").
+struct Captured {
+  torch::Tensor hidden;
+  ActivationCache cache;
+};
+
+Captured captured(PretrainedModel& model, const torch::Tensor& ids) {
   torch::NoGradGuard noGrad;
-  capture.wantProbabilities = capture.wantHiddenStates = true;
+  HookRequest request;
+  request.capture("blocks.*.attn.probs").capture("blocks.*.resid_post");
+  HookSession hooks(request);
   ForwardOptions options;
-  options.capture = &capture;
+  options.hooks = &hooks;
   MlmOutput unused;
-  return model.network->encodeWith(ids, ids.ne(model.padId), options, unused);
+  Captured out;
+  out.hidden = model.network->encodeWith(ids, ids.ne(model.padId), options, unused);
+  out.cache = std::move(hooks.cache());
+  return out;
+}
+
+std::string layerName(int layer, const char* suffix) {
+  return "blocks." + std::to_string(layer) + "." + suffix;
 }
 
 /// The first of `layers` layers whose attention or output differs from transformers' (saved
 /// in `expected`) by 1e-5 or more, named with the difference; empty when none does.
-QString firstLayerDifference(const AttentionCapture& capture, const SafetensorsFile& expected,
+QString firstLayerDifference(const ActivationCache& cache, const SafetensorsFile& expected,
                              int layers) {
   for (int l = 0; l < layers; ++l) {
-    const double d = largestDifference(capture.probabilities[l],
+    const double d = largestDifference(cache.at(layerName(l, "attn.probs")),
                                        expectedTensor(expected, "attentions." + std::to_string(l)));
     if (!(d < 1e-5)) return QString("attention of layer %1: %2").arg(l).arg(d);
     const double h =
-        largestDifference(capture.hiddenStates[l],
+        largestDifference(cache.at(layerName(l, "resid_post")),
                           expectedTensor(expected, "hidden_states." + std::to_string(l + 1)));
     if (!(h < 1e-5)) return QString("hidden state %1: %2").arg(l + 1).arg(h);
   }
@@ -94,9 +108,8 @@ class TestHfBertImport : public QObject {
     const SafetensorsFile expected(kFixture / "expected.safetensors");
     const auto ids = expectedTensor(expected, "input_ids");
     torch::NoGradGuard noGrad;
-    AttentionCapture capture;
-    const auto hidden = captured(model, ids, capture);
-    const QString layerDifference = firstLayerDifference(capture, expected, 3);
+    const auto [hidden, cache] = captured(model, ids);
+    const QString layerDifference = firstLayerDifference(cache, expected, 3);
     QVERIFY2(layerDifference.isEmpty(), qPrintable(layerDifference));
     const double e0 =
         largestDifference(model.network->embed(ids), expectedTensor(expected, "hidden_states.0"));
@@ -121,9 +134,7 @@ class TestHfBertImport : public QObject {
     const SafetensorsFile expected(folder / "expected.safetensors");
     const auto ids = expectedTensor(expected, "input_ids");
     torch::NoGradGuard noGrad;
-    AttentionCapture capture;
-    captured(model, ids, capture);
-    const QString layerDifference = firstLayerDifference(capture, expected, 2);
+    const QString layerDifference = firstLayerDifference(captured(model, ids).cache, expected, 2);
     QVERIFY2(layerDifference.isEmpty(), qPrintable(layerDifference));
   }
 
@@ -189,8 +200,7 @@ class TestHfBertImport : public QObject {
     const SafetensorsFile expected(kRoberta / "expected.safetensors");
     const auto ids = expectedTensor(expected, "input_ids");
     torch::NoGradGuard noGrad;
-    AttentionCapture capture;
-    const auto hidden = captured(model, ids, capture);
+    const auto [hidden, cache] = captured(model, ids);
     const auto logits = model.network->logits(hidden.reshape({-1, 96})).view({2, 12, 97});
     for (int b = 0; b < 2; ++b) {
       const auto real = ids[b].ne(model.padId).nonzero().squeeze(1);
@@ -198,10 +208,10 @@ class TestHfBertImport : public QObject {
       const auto at = [&](const torch::Tensor& t) { return t[b].index_select(-2, real); };
       for (int l = 0; l < 3; ++l) {
         const auto name = std::to_string(l);
-        QVERIFY(largestDifference(at(capture.probabilities[l]),
+        QVERIFY(largestDifference(at(cache.at(layerName(l, "attn.probs"))),
                                   at(expectedTensor(expected, "attentions." + name))) < 1e-5);
         QVERIFY(largestDifference(
-                    at(capture.hiddenStates[l]),
+                    at(cache.at(layerName(l, "resid_post"))),
                     at(expectedTensor(expected, "hidden_states." + std::to_string(l + 1)))) < 1e-5);
       }
       QVERIFY(largestDifference(at(model.network->embed(ids)),

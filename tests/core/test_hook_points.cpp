@@ -154,8 +154,8 @@ class TestHookPoints : public QObject {
       auto& attention = *model->layer(l)->attention();
       const auto params = attention.named_parameters();
       const auto merged = c.at(p + "attn.z").transpose(1, 2).reshape({2, kLength, kHidden});
-      const auto out = torch::nn::functional::linear(merged, params["output.weight"],
-                                                     params["output.bias"]);
+      const auto out =
+          torch::nn::functional::linear(merged, params["output.weight"], params["output.bias"]);
       QVERIFY(maxAbsDiff(out, c.at(p + "attn.out")) < 1e-5);
       // Post-LN: resid_mid = LN(resid_pre + attn.out), resid_post = LN(resid_mid + mlp.out).
       auto layerParams = model->layer(l)->named_parameters();
@@ -166,9 +166,8 @@ class TestHookPoints : public QObject {
       QVERIFY(maxAbsDiff(norm(c.at(p + "resid_pre") + out, "attention_norm"),
                          c.at(p + "resid_mid")) < 1e-5);
       // mlp.out = W_out GELU(mlp.pre) + b_out, mlp.pre = W_in resid_mid + b_in.
-      const auto pre = torch::nn::functional::linear(c.at(p + "resid_mid"),
-                                                     layerParams["ffn_in.weight"],
-                                                     layerParams["ffn_in.bias"]);
+      const auto pre = torch::nn::functional::linear(
+          c.at(p + "resid_mid"), layerParams["ffn_in.weight"], layerParams["ffn_in.bias"]);
       QVERIFY(maxAbsDiff(pre, c.at(p + "mlp.pre")) < 1e-5);
       QVERIFY(maxAbsDiff(torch::nn::functional::linear(torch::gelu(c.at(p + "mlp.pre")),
                                                        layerParams["ffn_out.weight"],
@@ -208,9 +207,8 @@ class TestHookPoints : public QObject {
     const auto outB = encodeWith(model, b, &captureB, &fromB);
     const auto patch = fromB.at("blocks.0.resid_post");
     HookRequest patchA;
-    patchA.replace("blocks.0.resid_post", [patch](const std::string&, const at::Tensor&) {
-      return patch;
-    });
+    patchA.replace("blocks.0.resid_post",
+                   [patch](const std::string&, const at::Tensor&) { return patch; });
     const auto outA = encodeWith(model, a, nullptr);
     const auto patched = encodeWith(model, a, &patchA);
     QVERIFY(maxAbsDiff(patched, outB) < 1e-6);

@@ -65,14 +65,15 @@ struct Pass {
 Pass run(MaskedLanguageModelImpl& model, bool combined) {
   Pass p;
   p.ids = torch::randint(5, kVocab, {1, kLength}, torch::kLong);
-  AttentionCapture capture;
-  capture.wantHiddenStates = true;
+  HookRequest request;
+  request.capture("blocks.*.resid_post");
+  HookSession hooks(request);
   ForwardOptions options;
-  options.capture = &capture;
+  options.hooks = &hooks;
   MlmOutput out;
   torch::NoGradGuard noGrad;
   const auto hidden = model.encodeWith(p.ids, p.ids.ne(kPad), options, out);
-  p.input = LensInput{capture.hiddenStates, hidden, combined};
+  p.input = LensInput{hooks.cache().layers("resid_post", model.layerCount()), hidden, combined};
   return p;
 }
 

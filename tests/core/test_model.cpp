@@ -153,12 +153,16 @@ class TestModel : public QObject {
     model->eval();
     auto ids = torch::tensor({1, 7, 8, 9, 2, 0, 0}, torch::kLong).unsqueeze(0);
     auto mask = ids.ne(0);
-    AttentionCapture capture;
-    capture.wantProbabilities = capture.wantScores = true;
-    model->encode(ids, mask, &capture);
-    QCOMPARE(int(capture.probabilities.size()), 2);
-    QCOMPARE(int(capture.scores.size()), 2);
-    for (const auto& p : capture.probabilities) {
+    HookRequest request;
+    request.capture("blocks.*.attn.probs").capture("blocks.*.attn.scores");
+    HookSession hooks(request);
+    model->encode(ids, mask, &hooks);
+    const auto& cache = hooks.cache();
+    QCOMPARE(int(cache.names().size()), 4);  // each of the 2 layers' probs and scores, once
+    const auto probabilities = cache.layers("attn.probs", 2);
+    QCOMPARE(int(probabilities.size()), 2);
+    QCOMPARE(int(cache.layers("attn.scores", 2).size()), 2);
+    for (const auto& p : probabilities) {
       QCOMPARE(p.sizes().vec(), std::vector<int64_t>({1, 4, 7, 7}));
       QVERIFY((p.sum(-1) - 1).abs().max().item<double>() < 1e-5);
       QVERIFY(p.slice(3, 5, 7).abs().max().item<double>() < 1e-12);  // padded keys

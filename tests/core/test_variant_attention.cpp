@@ -196,6 +196,22 @@ void fillNormal(torch::nn::Module& m, const std::string& name, double std) {
   m.named_parameters()[name].normal_(0.0, std);
 }
 
+// Captures the hook points `pattern` matches and counts how often the passes reach them (an
+// identity replacement): one count per layer and pass, so a count checks both.
+HookRequest& captureCounted(HookRequest& request, const std::string& pattern, int& reached) {
+  return request
+      .replace(pattern,
+               [&reached](const std::string&, const at::Tensor& value) {
+                 ++reached;
+                 return value;
+               })
+      .capture(pattern);
+}
+
+std::string layerName(int layer, const std::string& suffix) {
+  return "blocks." + std::to_string(layer) + "." + suffix;
+}
+
 }  // namespace
 
 class TestVariantAttention : public QObject {
@@ -223,9 +239,12 @@ class TestVariantAttention : public QObject {
     auto keep = torch::tensor({{true, true, true, true, true}, {true, true, true, false, false}});
     AttentionContext ctx;
     ctx.paddingBias = paddingBias(keep);
-    AttentionCapture capture;
-    capture.wantScores = capture.wantProbabilities = true;
-    ctx.capture = &capture;
+    int scoresReached = 0, probsReached = 0;
+    HookRequest request;
+    captureCounted(request, "blocks.*.attn.scores", scoresReached);
+    captureCounted(request, "blocks.*.attn.probs", probsReached);
+    HookSession hooks(request);
+    ctx.hooks = &hooks;
 
     std::vector<torch::Tensor> inputs, outputs;
     torch::Tensor runningSum;
@@ -239,19 +258,22 @@ class TestVariantAttention : public QObject {
       CHECK_CLOSE(ctx.residualScores, runningSum, 1e-4);
       QVERIFY2(ctx.residualScores.min().item<double>() > -1000.0, "mask carried");
     }
-    QCOMPARE(int(capture.scores.size()), 3);
-    QCOMPARE(int(capture.probabilities.size()), 3);
+    const auto& cache = hooks.cache();
+    QCOMPARE(scoresReached, 3);
+    QCOMPARE(probsReached, 3);
+    const auto scores = cache.layers("attn.scores", 3);
+    const auto probabilities = cache.layers("attn.probs", 3);
     torch::Tensor sum;
     for (int l = 0; l < 3; ++l) {
       const auto raw = rawScores(*blocks[l], inputs[l], c.heads);
       sum = l == 0 ? raw : sum + raw;
       const auto logits = mean ? sum / double(l + 1) : sum;
-      QCOMPARE(capture.scores[l].sizes().vec(), std::vector<int64_t>({2, 2, T, T}));
-      CHECK_CLOSE(capture.scores[l], logits, 1e-4);
+      QCOMPARE(scores[l].sizes().vec(), std::vector<int64_t>({2, 2, T, T}));
+      CHECK_CLOSE(scores[l], logits, 1e-4);
       // The mask is added after the carry: probabilities = softmax(logits + padding).
       const auto expected = softmaxRows(logits + paddingBias(keep).to(torch::kFloat64));
-      CHECK_CLOSE(capture.probabilities[l], expected, 1e-5);
-      QVERIFY(capture.probabilities[l].select(0, 1).slice(2, 3, 5).max().item<double>() < 1e-6);
+      CHECK_CLOSE(probabilities[l], expected, 1e-5);
+      QVERIFY(probabilities[l].select(0, 1).slice(2, 3, 5).max().item<double>() < 1e-6);
     }
     // The last block's output, end to end: output_proj(softmax(S_2 + mask) v_2).
     const auto p2 = project(*blocks[2], inputs[2]);
@@ -278,21 +300,25 @@ class TestVariantAttention : public QObject {
     MaskedLanguageModel model(c, a, 6, 30, 0);
     const auto ids = sampleIds();
     const auto labels = sampleLabels(ids);
-    AttentionCapture capture;
-    capture.wantScores = capture.wantProbabilities = true;
-    auto out = model->forward(ids, ids.ne(0), labels, &capture);
+    int scoresReached = 0;
+    HookRequest request;
+    captureCounted(request, "blocks.*.attn.scores", scoresReached).capture("blocks.*.attn.probs");
+    HookSession hooks(request);
+    auto out = model->forward(ids, ids.ne(0), labels, &hooks);
     QVERIFY(std::isfinite(out.loss.item<double>()));
-    QCOMPARE(int(capture.scores.size()), 3);
+    const auto& cache = hooks.cache();
+    QCOMPARE(scoresReached, 3);
+    const auto scores = cache.layers("attn.scores", 3);
+    const auto probabilities = cache.layers("attn.probs", 3);
     for (int l = 0; l < 3; ++l) {
-      QVERIFY(torch::isfinite(capture.scores[l]).all().item<bool>());
-      QVERIFY(capture.probabilities[l].select(0, 1).slice(2, 4, 6).max().item<double>() < 1e-6);
+      QVERIFY(torch::isfinite(scores[l]).all().item<bool>());
+      QVERIFY(probabilities[l].select(0, 1).slice(2, 4, 6).max().item<double>() < 1e-6);
     }
     // Layer 0's scores are its raw scores on the Pre-LN input LN(embeddings).
     const auto x0 = embeddingOutput(*model, ids, c);
     auto attentionIn = layerNorm(x0, param(*model, "layers.0.attention_norm.weight"),
                                  param(*model, "layers.0.attention_norm.bias"), c.layerNormEps);
-    CHECK_CLOSE(capture.scores[0], rawScores(*model, attentionIn, c.heads, "layers.0.attention."),
-                1e-4);
+    CHECK_CLOSE(scores[0], rawScores(*model, attentionIn, c.heads, "layers.0.attention."), 1e-4);
 
     out.loss.backward();
     for (int l = 0; l < 3; ++l) {
@@ -373,9 +399,11 @@ class TestVariantAttention : public QObject {
     auto keep = torch::tensor({{true, true, true, true, true}, {true, true, true, true, false}});
     AttentionContext ctx;
     ctx.paddingBias = paddingBias(keep);
-    AttentionCapture capture;
-    capture.wantScores = true;
-    ctx.capture = &capture;
+    int scoresReached = 0;
+    HookRequest request;
+    captureCounted(request, "blocks.*.attn.scores", scoresReached);
+    HookSession hooks(request);
+    ctx.hooks = &hooks;
     auto out = block->forward(x, ctx);
 
     const auto p = project(*block, x);
@@ -386,8 +414,8 @@ class TestVariantAttention : public QObject {
       expectedScores.select(1, h).mul_(tq[h] * tk[h]);
       v.select(1, h).mul_(tv[h]);
     }
-    QCOMPARE(int(capture.scores.size()), 1);
-    CHECK_CLOSE(capture.scores[0], expectedScores, 1e-4);
+    QCOMPARE(scoresReached, 1);
+    CHECK_CLOSE(hooks.cache().at("blocks.0.attn.scores"), expectedScores, 1e-4);
     const auto probs = softmaxRows(expectedScores + paddingBias(keep).to(torch::kFloat64));
     const auto expected = outputProjection(*block, mergeHeads(torch::matmul(probs, v)));
     CHECK_CLOSE(out, expected, 1e-4);
@@ -448,10 +476,13 @@ class TestVariantAttention : public QObject {
     model->eval();
     const auto ids = sampleIds();
     const auto keep = ids.ne(0);
-    AttentionCapture capture;
-    capture.wantScores = capture.wantProbabilities = true;
-    model->encode(ids, keep, &capture);
-    QCOMPARE(int(capture.scores.size()), 2);
+    int scoresReached = 0;
+    HookRequest request;
+    captureCounted(request, "blocks.*.attn.scores", scoresReached).capture("blocks.*.attn.probs");
+    HookSession hooks(request);
+    model->encode(ids, keep, &hooks);
+    const auto& cache = hooks.cache();
+    QCOMPARE(scoresReached, 2);
 
     // The bias [heads, T, T] of layer l from its parameters, indexed here.
     const int64_t T = ids.size(1), maxPos = c.maxPositions;
@@ -479,8 +510,8 @@ class TestVariantAttention : public QObject {
     const auto x0 = embeddingOutput(*model, ids, c);
     const auto expected0 =
         rawScores(*model, x0, c.heads, "layers.0.attention.") + biasOf(0).unsqueeze(0);
-    CHECK_CLOSE(capture.scores[0], expected0, 1e-4);
-    CHECK_CLOSE(capture.probabilities[0],
+    CHECK_CLOSE(cache.at("blocks.0.attn.scores"), expected0, 1e-4);
+    CHECK_CLOSE(cache.at("blocks.0.attn.probs"),
                 softmaxRows(expected0 + paddingBias(keep).to(torch::kFloat64)), 1e-5);
     // Layer 1 (its own bias with layers = "all"): its input is layer 0's output.
     AttentionContext ctx;
@@ -488,7 +519,7 @@ class TestVariantAttention : public QObject {
     const auto x1 = model->layer(0)->forward(x0.to(torch::kFloat32), ctx);
     const auto expected1 =
         rawScores(*model, x1, c.heads, "layers.1.attention.") + biasOf(1).unsqueeze(0);
-    CHECK_CLOSE(capture.scores[1], expected1, 1e-4);
+    CHECK_CLOSE(cache.at("blocks.1.attn.scores"), expected1, 1e-4);
   }
 
   void positionBiasOnlyInFirstLayer() {
@@ -503,11 +534,14 @@ class TestVariantAttention : public QObject {
     auto x = torch::randn({2, 5, 8});
     auto keep = torch::ones({2, 5}, torch::kBool);
     for (auto* block : {&first, &second}) {
+      // Each block's own layer index names its hook point (0 and 1).
+      const auto scoresName = layerName(block == &first ? 0 : 1, "attn.scores");
       AttentionContext ctx;
       ctx.paddingBias = paddingBias(keep);
-      AttentionCapture capture;
-      capture.wantScores = true;
-      ctx.capture = &capture;
+      HookRequest request;
+      request.capture(scoresName);
+      HookSession hooks(request);
+      ctx.hooks = &hooks;
       (*block)->forward(x, ctx);
       auto expected = rawScores(**block, x, 2);
       if (block == &first) {
@@ -518,7 +552,7 @@ class TestVariantAttention : public QObject {
             for (int j = 0; j < 5; ++j) bias[h][i][j] = r[h][i - j + c.maxPositions - 1];
         expected = expected + bias.unsqueeze(0);
       }
-      CHECK_CLOSE(capture.scores[0], expected, 1e-4);
+      CHECK_CLOSE(hooks.cache().at(scoresName), expected, 1e-4);
     }
   }
 
@@ -550,16 +584,17 @@ class TestVariantAttention : public QObject {
     auto keep = torch::tensor({{true, true, true, true, true}, {true, true, true, false, false}});
     AttentionContext ctx;
     ctx.paddingBias = paddingBias(keep);
-    AttentionCapture capture;
-    capture.wantProbabilities = true;
-    ctx.capture = &capture;
+    HookRequest request;
+    request.capture("blocks.0.attn.probs");
+    HookSession hooks(request);
+    ctx.hooks = &hooks;
     auto out = block->forward(x, ctx);
 
     const auto p = project(*block, x);
     const auto softmax =
         softmaxRows(rawScores(p.q, p.k, 2) + paddingBias(keep).to(torch::kFloat64));
-    // The capture holds the softmax, before the convolution (rows sum to 1).
-    CHECK_CLOSE(capture.probabilities[0], softmax, 1e-5);
+    // "attn.probs" holds the softmax, before the convolution (rows sum to 1).
+    CHECK_CLOSE(hooks.cache().at("blocks.0.attn.probs"), softmax, 1e-5);
     const auto convolved = conv == "1d" ? conv1dLoop(softmax, w, b) : conv2dLoop(softmax, w, b);
     QVERIFY(maxAbsDiff(convolved, softmax) > 1e-2);  // the convolution does change something
     const auto expected =
@@ -676,12 +711,17 @@ class TestVariantAttention : public QObject {
     const auto labels = sampleLabels(ids);
     ForwardOptions options;
     options.adversarial = true;
-    AttentionCapture capture;
-    capture.wantProbabilities = capture.wantScores = true;
-    options.capture = &capture;
+    int probsReached = 0;
+    HookRequest request;
+    captureCounted(request, "blocks.*.attn.probs", probsReached).capture("blocks.*.attn.scores");
+    HookSession hooks(request);
+    options.hooks = &hooks;
     auto out = model->forward(ids, keep, labels, options);
     QCOMPARE(int(out.adversarialMasks.size()), 2);
-    QCOMPARE(int(capture.probabilities.size()), 2);
+    const auto& cache = hooks.cache();
+    QCOMPARE(probsReached, 2);
+    const auto capturedScores = cache.layers("attn.scores", 2);
+    const auto capturedProbabilities = cache.layers("attn.probs", 2);
 
     // Layer inputs, computed here: x0 from the embeddings, x1 by running layer 0 with the
     // adversarial bias of mask 0 (which replaces the padding bias).
@@ -714,11 +754,11 @@ class TestVariantAttention : public QObject {
       // The sum is taken in float32 as the model does: near -10000 its spacing is ~1e-3,
       // which a fully masked row (all logits shifted alike) would otherwise show.
       const auto bias = ((1.0 - m) * kMasked).unsqueeze(1);
-      const auto logits = (capture.scores[l] + bias.to(torch::kFloat32)).to(torch::kFloat64);
+      const auto logits = (capturedScores[l] + bias.to(torch::kFloat32)).to(torch::kFloat64);
       const auto expectedProbs = softmaxRows(logits);
-      CHECK_CLOSE(capture.probabilities[l], expectedProbs, 1e-5);
+      CHECK_CLOSE(capturedProbabilities[l], expectedProbs, 1e-5);
       // ~0 exactly where M = 0, in every row that keeps at least one key.
-      const auto probs = capture.probabilities[l].to(torch::kFloat64);
+      const auto probs = capturedProbabilities[l].to(torch::kFloat64);
       const auto rowKeeps = m.sum(-1, true).gt(0).unsqueeze(1);  // [B, 1, T, 1]
       const auto maskedCells = m.eq(0).unsqueeze(1).logical_and(rowKeeps).expand_as(probs);
       if (l == 0) {
@@ -875,17 +915,20 @@ class TestVariantAttention : public QObject {
 
     ForwardOptions options;
     options.keepGuidanceProbabilities = true;
-    AttentionCapture capture;
-    capture.wantProbabilities = true;
-    options.capture = &capture;
+    int probsReached = 0;
+    HookRequest request;
+    captureCounted(request, "blocks.*.attn.probs", probsReached);
+    HookSession hooks(request);
+    options.hooks = &hooks;
     auto out = model->forward(ids, keep, labels, options);
     QCOMPARE(int(out.guidanceProbabilities.size()), 2);
-    QCOMPARE(int(capture.probabilities.size()), 2);
+    QCOMPARE(probsReached, 2);
+    const auto capturedProbabilities = hooks.cache().layers("attn.probs", 2);
     for (int l = 0; l < 2; ++l) {
       const auto& p = out.guidanceProbabilities[l];
       QCOMPARE(p.sizes().vec(), std::vector<int64_t>({2, 2, 6, 6}));
       QVERIFY(p.requires_grad());
-      QVERIFY(torch::equal(p.detach(), capture.probabilities[l]));
+      QVERIFY(torch::equal(p.detach(), capturedProbabilities[l]));
       QVERIFY((p.detach().sum(-1) - 1).abs().max().item<double>() < 1e-5);
       QVERIFY(p.detach().select(0, 1).slice(2, 4, 6).max().item<double>() < 1e-6);
     }

@@ -3,6 +3,7 @@
 #include "analysis/report/report_readers.h"
 #include "analysis/runs/analysis_report.h"
 #include "app/gui/analysis_controller.h"
+#include "app/gui/jobs/job_bar.h"
 #include "app/gui/panels/analysis_beyond_view.h"
 #include "app/gui/panels/analysis_guidance_view.h"
 #include "app/gui/panels/analysis_similarity_view.h"
@@ -10,7 +11,6 @@
 #include "app/gui/panels/analysis_training_view.h"
 #include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/followed_run.h"
-#include "app/gui/panels/job_bar.h"
 #include "app/gui/panels/report_picker.h"
 #include "app/gui/panels/run_reports.h"
 #include "figures/analysis_figures.h"
@@ -165,18 +165,21 @@ void AnalysisPanel::connectControls() {
   });
   connect(m_exportButton, &QPushButton::clicked, this, &AnalysisPanel::chooseExport);
   connect(m_jobBar, &JobBar::runClicked, this, &AnalysisPanel::runClicked);
-  connect(m_jobBar, &JobBar::jobFinished, this, &AnalysisPanel::analysisFinished);
 }
 
 void AnalysisPanel::runClicked() {
-  if (!m_run) return;
-  const QString problem = m_runOptions->options().problem();
-  if (!problem.isEmpty()) {
-    m_summary->setText(QStringLiteral("Cannot run the analysis: %1").arg(problem));
+  if (!m_run || !m_controller) return;
+  QString problem = m_runOptions->options().problem();
+  QPointer<AnalysisPanel> self(this);
+  if (problem.isEmpty() &&
+      m_controller->start(m_run->directory(), std::nullopt, m_controller->threadsNow(), &problem,
+                          runOptions(), [self](const ReportJobEnd& end) {
+                            if (self) self->analysisFinished(end);
+                          })) {
+    m_jobBar->markStarted();
     return;
   }
-  emit analysisRequested(m_run);  // the window starts the controller
-  m_jobBar->markStarted();
+  m_summary->setText(QStringLiteral("Cannot run the analysis: %1").arg(problem));
 }
 
 AnalysisPanel::~AnalysisPanel() = default;
@@ -198,19 +201,19 @@ void AnalysisPanel::setRuns(const QList<RunSession*>& runs) {
 }
 
 void AnalysisPanel::setAnalysisController(AnalysisController* controller) {
-  m_jobBar->setController(controller);
+  m_controller = controller;
+  m_jobBar->setRunner(controller ? controller->runner() : nullptr);
 }
 
-void AnalysisPanel::analysisFinished(bool ok, bool cancelled, const QString& message,
-                                     const QString& report) {
-  if (ok) {
+void AnalysisPanel::analysisFinished(const ReportJobEnd& end) {
+  if (end.ok) {
     m_reportPath.clear();  // show the new report even if an older one of that step was shown
     rescan();
-    openReport(report);
-  } else if (cancelled) {
+    openReport(end.reportPath);
+  } else if (end.cancelled) {
     m_summary->setText(QStringLiteral("Analysis cancelled; nothing was written."));
   } else {
-    m_summary->setText(QStringLiteral("The analysis failed: %1").arg(message));
+    m_summary->setText(QStringLiteral("The analysis failed: %1").arg(end.message));
   }
 }
 

@@ -82,13 +82,13 @@ class AnalysisPanel : public QWidget, public RunView {
   void setTheme(const widgets::Theme& theme) override;
   /// File > Export figure on this tab.
   QString exportCurrentFigure(const QString& path, const widgets::ExportOptions& options) override;
-  /// The controller that runs analyses (owned by the window): its progress and result are
-  /// shown here, and the Cancel button stops it.
+  /// The controller that runs the analyses (owned by the window, shared with the Probe and
+  /// Compare tabs): Run analysis starts its job there, the job bar shows its progress and
+  /// Cancel stops it.
   void setAnalysisController(AnalysisController* controller);
 
   /// The choices of the next Run analysis (evaluation set, pairwise JSD, every checkpoint),
-  /// as the Options... popup beside the button holds them; the window passes them to the
-  /// controller when analysisRequested() is emitted.
+  /// as the Options... popup beside the button holds them.
   AnalysisRunOptions runOptions() const;
   AnalysisRunOptionsButton* runOptionsButton() const { return m_runOptions; }
 
@@ -139,9 +139,6 @@ class AnalysisPanel : public QWidget, public RunView {
   void exportFailed(const QString& error);
   void reportLoaded(const QString& path);
   void loadFailed(const QString& message);
-  /// Run analysis was clicked for `run` with runOptions() that can run (the window starts
-  /// the controller); options naming a missing text file are refused with a message.
-  void analysisRequested(attnlab::app::RunSession* run);
 
  private:
   // The constructor's parts, in the order the tab reads from the top.
@@ -160,9 +157,10 @@ class AnalysisPanel : public QWidget, public RunView {
   AnalysisView* currentView() const;
   std::string runName() const;
   void chooseExport();
-  void analysisFinished(bool ok, bool cancelled, const QString& message, const QString& report);
+  void analysisFinished(const ReportJobEnd& end);
 
   QPointer<RunSession> m_run;
+  QPointer<AnalysisController> m_controller;
   std::shared_ptr<analysis::AnalysisReport> m_report;
   QString m_reportPath;
   Statistic m_statistic = Statistic::Entropy;

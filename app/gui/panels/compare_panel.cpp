@@ -1,9 +1,9 @@
 #include "app/gui/panels/compare_panel.h"
 
 #include "app/gui/analysis_controller.h"
+#include "app/gui/jobs/job_bar.h"
 #include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/figure_view.h"
-#include "app/gui/panels/job_bar.h"
 #include "figures/figure_catalog.h"
 #include "widgets/plots/plot_widget.h"
 
@@ -164,7 +164,6 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   connect(m_comparison, &QComboBox::currentIndexChanged, this, [this] { rebuildFigures(); });
   connect(m_tableExport, &QPushButton::clicked, this, &ComparePanel::chooseTableExport);
   connect(m_jobBar, &JobBar::runClicked, this, &ComparePanel::compareHeads);
-  connect(m_jobBar, &JobBar::jobFinished, this, &ComparePanel::headsCompared);
   refresh();
 }
 
@@ -185,13 +184,17 @@ void ComparePanel::setTheme(const widgets::Theme& theme) {
 
 void ComparePanel::setAnalysisController(AnalysisController* controller) {
   m_controller = controller;
-  m_jobBar->setController(controller);
+  m_jobBar->setRunner(controller ? controller->runner() : nullptr);
 }
 
 void ComparePanel::compareHeads() {
   if (!m_controller || m_runs.size() < 2 || !m_runs[0] || !m_runs[1]) return;
   QString whyNot;
-  if (!m_controller->startHeadComparison(m_runs[0]->directory(), m_runs[1]->directory(), &whyNot)) {
+  QPointer<ComparePanel> self(this);
+  if (!m_controller->startHeadComparison(m_runs[0]->directory(), m_runs[1]->directory(), &whyNot,
+                                         [self](const ReportJobEnd& end) {
+                                           if (self) self->headsCompared(end);
+                                         })) {
     m_jobMessage->setText(whyNot);
     m_jobMessage->show();
     return;
@@ -200,10 +203,9 @@ void ComparePanel::compareHeads() {
   m_jobMessage->hide();
 }
 
-void ComparePanel::headsCompared(bool ok, bool cancelled, const QString& message,
-                                 const QString& report) {
-  if (ok) {
-    m_jobMessage->setText(QStringLiteral("Wrote %1").arg(report));
+void ComparePanel::headsCompared(const ReportJobEnd& end) {
+  if (end.ok) {
+    m_jobMessage->setText(QStringLiteral("Wrote %1").arg(end.reportPath));
     // Already on one of the two views the report feeds: redraw it; else show the matching.
     const QString shown = currentComparison();
     if (shown == QStringLiteral("heads-matching") || shown == QStringLiteral("layer-cka"))
@@ -211,8 +213,9 @@ void ComparePanel::headsCompared(bool ok, bool cancelled, const QString& message
     else
       showComparison(QStringLiteral("heads-matching"));
   } else {
-    m_jobMessage->setText(cancelled ? QStringLiteral("Compare heads: cancelled")
-                                    : QStringLiteral("Compare heads failed: %1").arg(message));
+    m_jobMessage->setText(end.cancelled
+                              ? QStringLiteral("Compare heads: cancelled")
+                              : QStringLiteral("Compare heads failed: %1").arg(end.message));
   }
   m_jobMessage->show();
 }

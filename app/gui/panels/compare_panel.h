@@ -32,6 +32,7 @@ class QTableWidget;
 namespace attnlab::app {
 
 class AnalysisController;
+struct ReportJobEnd;
 class FigureView;
 class JobBar;
 
@@ -46,7 +47,7 @@ class ComparePanel : public QWidget, public RunView {
   /// File > Export figure on this tab.
   QString exportCurrentFigure(const QString& path, const widgets::ExportOptions& options) override;
   /// The controller that runs Compare heads (owned by the window, shared with the Analysis
-  /// and Probe tabs: one job at a time).
+  /// and Probe tabs: one job at a time): the button starts its job there, as they do.
   void setAnalysisController(AnalysisController* controller);
   JobBar* compareHeadsBar() const { return m_jobBar; }
   QLabel* compareHeadsMessage() const { return m_jobMessage; }
@@ -77,7 +78,7 @@ class ComparePanel : public QWidget, public RunView {
 
  private:
   void compareHeads();
-  void headsCompared(bool ok, bool cancelled, const QString& message, const QString& report);
+  void headsCompared(const ReportJobEnd& end);
   void refresh();
   void loadSummaries();
   void fillTable();

@@ -1,6 +1,6 @@
 #include "app/gui/panels/followed_run.h"
 
-#include "app/gui/panels/job_bar.h"
+#include "app/gui/jobs/job_bar.h"
 #include "app/gui/panels/report_picker.h"
 #include "app/gui/run_session.h"
 

@@ -8,6 +8,7 @@
 #include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/inspector_source_bar.h"
 #include "app/gui/panels/lens_panel.h"
+#include "app/gui/panels/query_key_map_window.h"
 #include "core/tokenizer/piece_roles.h"
 #include "widgets/plots/attention_heatmap.h"
 #include "widgets/plots/head_grid.h"
@@ -276,11 +277,33 @@ void InspectorPanel::showHeadMenu(int layer, int head, const QPoint& globalPos) 
   if (!isPerLayerView(m_view))
     m_headMenu->addAction(
         QStringLiteral("Query-key map of layer %1 head %2...").arg(layer).arg(head), this,
-        [this, run, step, layer, head] { emit queryKeyMapRequested(run, step, layer, head); });
-  m_headMenu->addAction(
-      QStringLiteral("Query-key maps of layer %1 (every head)...").arg(layer), this,
-      [this, run, step, layer] { emit queryKeyMapRequested(run, step, layer, -1); });
+        [this, run, step, layer, head] { openQueryKeyMap(run, step, layer, head); });
+  m_headMenu->addAction(QStringLiteral("Query-key maps of layer %1 (every head)...").arg(layer),
+                        this, [this, run, step, layer] { openQueryKeyMap(run, step, layer, -1); });
   m_headMenu->popup(globalPos);
+}
+
+QueryKeyMapWindow* InspectorPanel::openQueryKeyMap(const QString& runDirectory, qint64 step,
+                                                   int layer, int head) {
+  // Each map gets a window of its own (its own job), which follows the theme.
+  auto* window = new QueryKeyMapWindow(this);
+  window->setDeleteWhenClosed(true);
+  window->setTheme(m_theme);
+  window->setModels(m_models);
+  window->show();
+  QueryKeyMapRequest request;
+  request.runDirectory = runDirectory;
+  request.step = step;
+  request.layer = layer;
+  request.head = head;
+  window->start(request);
+  return window;
+}
+
+void InspectorPanel::setModels(std::shared_ptr<ModelCache> models) {
+  m_models = models;
+  m_controller.setModels(models);
+  m_compareController.setModels(models);
 }
 
 void InspectorPanel::connectControllers() {
@@ -337,6 +360,9 @@ void InspectorPanel::setRuns(const QList<RunSession*>& runs) {
 }
 
 void InspectorPanel::setTheme(const widgets::Theme& theme) {
+  m_theme = theme;
+  for (QueryKeyMapWindow* map : findChildren<QueryKeyMapWindow*>(Qt::FindDirectChildrenOnly))
+    map->setTheme(theme);
   m_grid->setTheme(theme);
   m_heatmap->setTheme(theme);
   m_compareHeatmap->setTheme(theme);

@@ -24,6 +24,7 @@
 #include <QString>
 #include <QWidget>
 
+#include <memory>
 #include <optional>
 
 class QCheckBox;
@@ -45,6 +46,8 @@ namespace attnlab::app {
 
 class InspectorSourceBar;
 class LensPanel;
+class ModelCache;
+class QueryKeyMapWindow;
 
 class InspectorPanel : public QWidget, public RunView {
   Q_OBJECT
@@ -58,6 +61,12 @@ class InspectorPanel : public QWidget, public RunView {
   void setTheme(const widgets::Theme& theme) override;
   /// File > Export figure on this tab.
   QString exportCurrentFigure(const QString& path, const widgets::ExportOptions& options) override;
+  /// Where the inspections and the query-key maps borrow their models (the window's cache).
+  void setModels(std::shared_ptr<ModelCache> models);
+  /// The query-key map of `layer`, `head` (-1: every head of the layer) of `runDirectory` at
+  /// `step`, in a window of its own that follows the theme and deletes itself when closed
+  /// (what the head grid's menu does).
+  QueryKeyMapWindow* openQueryKeyMap(const QString& runDirectory, qint64 step, int layer, int head);
 
   /// Inspects `text` under the checkpoint the slider points at (as Enter does).
   void inspect(const QString& text);
@@ -98,9 +107,6 @@ class InspectorPanel : public QWidget, public RunView {
   /// The compared inspection was drawn beside the enlarged head.
   void compared(qint64 step);
   void inspectionFailed(const QString& message);
-  /// The head grid's menu asked for the query-key map of `layer`, `head` (-1: every head of
-  /// the layer) of `runDirectory` at the checkpoint the slider shows (`step`).
-  void queryKeyMapRequested(const QString& runDirectory, qint64 step, int layer, int head);
 
  protected:
   /// Shown with a run and nothing inspected yet: the text in the box is inspected at once.
@@ -153,6 +159,8 @@ class InspectorPanel : public QWidget, public RunView {
 
   QPointer<RunSession> m_run;
   QList<QPointer<RunSession>> m_runs;
+  std::shared_ptr<ModelCache> m_models;  ///< null: each controller and map its own
+  widgets::Theme m_theme = widgets::Theme::light();
   InspectionController m_controller;
   InspectionController m_compareController;
   std::optional<InspectionFrame> m_frame;

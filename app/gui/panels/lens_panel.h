@@ -9,7 +9,7 @@
 // add the rank of the token that was there. Cells are formatted only when drawn
 // (LensTableModel), so a 512-token lens shows in a few milliseconds.
 
-#include "app/gui/inspection_controller.h"
+#include "app/gui/inspection_frame.h"
 #include "widgets/plots/theme.h"
 
 #include <QWidget>

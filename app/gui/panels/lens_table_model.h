@@ -4,7 +4,7 @@
 // combined output), columns = the text's positions. Cells are formatted when the view asks
 // for them (only the visible ones are), so a 512-token lens of 13 rows costs nothing to show.
 
-#include "app/gui/inspection_controller.h"
+#include "app/gui/inspection_frame.h"
 #include "widgets/plots/theme.h"
 
 #include <QAbstractTableModel>

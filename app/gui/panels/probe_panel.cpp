@@ -2,9 +2,9 @@
 
 #include "analysis/report/report_readers.h"
 #include "analysis/runs/coref_probe_report.h"
+#include "app/gui/jobs/job_bar.h"
 #include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/followed_run.h"
-#include "app/gui/panels/job_bar.h"
 #include "app/gui/panels/probe_examples_view.h"
 #include "app/gui/panels/report_picker.h"
 #include "figures/analysis_figures.h"
@@ -163,22 +163,30 @@ void ProbePanel::connectControls() {
           [this] { chooseDataFile(QStringLiteral("lin:")); });
   connect(m_picker, &ReportPicker::picked, this, &ProbePanel::openReport);
   connect(m_exportButton, &QPushButton::clicked, this, &ProbePanel::chooseExport);
-  connect(m_jobBar, &JobBar::runClicked, this, [this] {
-    if (!m_run) return;
-    emit probeRequested(m_run, request());
-    m_jobBar->markStarted();
-  });
-  connect(m_jobBar, &JobBar::jobFinished, this, &ProbePanel::probeFinished);
+  connect(m_jobBar, &JobBar::runClicked, this, &ProbePanel::runProbe);
 }
 
-void ProbePanel::probeFinished(bool ok, bool cancelled, const QString& message,
-                               const QString& report) {
-  if (ok) {
+void ProbePanel::runProbe() {
+  if (!m_run || !m_controller) return;
+  QString whyNot;
+  QPointer<ProbePanel> self(this);
+  if (!m_controller->startProbe(m_run->directory(), request(), &whyNot,
+                                [self](const ReportJobEnd& end) {
+                                  if (self) self->probeFinished(end);
+                                })) {
+    m_summary->setText(QStringLiteral("Cannot run the probe: %1").arg(whyNot));
+    return;
+  }
+  m_jobBar->markStarted();
+}
+
+void ProbePanel::probeFinished(const ReportJobEnd& end) {
+  if (end.ok) {
     rescan();
-    openReport(report);
+    openReport(end.reportPath);
   } else {
-    m_summary->setText(cancelled ? QStringLiteral("Probe cancelled; nothing was written.")
-                                 : QStringLiteral("The probe failed: %1").arg(message));
+    m_summary->setText(end.cancelled ? QStringLiteral("Probe cancelled; nothing was written.")
+                                     : QStringLiteral("The probe failed: %1").arg(end.message));
   }
 }
 
@@ -193,7 +201,8 @@ QStringList ProbePanel::reportFiles() const {
 }
 
 void ProbePanel::setAnalysisController(AnalysisController* controller) {
-  m_jobBar->setController(controller);
+  m_controller = controller;
+  m_jobBar->setRunner(controller ? controller->runner() : nullptr);
 }
 
 QString ProbePanel::dataset() const {

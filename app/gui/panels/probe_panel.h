@@ -9,8 +9,8 @@
 // CoNLL-2012 or Lin et al. file chosen with a file picker); clicking a head lists the kept
 // examples it gets right and wrong (ProbeExamplesView, from coref_examples.json).
 
+#include "app/gui/analysis_controller.h"
 #include "app/gui/panels/newest_wins.h"
-#include "app/gui/panels/probe_request.h"
 #include "app/gui/panels/run_view.h"
 #include "app/gui/run_session.h"
 #include "widgets/plots/theme.h"
@@ -61,7 +61,8 @@ class ProbePanel : public QWidget, public RunView {
   void setTheme(const widgets::Theme& theme) override;
   /// File > Export figure on this tab.
   QString exportCurrentFigure(const QString& path, const widgets::ExportOptions& options) override;
-  /// The controller that runs probes (owned by the window, shared with the Analysis tab).
+  /// The controller that runs probes (owned by the window, shared with the Analysis and
+  /// Compare tabs): Run probe starts its job there.
   void setAnalysisController(AnalysisController* controller);
   /// The dataset Run probe uses: synthetic, conll:PATH or lin:PATH (the CLI's --dataset).
   QString dataset() const;
@@ -89,8 +90,6 @@ class ProbePanel : public QWidget, public RunView {
   /// The report's coref_examples.json was read (`ok`) or is missing or bad (`message`).
   void examplesLoaded(bool ok, const QString& message);
   void loadFailed(const QString& message);
-  /// Run probe was clicked (the window starts the controller's probe).
-  void probeRequested(attnlab::app::RunSession* run, const attnlab::app::ProbeRequest& request);
 
  private:
   // The constructor's parts, in the order the tab reads from the top.
@@ -103,7 +102,8 @@ class ProbePanel : public QWidget, public RunView {
   void connectControls();
 
   void rescan();
-  void probeFinished(bool ok, bool cancelled, const QString& message, const QString& report);
+  void runProbe();
+  void probeFinished(const ReportJobEnd& end);
   void showReport(std::shared_ptr<analysis::CorefProbeReport> report, const QString& path);
   void drawMatrix(const analysis::CorefProbeReport& report, const std::string& runName,
                   const QString& path);
@@ -117,6 +117,7 @@ class ProbePanel : public QWidget, public RunView {
   void chooseExport();
 
   QPointer<RunSession> m_run;
+  QPointer<AnalysisController> m_controller;
   std::shared_ptr<analysis::CorefProbeReport> m_report;
   std::shared_ptr<const analysis::coref::ProbeExamples> m_kept;
   QString m_reportPath;

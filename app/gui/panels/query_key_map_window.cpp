@@ -1,5 +1,6 @@
 #include "app/gui/panels/query_key_map_window.h"
 
+#include "app/gui/jobs/job_bar.h"
 #include "app/gui/panels/figure_files.h"
 #include "widgets/plots/scatter_plot.h"
 
@@ -10,7 +11,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QVBoxLayout>
 
@@ -53,7 +53,10 @@ QueryKeyMapWindow::QueryKeyMapWindow(QWidget* parent) : QWidget(parent, Qt::Wind
   bold.setBold(true);
   m_heading->setFont(bold);
   layout->addWidget(m_heading);
-  layout->addWidget(buildProgressRow());
+  m_jobBar = new JobBar(QString(), QStringLiteral("qkMap"), this);
+  m_jobBar->setRunner(m_controller.runner());
+  m_jobBar->setFollowsEveryJob(true);
+  layout->addWidget(m_jobBar);
   layout->addWidget(buildControls());
   m_plot = new widgets::ScatterPlot(this);
   m_plot->setObjectName(QStringLiteral("qkMapPlot"));
@@ -72,30 +75,14 @@ QueryKeyMapWindow::QueryKeyMapWindow(QWidget* parent) : QWidget(parent, Qt::Wind
   m_status->setWordWrap(true);
   layout->addWidget(m_status);
 
-  connect(&m_controller, &QueryKeyMapController::progress, this, &QueryKeyMapWindow::showProgress);
   connect(&m_controller, &QueryKeyMapController::finished, this, &QueryKeyMapWindow::onFinished);
 }
 
 // The controller (a member) cancels and joins in its own destructor.
 QueryKeyMapWindow::~QueryKeyMapWindow() = default;
 
-QWidget* QueryKeyMapWindow::buildProgressRow() {
-  m_progressRow = new QWidget(this);
-  auto* row = new QHBoxLayout(m_progressRow);
-  row->setContentsMargins(0, 0, 0, 0);
-  m_phase = new QLabel(m_progressRow);
-  m_phase->setMinimumWidth(260);
-  m_progress = new QProgressBar(m_progressRow);
-  m_progress->setObjectName(QStringLiteral("qkMapProgress"));
-  m_cancel = new QPushButton(QStringLiteral("Cancel"), m_progressRow);
-  m_cancel->setObjectName(QStringLiteral("qkMapCancel"));
-  m_cancel->setToolTip(QStringLiteral("Stop making the map (within about a second)"));
-  row->addWidget(m_phase);
-  row->addWidget(m_progress, 1);
-  row->addWidget(m_cancel);
-  connect(m_cancel, &QPushButton::clicked, this, &QueryKeyMapWindow::cancel);
-  m_progressRow->setVisible(false);
-  return m_progressRow;
+void QueryKeyMapWindow::setModels(std::shared_ptr<ModelCache> models) {
+  m_controller.setModels(std::move(models));
 }
 
 QWidget* QueryKeyMapWindow::buildControls() {
@@ -154,33 +141,18 @@ void QueryKeyMapWindow::start(const QueryKeyMapRequest& request) {
   m_status->setText(
       QStringLiteral("Making the map from the first %1 tokens of the validation split ...")
           .arg(request.maxTokens));
-  showProgress(QStringLiteral("starting"), 0, 0);
-  m_progressRow->setVisible(true);
 }
 
 void QueryKeyMapWindow::cancel() {
-  if (!m_controller.isRunning()) return;
-  m_controller.cancel();
-  m_cancel->setEnabled(false);
-  m_phase->setText(QStringLiteral("cancelling ..."));
+  m_controller.cancel();  // the bar says "Cancelling…"
 }
 
 bool QueryKeyMapWindow::isComputing() const {
   return m_controller.isRunning();
 }
 
-void QueryKeyMapWindow::showProgress(const QString& phase, qint64 done, qint64 total) {
-  m_cancel->setEnabled(true);
-  m_phase->setText(total > 0 ? QStringLiteral("%1: %2 / %3").arg(phase).arg(done).arg(total)
-                             : phase);
-  // QProgressBar holds ints; a busy bar while the total is unknown.
-  m_progress->setRange(0, total > 0 ? 1000 : 0);
-  if (total > 0) m_progress->setValue(static_cast<int>(1000 * std::min(done, total) / total));
-}
-
 void QueryKeyMapWindow::onFinished(bool ok, bool cancelled, const QString& message,
                                    std::shared_ptr<const QueryKeyMapResult> result) {
-  m_progressRow->setVisible(false);
   if (ok) {
     m_result = std::move(result);
     m_pieces.clear();

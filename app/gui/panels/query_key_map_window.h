@@ -2,8 +2,9 @@
 
 // The Query-key map window (AttentionViz's joint view of a head's queries and keys), opened
 // from the Inspect tab's head grid: one head, or every head of a layer as small multiples.
-// The map is made on QueryKeyMapController's thread while a progress bar and Cancel show;
-// closing the window cancels it. Then the points can be coloured by query or key, by the
+// The map is made by QueryKeyMapController (the CLI's qk-map job, its model borrowed from the
+// window's ModelCache) while the window's JobBar shows its progress and Cancel; closing the
+// window cancels it. Then the points can be coloured by query or key, by the
 // token's position (bins along viridis), or by a text the token's piece contains; hovering a
 // point names its token, its position and its sentence. Export figure... writes the map as
 // PNG, SVG or PDF.
@@ -21,7 +22,6 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
-class QProgressBar;
 class QPushButton;
 
 namespace attnlab::widgets {
@@ -29,6 +29,9 @@ class ScatterPlot;
 }
 
 namespace attnlab::app {
+
+class JobBar;
+class ModelCache;
 
 class QueryKeyMapWindow : public QWidget {
   Q_OBJECT
@@ -42,6 +45,9 @@ class QueryKeyMapWindow : public QWidget {
 
   /// Makes `request`'s map (any map shown before is dropped).
   void start(const QueryKeyMapRequest& request);
+  /// Where the maps borrow their models (the Inspect tab's); none: each loads its own.
+  void setModels(std::shared_ptr<ModelCache> models);
+  JobBar* jobBar() const { return m_jobBar; }
   /// What Cancel does: the map stops at its next check and the window says so.
   void cancel();
   bool isComputing() const;
@@ -90,9 +96,7 @@ class QueryKeyMapWindow : public QWidget {
     bool counted = true;  ///< the legend says how many points
   };
 
-  QWidget* buildProgressRow();
   QWidget* buildControls();
-  void showProgress(const QString& phase, qint64 done, qint64 total);
   void onFinished(bool ok, bool cancelled, const QString& message,
                   std::shared_ptr<const QueryKeyMapResult> result);
   void redraw();
@@ -116,10 +120,7 @@ class QueryKeyMapWindow : public QWidget {
   bool m_deleteWhenStopped = false;
 
   QLabel* m_heading = nullptr;
-  QWidget* m_progressRow = nullptr;
-  QLabel* m_phase = nullptr;
-  QProgressBar* m_progress = nullptr;
-  QPushButton* m_cancel = nullptr;
+  JobBar* m_jobBar = nullptr;
   QComboBox* m_colourCombo = nullptr;
   QLineEdit* m_matchEdit = nullptr;
   QPushButton* m_export = nullptr;
