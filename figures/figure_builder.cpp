@@ -21,6 +21,10 @@ const std::map<std::string, Maker, std::less<>>& makerTable() {
       {"guidance-fig3", &makers::guidanceFig3},
       {"asa-fig5", &makers::asaFig5},
       {"sesame-fig4", &makers::sesameFig4},
+      // The attention-health series of the run log (health_figures.cpp).
+      {"health-sink-rate", &makers::healthSinkRate},
+      {"health-massive", &makers::healthMassive},
+      {"health-entropy-logits", &makers::healthEntropyLogits},
       {"entropy-violins", &makers::entropyViolins},
       {"jsd-violins", &makers::jsdViolins},
       {"coref-heads", &makers::corefHeads},

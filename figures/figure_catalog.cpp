@@ -39,6 +39,47 @@ std::vector<FigureSpec> buildCatalog() {
                .units = "x: optimiser step; y: excitation weight s_l (sigmoid output, 0 to 1), "
                         "one line per layer",
                .source = FigureSource::RunLog});
+  // The attention-health series of the run log (health_figures.h; log.health, on by default).
+  c.push_back({.name = "health-sink-rate",
+               .title = "Attention sink rate per token class over training",
+               .reproduces = "Gu et al. 2025 (\"When attention sink emerges in language "
+                             "models\", ICLR 2025): sink rate against training step",
+               .inputs = "run log: series health/sink_rate [5 token classes] (log.health = "
+                         "true, the default)",
+               .units = "x: optimiser step; y: sink rate, the share of heads whose mean "
+                        "attention mass on the class's keys exceeds log.health_sink_epsilon "
+                        "(0 to 1); one line per class: first, cls, sep, punctuation, other",
+               .source = FigureSource::RunLog,
+               .widthPx = 800,
+               .heightPx = 500});
+  c.push_back({.name = "health-massive",
+               .title = "Massive activations per layer",
+               .reproduces = "Sun et al. 2024 (\"Massive activations in large language "
+                             "models\", COLM 2024) Fig. 1",
+               .inputs = "run log: series health/massive_value [L, 3] and health/median_abs "
+                         "[L] (log.health = true) at the last logged step, or with --step S "
+                         "the latest health row at or before S",
+               .units = "x: layer (its output, the residual stream); y: |h| on a log scale, "
+                        "bars: top-1, top-2, top-3 and median |h| over the probe batch's real "
+                        "tokens and dimensions",
+               .source = FigureSource::RunLog,
+               .usesStep = true,
+               .widthPx = 900,
+               .heightPx = 550});
+  c.push_back({.name = "health-entropy-logits",
+               .title = "Minimum attention entropy and largest logit per head over training",
+               .reproduces = "Zhai et al. 2023 (\"Stabilizing transformer training by "
+                             "preventing attention entropy collapse\", ICML 2023): entropy "
+                             "collapse and logit growth over training",
+               .inputs = "run log: series health/entropy_min and health/logit_max [L, H] "
+                         "(log.health = true)",
+               .units = "x: optimiser step; left: minimum row entropy over the probe batch's "
+                        "real queries (nats); right: S_max, the largest pre-softmax attention "
+                        "score over real query-key pairs; one line per head (L<l>H<h>; "
+                        "coloured by layer beyond 8 heads)",
+               .source = FigureSource::RunLog,
+               .widthPx = 1100,
+               .heightPx = 500});
   c.push_back({.name = "entropy-violins",
                .title = "Attention entropy per head",
                .reproduces = "RealFormer (He et al. 2021) Fig. 4",

@@ -38,4 +38,9 @@ Figure headPruning(const FigureSpec& spec, const FigureRequest& request);
 Figure headsMatching(const FigureSpec& spec, const FigureRequest& request);
 Figure layerCka(const FigureSpec& spec, const FigureRequest& request);
 
+// The attention-health series of the run log (health_figures.cpp).
+Figure healthSinkRate(const FigureSpec& spec, const FigureRequest& request);
+Figure healthMassive(const FigureSpec& spec, const FigureRequest& request);
+Figure healthEntropyLogits(const FigureSpec& spec, const FigureRequest& request);
+
 }  // namespace attnlab::figures::makers

@@ -139,6 +139,15 @@ class TestFigures : public QObject {
                               << QStringList{"layer 0", "layer 1", "(fraction)", "step"};
     QTest::newRow("sesame-fig4") << "sesame-fig4" << variants
                                  << QStringList{"layer 0", "layer weight s_l"};
+    // The attention-health series (log.health, on by default; test_health_figures.cpp checks
+    // their data against the log).
+    QTest::newRow("health-sink-rate") << "health-sink-rate" << variants
+                                      << QStringList{"step", "first", "punctuation", "sink rate"};
+    QTest::newRow("health-massive")
+        << "health-massive" << variants << QStringList{"step 4", "top-1 |h|", "median |h|"};
+    QTest::newRow("health-entropy-logits")
+        << "health-entropy-logits" << variants
+        << QStringList{"L0H0", "L1H1", "minimum attention entropy", "S_max"};
     QTest::newRow("entropy-violins")
         << "entropy-violins" << variants << QStringList{"step 4", "nats", "L0", "L1"};
     QTest::newRow("jsd-violins") << "jsd-violins" << variants << QStringList{"bits", "L0-L1"};

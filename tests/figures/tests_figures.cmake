@@ -5,3 +5,12 @@ attnlab_add_qtest(figures test_figures LIBS attnlab_figures GUI LABELS deepbind 
 if(TARGET figures_test_figures)
   add_dependencies(figures_test_figures attnlab-cli)
 endif()
+
+# The attention-health figures (figures/health_figures.h): a run trained with the health
+# stream and one without; every health figure exported, its data compared with the run log
+# read by h5py, the refusal of a log without health/ series.
+attnlab_add_qtest(figures test_health_figures LIBS attnlab_figures GUI LABELS deepbind
+                  TIMEOUT 300)
+if(TARGET figures_test_health_figures)
+  add_dependencies(figures_test_health_figures attnlab-cli)
+endif()
