@@ -16,6 +16,9 @@ const QString kWaitPolicy = QStringLiteral("engine/ompWaitPolicy");
 const QString kLastPreset = QStringLiteral("newRun/lastPreset");
 const QString kLastConfigFolder = QStringLiteral("newRun/lastConfigFolder");
 const QString kDefaultPreset = QStringLiteral("tiny");
+const QString kHealthEntropy = QStringLiteral("health/entropyCollapseNats");
+const QString kHealthMassive = QStringLiteral("health/massiveRatio");
+const QString kHealthSinkJump = QStringLiteral("health/sinkRateJump");
 }  // namespace
 
 AppSettings::AppSettings(QObject* parent) : QObject(parent) {}
@@ -104,6 +107,25 @@ QString AppSettings::lastConfigFolder(const QString& fallback) const {
 
 void AppSettings::setLastConfigFolder(const QString& folder) {
   QSettings().setValue(kLastConfigFolder, folder);
+}
+
+HealthAlarmSettings AppSettings::healthAlarms() const {
+  const QSettings settings;
+  const HealthAlarmSettings defaults;
+  HealthAlarmSettings a;
+  a.entropyCollapseNats = settings.value(kHealthEntropy, defaults.entropyCollapseNats).toDouble();
+  a.massiveRatio = settings.value(kHealthMassive, defaults.massiveRatio).toDouble();
+  a.sinkRateJump = settings.value(kHealthSinkJump, defaults.sinkRateJump).toDouble();
+  return a;
+}
+
+void AppSettings::setHealthAlarms(const HealthAlarmSettings& alarms) {
+  if (alarms == healthAlarms()) return;
+  QSettings settings;
+  settings.setValue(kHealthEntropy, alarms.entropyCollapseNats);
+  settings.setValue(kHealthMassive, alarms.massiveRatio);
+  settings.setValue(kHealthSinkJump, alarms.sinkRateJump);
+  emit healthAlarmsChanged();
 }
 
 }  // namespace attnlab::app

@@ -12,6 +12,17 @@ namespace attnlab::app {
 
 enum class ThemeMode { System, Light, Dark };
 
+/// The Health tab's alarms (docs/app.md, "Health tab"): when each one fires.
+struct HealthAlarmSettings {
+  /// Entropy collapse: a head's minimum row entropy under this (nats) while its S_max rises.
+  double entropyCollapseNats = 0.1;
+  /// Massive activation: a layer's top |h| / median |h| over this.
+  double massiveRatio = 100.0;
+  /// Sink-rate jump: a token class's sink rate up by more than this between logged steps.
+  double sinkRateJump = 0.25;
+  bool operator==(const HealthAlarmSettings&) const = default;
+};
+
 class AppSettings : public QObject {
   Q_OBJECT
  public:
@@ -49,9 +60,15 @@ class AppSettings : public QObject {
   QString lastConfigFolder(const QString& fallback) const;
   void setLastConfigFolder(const QString& folder);
 
+  /// The Health tab's alarm thresholds ("health/entropyCollapseNats", "health/massiveRatio",
+  /// "health/sinkRateJump"; the defaults of HealthAlarmSettings when unset).
+  HealthAlarmSettings healthAlarms() const;
+  void setHealthAlarms(const HealthAlarmSettings& alarms);
+
  signals:
   void recentRunsChanged();
   void themeModeChanged(attnlab::app::ThemeMode mode);
+  void healthAlarmsChanged();
 };
 
 }  // namespace attnlab::app

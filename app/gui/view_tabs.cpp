@@ -1,11 +1,15 @@
 #include "app/gui/view_tabs.h"
 
+#include "app/gui/analysis_controller.h"
+
 #include "app/gui/panels/analysis_panel.h"
 #include "app/gui/panels/attention_panel.h"
 #include "app/gui/panels/compare_panel.h"
+#include "app/gui/panels/console_dock.h"
 #include "app/gui/panels/curves_panel.h"
 #include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/figure_view.h"
+#include "app/gui/panels/health/health_panel.h"
 #include "app/gui/panels/inspector_panel.h"
 #include "app/gui/panels/probe_panel.h"
 #include "app/gui/panels/variants_panel.h"
@@ -14,10 +18,17 @@
 
 namespace attnlab::app {
 
+template <class Exporter>
+void ViewTabs::relayExports(Exporter* source) {
+  connect(source, &Exporter::exported, this, &ViewTabs::exported);
+  connect(source, &Exporter::exportFailed, this, &ViewTabs::exportFailed);
+}
+
 ViewTabs::ViewTabs(QWidget* parent)
     : QTabWidget(parent),
       m_curves(new CurvesPanel(this)),
       m_attention(new AttentionPanel(this)),
+      m_health(new HealthPanel(this)),
       m_inspector(new InspectorPanel(this)),
       m_variants(new VariantsPanel(this)),
       m_analysis(new AnalysisPanel(this)),
@@ -27,6 +38,7 @@ ViewTabs::ViewTabs(QWidget* parent)
   setDocumentMode(true);
   addTab(m_curves, QStringLiteral("Curves"));
   addTab(m_attention, QStringLiteral("Attention"));
+  addTab(m_health, QStringLiteral("Health"));
   addTab(m_inspector, QStringLiteral("Inspect"));
   addTab(m_variants, QStringLiteral("Variants"));
   addTab(m_analysis, QStringLiteral("Analysis"));
@@ -39,6 +51,32 @@ ViewTabs::ViewTabs(QWidget* parent)
     tabBar()->setTabButton(i, QTabBar::LeftSide, nullptr);
   }
   connect(this, &QTabWidget::tabCloseRequested, this, &ViewTabs::closeFigure);
+  relayExports(m_analysis);
+  relayExports(m_probe);
+  relayExports(m_compare);
+  wireHealth();
+}
+
+void ViewTabs::wireHealth() {
+  connect(m_health, &HealthPanel::inspectRequested, this,
+          [this](int layer, int head, qint64 checkpointStep) {
+            // The checkpoint and head first: showing the tab inspects what it points at.
+            if (checkpointStep >= 0) m_inspector->selectCheckpointStep(checkpointStep);
+            m_inspector->selectHead(layer, head);
+            setCurrentWidget(m_inspector);
+          });
+  connect(m_health, &HealthPanel::alarmRaised, this,
+          [this](RunSession* run, const RunMessage& line) {
+            if (auto* console = window()->findChild<ConsoleDock*>())
+              console->append(run->name(), run->colour(), line);
+          });
+}
+
+void ViewTabs::setJobs(AnalysisController* analysis) {
+  m_analysis->setAnalysisController(analysis);
+  m_probe->setAnalysisController(analysis);
+  m_compare->setAnalysisController(analysis);
+  m_inspector->setModels(analysis->models());
 }
 
 void ViewTabs::closeFigure(int index) {
@@ -97,9 +135,20 @@ widgets::ExportOptions ViewTabs::currentExportDefaults() const {
 }
 
 void ViewTabs::addFigure(FigureView* view, const QString& title) {
+  relayExports(view);
   const int index = addTab(view, title);
   setTabToolTip(index, view->provenanceText());
   setCurrentIndex(index);
+}
+
+FigureView* ViewTabs::openFigure(const QString& name, const QStringList& runDirectories,
+                                 const widgets::Theme& theme, QString* error) {
+  auto* view = new FigureView(this);
+  view->setTheme(theme);
+  const QString why = view->build(name.toStdString(), runDirectories);
+  addFigure(view, name);
+  if (error) *error = why;
+  return view;
 }
 
 }  // namespace attnlab::app
