@@ -137,8 +137,8 @@ int benchRun(const std::filesystem::path& run) {
   const double job = secondsSince(t0);
   if (!phase.empty()) phaseSeconds[phase] += secondsSince(phaseStart);
   std::filesystem::remove_all(out);
-  const double pass = phaseSeconds[analysis::kPhaseEvaluationSet] +
-                      phaseSeconds[analysis::kPhaseSpectralNorms];
+  const double pass =
+      phaseSeconds[analysis::kPhaseEvaluationSet] + phaseSeconds[analysis::kPhaseSpectralNorms];
   std::printf("run=%s step=%lld sequences=%lld (job: %lld) threads=%d\n", run.c_str(),
               static_cast<long long>(selected.step), static_cast<long long>(sequences),
               static_cast<long long>(result.report.sequences), torch::get_num_threads());
@@ -158,8 +158,8 @@ int main(int argc, char** argv) {
   a.threads = argc > 3 ? std::atoi(argv[3]) : 0;
   if (a.threads > 0) torch::set_num_threads(a.threads);
   std::printf("shape=%s layers=%d hidden=%d heads=%d batch=%d seq=%d threads=%d every=%d\n",
-              name.c_str(), a.layers, a.hidden, a.heads, a.batch, a.seq,
-              torch::get_num_threads(), every);
+              name.c_str(), a.layers, a.hidden, a.heads, a.batch, a.seq, torch::get_num_threads(),
+              every);
   const auto step = bench::timeEngineSteps(a, torch::kCPU, core::Precision::Float32);
   const double health = timeHealth(a, 9);
   std::printf("step_s=%.4f health_s=%.4f\n", step.seconds, health);
