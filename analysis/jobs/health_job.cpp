@@ -255,7 +255,8 @@ HealthJobResult runHealthJob(const HealthJobOptions& options, const fs::path& ou
   const auto selected = selectCheckpoint(options.run, options.step);
   HealthJobOptions chosen = options;
   chosen.step = selected.step;
-  const fs::path folder = out.empty() ? healthReportFolder(selected.runDir, selected.step) : out;
+  const fs::path folder =
+      out.empty() ? reportFolder(selected.runDir, ReportKind::Health, selected.step) : out;
   std::error_code ec;
   const bool existed = fs::exists(folder, ec);
   prepareReportFolder(folder);  // a folder that takes no file fails now, not after the work

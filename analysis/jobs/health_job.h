@@ -88,13 +88,14 @@ inline constexpr const char* kPhaseLoadWeights = "loading weights";
 /// The phase of the spectral norms (0..1), after kPhaseEvaluationSet.
 inline constexpr const char* kPhaseSpectralNorms = "spectral norms";
 
-/// Measures `options` and writes the report to `out`, or to healthReportFolder(run, step)
-/// when `out` is empty. Checked before any work: the text file (missing, a folder, empty), the
-/// settings (epsilon in [0, 1], nats >= 0), the checkpoint (CheckpointError naming the
-/// available steps), the report folder. Progress: kPhaseLoadCheckpoint, kPhaseBuildEvaluationSet,
-/// kPhaseLoadWeights, kPhaseEvaluationSet (sequences), kPhaseSpectralNorms; a set `*cancel` throws
-/// attnlab::Cancelled before the next batch. On failure the folder is removed when the job
-/// made it and it is still empty; a previous report there stays whole.
+/// Measures `options` and writes the report to `out`, or to reportFolder(run,
+/// ReportKind::Health, step) when `out` is empty. Checked before any work: the text file (missing,
+/// a folder, empty), the settings (epsilon in [0, 1], nats >= 0), the checkpoint (CheckpointError
+/// naming the available steps), the report folder. Progress: kPhaseLoadCheckpoint,
+/// kPhaseBuildEvaluationSet, kPhaseLoadWeights, kPhaseEvaluationSet (sequences),
+/// kPhaseSpectralNorms; a set `*cancel` throws attnlab::Cancelled before the next batch. On failure
+/// the folder is removed when the job made it and it is still empty; a previous report there stays
+/// whole.
 HealthJobResult runHealthJob(const HealthJobOptions& options, const std::filesystem::path& out,
                              const AnalysisProgress& progress = {},
                              const std::atomic<bool>* cancel = nullptr);

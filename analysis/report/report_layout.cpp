@@ -32,10 +32,6 @@ fs::path reportFolder(const fs::path& run, ReportKind kind, std::int64_t step) {
   return reportsFolder(run) / (std::string(reportFolderPrefix(kind)) + std::to_string(step));
 }
 
-fs::path healthReportFolder(const fs::path& run, std::int64_t step) {
-  return reportsFolder(run) / (std::string(kHealthFolderPrefix) + std::to_string(step));
-}
-
 fs::path comparisonFolder(const fs::path& runA, std::int64_t stepA, const fs::path& runB,
                           std::int64_t stepB) {
   // "runs/b/" and "." have no useful file name: the folder's own name is that of its
@@ -54,6 +50,8 @@ std::string_view reportFolderPrefix(ReportKind kind) {
       return "step-";
     case ReportKind::Coref:
       return "coref-step-";
+    case ReportKind::Health:
+      return "health-step-";
   }
   return {};
 }
@@ -64,6 +62,8 @@ std::string_view reportFileName(ReportKind kind) {
       return "analysis.json";
     case ReportKind::Coref:
       return "coref.json";
+    case ReportKind::Health:
+      return "health.json";
   }
   return {};
 }

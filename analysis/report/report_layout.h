@@ -17,27 +17,23 @@ namespace attnlab::analysis {
 enum class ReportKind {
   Attention,  ///< attnlab-cli analyze: analysis.json
   Coref,      ///< attnlab-cli probe coref: coref.json
+  Health,     ///< attnlab-cli health: health.json (with health.csv, health_layers.csv, health.md)
 };
 
 /// <run>/analysis: every report folder of the run is in it; for a pretrained model folder,
 /// <its work folder>/analysis (core::pretrainedWorkDir).
 std::filesystem::path reportsFolder(const std::filesystem::path& run);
-/// <run>/analysis/step-S or <run>/analysis/coref-step-S.
+/// <run>/analysis/step-S, coref-step-S or health-step-S.
 std::filesystem::path reportFolder(const std::filesystem::path& run, ReportKind kind,
                                    std::int64_t step);
 /// <run A>/analysis/compare-step-SA-vs-<run B's folder name>-step-SB: `attnlab-cli compare`'s
 /// report on run A's checkpoint at step SA against run B's at SB (run B may be run A).
 std::filesystem::path comparisonFolder(const std::filesystem::path& runA, std::int64_t stepA,
                                        const std::filesystem::path& runB, std::int64_t stepB);
-/// <run>/analysis/health-step-S: `attnlab-cli health`'s report (health.json, health.csv,
-/// health_layers.csv, health.md). Not a ReportKind yet: the app's report picker switches over
-/// every kind, and lists no health reports.
-std::filesystem::path healthReportFolder(const std::filesystem::path& run, std::int64_t step);
-inline constexpr std::string_view kHealthFolderPrefix = "health-step-";
-inline constexpr std::string_view kHealthReportFile = "health.json";
-/// "step-" or "coref-step-": a report folder's name is this and the checkpoint's step.
+/// "step-", "coref-step-" or "health-step-": a report folder's name is this and the checkpoint's
+/// step.
 std::string_view reportFolderPrefix(ReportKind kind);
-/// "analysis.json" or "coref.json": the file a report folder holds.
+/// "analysis.json", "coref.json" or "health.json": the file a report folder holds.
 std::string_view reportFileName(ReportKind kind);
 
 /// A report file under <run>/analysis, with the step its folder names.

@@ -34,6 +34,11 @@ PickerTexts textsFor(analysis::ReportKind kind) {
               QStringLiteral("Open any coref.json"),
               QStringLiteral("Open coreference probe report"),
               QStringLiteral("Probe reports (coref.json);;JSON files (*.json)")};
+    case analysis::ReportKind::Health:
+      return {QStringLiteral("The attention-health reports of this run (attnlab-cli health "
+                             "writes them under <run>/analysis/health-step-S/)"),
+              QStringLiteral("Open any health.json"), QStringLiteral("Open health report"),
+              QStringLiteral("Health reports (health.json);;JSON files (*.json)")};
   }
   return {};
 }
