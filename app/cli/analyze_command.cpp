@@ -3,6 +3,7 @@
 #include "analysis/jobs/report_jobs.h"
 #include "analysis/report/beyond_weights_json.h"
 #include "app/cli/command_errors.h"
+#include "app/cli/health_command.h"
 #include "app/cli/progress_bar.h"
 #include "app/cli/task_progress.h"
 
@@ -84,6 +85,19 @@ analysis::AnalyzeOptions analyzeOptionsOf(const AnalyzeCommandOptions& o) {
   return options;
 }
 
+/// `analyze --health`: the health report of the checkpoint the analysis read (a run still
+/// training may have written a newer one since), over the same evaluation set.
+HealthCommandOptions healthOptionsOf(const AnalyzeCommandOptions& o, std::int64_t step) {
+  HealthCommandOptions health;
+  health.run = o.run;
+  health.step = step;
+  health.text = o.text;
+  health.examples = o.examples;
+  health.batchSize = o.batchSize;
+  health.plain = o.plain;
+  return health;
+}
+
 }  // namespace
 
 int runAnalyze(const AnalyzeCommandOptions& o) {
@@ -132,7 +146,7 @@ int runAnalyze(const AnalyzeCommandOptions& o) {
                   report.skipped.size());
     }
     std::printf("wrote %zu files to %s\n", files.size(), out.string().c_str());
-    return 0;
+    return o.health ? runHealth(healthOptionsOf(o, report.source.step)) : 0;
   });
 }
 

@@ -24,6 +24,9 @@ struct AnalyzeCommandOptions {
   bool noLens = false;      ///< skip the logit lens summary (its second forward pass)
   bool heads = false;       ///< head importance, ablation and pruning (Michel et al. 2019)
   bool noAblation = false;  ///< --heads without the single-head ablation (L x H passes)
+  /// Also the attention-health report of the same checkpoint and evaluation set
+  /// (`attnlab-cli health`, into <run>/analysis/health-step-<S>).
+  bool health = false;
   std::vector<std::uint64_t> pruningSeeds = {1, 2, 3};  ///< the random pruning orders' seeds
   int batchSize = 16;
   bool plain = false;

@@ -154,6 +154,9 @@ CLI::App* addAnalyzeCommand(CLI::App& cli, AnalyzeCommandOptions& analyze) {
                 "single-head ablation and pruning curves, at masked positions");
   cmd->add_flag("--no-ablation", analyze.noAblation,
                 "With --heads: skip masking each head alone (layers x heads evaluation passes)");
+  cmd->add_flag("--health", analyze.health,
+                "Also write the attention-health report of the same checkpoint and evaluation "
+                "set (as attnlab-cli health does, into <run>/analysis/health-step-<S>)");
   cmd->add_option("--pruning-seeds", analyze.pruningSeeds,
                   "With --heads: seeds of the random pruning orders (the baseline curves)")
       ->capture_default_str();

@@ -116,6 +116,34 @@ class TestCliHealth : public QObject {
     QVERIFY2(py.exitCode == 0 && py.out.startsWith("ok"), qPrintable(py.out + py.err));
   }
 
+  void analyzeIncludesTheHealthReport() {
+    // analyze --health: the analysis, then the health report of the same checkpoint over the
+    // same evaluation set, equal to what `health` alone writes there.
+    const QString text = m_dir.filePath("analyze-health.txt");
+    QVERIFY(attnlab::tests::writeBytes(text, "the cat sat .\na dog ran to the river .\n"));
+    const QString alone = m_dir.filePath("health-alone");
+    auto r = runCli({"health", m_run, "--step", "10", "--text", text, "--out", alone, "--plain"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+    r = runCli({"analyze", m_run, "--step", "10", "--text", text, "--health", "--no-lens",
+                "--no-snapshots", "--plain"});
+    QVERIFY2(r.exitCode == 0 && r.out.contains("analysed ") && r.out.contains("health of "),
+             qPrintable(r.out + r.err));
+    const QString compare =
+        "import json,sys\n"
+        "a=json.load(open(sys.argv[1]));b=json.load(open(sys.argv[2]))\n"
+        "for k in ['entropy_min','logit_max','spectral_norm','massive_ratio','class_mass']:\n"
+        "  assert a[k]==b[k],k\n"
+        "assert a['evaluation']['kind']=='text' and a['run']['step']==10\n"
+        "print('ok')\n";
+    const auto py = runProcess(
+        kPython, {"-c", compare, healthFolder(10) + "/health.json", alone + "/health.json"});
+    QVERIFY2(py.exitCode == 0 && py.out.startsWith("ok"), qPrintable(py.out + py.err));
+    r = runCli({"analyze", "--help"});
+    QVERIFY2(r.out.contains("--health"), qPrintable(r.out));
+    // The slots after this one check that refused requests leave no report at step 10.
+    QVERIFY(QDir(healthFolder(10)).removeRecursively());
+  }
+
   void reportOnATextFileMatchesTheCapturesRecomputed() {
     const QString text = m_dir.filePath("lines.txt");
     QVERIFY(attnlab::tests::writeBytes(text, (kLines.join('\n') + '\n').toUtf8()));
