@@ -4,7 +4,8 @@
 // figures (run_gui_bench.sh runs it offscreen). In one process:
 //   1. the engine alone: core::Trainer on a plain std::thread, no window;
 //   2. the same config trained by a shown MainWindow (startTraining), a 10 ms timer on the
-//      GUI thread recording how late it fires, the Attention tab shown from halfway;
+//      GUI thread recording how late it fires, the Attention tab shown from halfway and the
+//      Health tab from three quarters;
 //   3. live latency: when each train/loss row reaches the RunSession minus its wall time;
 //   4. opening a synthesised finished log of 200,000 train/loss rows in a fresh window;
 //   5. an analysis of the app's run (Analysis tab shown, AnalysisController on its thread
@@ -21,6 +22,7 @@
 #include "app/gui/panels/analysis_panel.h"
 #include "app/gui/panels/attention_panel.h"
 #include "app/gui/panels/curves_panel.h"
+#include "app/gui/panels/health/health_panel.h"
 #include "app/gui/run_session.h"
 #include "app/gui/training_controller.h"
 #include "app/gui/training_coordinator.h"
@@ -178,6 +180,7 @@ struct AppResult {
   std::vector<double> latencyMs;  // per train/loss row
   double setupSeconds = 0, totalSeconds = 0;
   std::int64_t switchedAtStep = -1;
+  std::int64_t healthAtStep = -1;   // the step from which the Health tab was shown
   std::int64_t attentionStep = -1;  // the snapshot the Attention tab showed at the end
   QString dataLine;
 };
@@ -215,12 +218,17 @@ AppResult runApp(const core::RunConfig& config, const fs::path& dir) {
                    [&](const app::RunMessage& m) {
                      if (m.kind == QStringLiteral("data")) r.dataLine = m.text;
                    });
-  // Halfway: show the Attention tab, so both live views paint during the run.
+  // Halfway: show the Attention tab, and from three quarters the Health tab, so every live
+  // view paints during the run.
   QObject::connect(
       training, &app::TrainingController::stepReported, &window, [&](qint64 step, qint64 total) {
         if (r.switchedAtStep < 0 && step * 2 >= total) {
           r.switchedAtStep = step;
           window.parts().views->setCurrentWidget(window.parts().views->attentionPanel());
+        }
+        if (r.healthAtStep < 0 && step * 4 >= total * 3) {
+          r.healthAtStep = step;
+          window.parts().views->setCurrentWidget(window.parts().views->healthPanel());
         }
       });
 
@@ -666,9 +674,10 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "app: setup %.1f s before step 1 (%s), %.1f s in all; Attention tab shown from step %lld, "
-      "its heatmap at snapshot step %lld at the end\n",
+      "its heatmap at snapshot step %lld at the end; Health tab shown from step %lld\n",
       app.setupSeconds, qPrintable(app.dataLine), app.totalSeconds,
-      static_cast<long long>(app.switchedAtStep), static_cast<long long>(app.attentionStep));
+      static_cast<long long>(app.switchedAtStep), static_cast<long long>(app.attentionStep),
+      static_cast<long long>(app.healthAtStep));
   std::printf(
       "app_tokens_per_s=%.1f (MainWindow::startTraining, window shown offscreen; steps "
       "%lld-%lld, same rows and method as cli)\n",
