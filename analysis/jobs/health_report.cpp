@@ -3,6 +3,7 @@
 // health_layers.csv (one row per layer) and health.md (for people), written together.
 #include "analysis/jobs/health_job.h"
 
+#include "analysis/report/csv_report.h"
 #include "analysis/report/report_files.h"
 #include "core/data/data_files.h"
 #include "core/errors/error.h"
@@ -78,14 +79,6 @@ std::string num(double v) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.9g", v);
   return buffer;
-}
-
-/// A CSV field: quoted when it holds a comma, quote or newline.
-std::string field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 std::string fixed(double v, int digits = 3) {
@@ -253,7 +246,7 @@ std::string healthLayersCsv(const HealthReport& r) {
         continue;
       }
       out << ',' << num(e.value) << ',' << e.sequence << ',' << e.position << ',' << e.dimension
-          << ',' << field(e.token);
+          << ',' << csvField(e.token);
     }
     for (size_t c = 0; c < C; ++c) out << ',' << num(r.sinkRateByLayer[L * C + c]);
     out << "\n";
@@ -299,26 +292,10 @@ std::vector<fs::path> writeHealthReport(const HealthReport& report, const fs::pa
                                                     {"health_layers.csv", healthLayersCsv(report)},
                                                     {"health.md", healthMarkdown(report)}};
   prepareReportFolder(folder);
-  // Every file staged under a temporary name first; only when all are written (a full disk
-  // fails here) do they replace the old report, so a failure leaves it whole.
-  std::vector<std::pair<fs::path, fs::path>> staged;  // temporary, final
-  try {
-    for (const auto& [name, content] : files) {
-      const fs::path target = folder / name;
-      staged.emplace_back(core::temporaryPathFor(target), target);
-      core::writeFileAtomically(staged.back().first, content);
-    }
-  } catch (...) {
-    std::error_code ignored;
-    for (const auto& [temporary, target] : staged) fs::remove(temporary, ignored);
-    throw;
-  }
-  std::vector<fs::path> written;
-  for (const auto& [temporary, target] : staged) {
-    core::replaceFile(temporary, target);
-    written.push_back(target);
-  }
-  return written;
+  return writeReportFiles(folder, files, [](const std::string& name) {
+    return name.starts_with("health") &&
+           (name.ends_with(".csv") || name.ends_with(".json") || name.ends_with(".md"));
+  });
 }
 
 }  // namespace attnlab::analysis

@@ -20,14 +20,6 @@ std::string num(double v) {
   return buffer;
 }
 
-/// A CSV field: quoted when it holds a comma, quote or newline.
-std::string field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 void distributionColumns(std::ostringstream& out, const DistributionSummary& d) {
   out << d.count << ',' << num(d.mean) << ',' << num(d.min) << ',' << num(d.q1) << ','
       << num(d.median) << ',' << num(d.q3) << ',' << num(d.max);
@@ -48,6 +40,13 @@ std::string headLabel(int layer, int head) {
 }
 
 }  // namespace
+
+std::string csvField(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
 
 namespace {
 
@@ -212,8 +211,8 @@ std::map<std::string, std::string> corefCsvTables(const CorefProbeReport& r) {
   std::ostringstream baselines;
   baselines << "name,correct,items,accuracy,description\n";
   for (const auto& b : p.baselines) {
-    baselines << field(b.name) << ',' << b.correct << ',' << b.items << ',' << num(b.accuracy)
-              << ',' << field(b.description) << '\n';
+    baselines << csvField(b.name) << ',' << b.correct << ',' << b.items << ',' << num(b.accuracy)
+              << ',' << csvField(b.description) << '\n';
   }
   if (p.bestLayer >= 0) {
     baselines << "best_head_L" << p.bestLayer << "H" << p.bestHead << ','
@@ -227,7 +226,8 @@ std::map<std::string, std::string> corefCsvTables(const CorefProbeReport& r) {
   if (!r.skipped.empty()) {
     std::ostringstream skipped;
     skipped << "where,reason\n";
-    for (const auto& k : r.skipped) skipped << field(k.where) << ',' << field(k.reason) << '\n';
+    for (const auto& k : r.skipped)
+      skipped << csvField(k.where) << ',' << csvField(k.reason) << '\n';
     tables["coref_skipped.csv"] = skipped.str();
   }
   return tables;

@@ -13,4 +13,7 @@ struct CorefProbeReport;
 std::map<std::string, std::string> analysisCsvTables(const AnalysisReport& report);
 std::map<std::string, std::string> corefCsvTables(const CorefProbeReport& report);
 
+/// A CSV field: quoted when it holds a comma, quote or newline (quotes doubled).
+std::string csvField(const std::string& text);
+
 }  // namespace attnlab::analysis

@@ -32,8 +32,6 @@ void prepareReportFolder(const fs::path& outDir) {
 namespace {
 
 /// Whether a file name is one a report of this kind writes (some only sometimes).
-using Owned = bool (*)(const std::string& name);
-
 bool ownedByAnalysis(const std::string& name) {
   static const std::set<std::string> fixed = {"analysis.json",
                                               "analysis.md",
@@ -57,8 +55,11 @@ bool ownedByCoref(const std::string& name) {
          (name.ends_with(".csv") || name.ends_with(".json") || name.ends_with(".md"));
 }
 
-std::vector<fs::path> writeAll(const fs::path& outDir,
-                               const std::map<std::string, std::string>& files, Owned owned) {
+}  // namespace
+
+std::vector<fs::path> writeReportFiles(const fs::path& outDir,
+                                       const std::map<std::string, std::string>& files,
+                                       const std::function<bool(const std::string&)>& owned) {
   prepareReportFolder(outDir);
   // Every file is staged under a temporary name first; only when all are written (a full
   // disk fails here) do they replace the old report, so a failure leaves the previous
@@ -91,13 +92,11 @@ std::vector<fs::path> writeAll(const fs::path& outDir,
   return written;
 }
 
-}  // namespace
-
 std::vector<fs::path> writeAnalysisReport(const AnalysisReport& report, const fs::path& outDir) {
   auto files = analysisCsvTables(report);
   files["analysis.json"] = analysisJson(report);
   files["analysis.md"] = analysisMarkdown(report);
-  return writeAll(outDir, files, ownedByAnalysis);
+  return writeReportFiles(outDir, files, ownedByAnalysis);
 }
 
 std::vector<fs::path> writeCorefReport(const CorefProbeReport& report, const fs::path& outDir) {
@@ -108,7 +107,7 @@ std::vector<fs::path> writeCorefReport(const CorefProbeReport& report, const fs:
   // kept none (a report rebuilt from coref.json alone) writes none, and an older one is
   // removed with the other stale coref files.
   if (!report.kept.examples.empty()) files["coref_examples.json"] = corefExamplesJson(report.kept);
-  return writeAll(outDir, files, ownedByCoref);
+  return writeReportFiles(outDir, files, ownedByCoref);
 }
 
 }  // namespace attnlab::analysis
