@@ -6,7 +6,7 @@
 //   health_overhead = health_seconds / (every x step_seconds)   (target: at most 0.03).
 //
 //   bench_health [tiny|base] [every] [threads]
-//   bench_health --run RUN_DIR
+//   bench_health --run RUN_DIR [threads]
 //
 // The second form times the offline report (attnlab-cli health's job, analysis/jobs/
 // health_job.h) over the run's whole validation split against one evaluation pass over the
@@ -151,7 +151,10 @@ int benchRun(const std::filesystem::path& run) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 2 && std::string(argv[1]) == "--run") return benchRun(argv[2]);
+  if (argc > 2 && std::string(argv[1]) == "--run") {
+    if (argc > 3) torch::set_num_threads(std::atoi(argv[3]));
+    return benchRun(argv[2]);
+  }
   const std::string name = argc > 1 ? argv[1] : "tiny";
   const int every = argc > 2 ? std::atoi(argv[2]) : 10;
   bench::ModelShape a = shapeNamed(name);
