@@ -64,6 +64,10 @@ enum class PositionLayers { First, All };
 enum class ConvAttention { None, OneD, TwoD };
 /// RealFormer's residual scores.
 enum class ResidualScores { None, Sum, Mean };
+/// Gated attention (Qiu et al. 2025): a sigmoid gate on each head's output.
+enum class OutputGate { None, Head, Element };
+/// QK-norm (Dehghani et al. 2023): a normalisation of each head's queries and keys.
+enum class QkNorm { None, Layer, Rms };
 
 /// Adversarial self-attention (Wu et al. 2023).
 enum class AsaBinarize { Step, Gumbel };
@@ -117,6 +121,9 @@ ATTNLAB_CHOICE_TABLE(ConvAttention, {ConvAttention::None, "none"}, {ConvAttentio
                      {ConvAttention::TwoD, "2d"})
 ATTNLAB_CHOICE_TABLE(ResidualScores, {ResidualScores::None, "none"}, {ResidualScores::Sum, "sum"},
                      {ResidualScores::Mean, "mean"})
+ATTNLAB_CHOICE_TABLE(OutputGate, {OutputGate::None, "none"}, {OutputGate::Head, "head"},
+                     {OutputGate::Element, "element"})
+ATTNLAB_CHOICE_TABLE(QkNorm, {QkNorm::None, "none"}, {QkNorm::Layer, "layer"}, {QkNorm::Rms, "rms"})
 ATTNLAB_CHOICE_TABLE(AsaBinarize, {AsaBinarize::Step, "step"}, {AsaBinarize::Gumbel, "gumbel"})
 ATTNLAB_CHOICE_TABLE(AsaPenalty, {AsaPenalty::Tau, "tau"}, {AsaPenalty::TauSquared, "tau_squared"})
 ATTNLAB_CHOICE_TABLE(AsaKl, {AsaKl::Forward, "forward"}, {AsaKl::Symmetric, "symmetric"})

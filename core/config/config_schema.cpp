@@ -413,6 +413,18 @@ std::vector<ConfigKey> buildSchema() {
           "attention.residual", [](auto& c) -> auto& { return c.attention.residual; },
           "residual attention scores: none, sum (running sum), mean (running mean)"),
 
+      // Gated attention (Qiu et al. 2025) and QK-norm (Dehghani et al. 2023)
+      configKey(
+          "attention.output_gate", [](auto& c) -> auto& { return c.attention.outputGate; },
+          "gated attention: each head's output times sigmoid(X W + b) of the block's input X, "
+          "before the output projection; `head` (one gate per head) or `element` (one per "
+          "channel); `none` = off"),
+      configKey(
+          "attention.qk_norm", [](auto& c) -> auto& { return c.attention.qkNorm; },
+          "QK-norm: `layer` (LayerNorm) or `rms` (RMSNorm) over each head's queries and keys, "
+          "learned scale per head dimension shared by the heads, before the scores and the "
+          "learnable temperature; `none` = off"),
+
       // [attention.asa]: adversarial self-attention
       configKey(
           "attention.asa.enabled", [](auto& c) -> auto& { return c.attention.asa.enabled; },

@@ -187,7 +187,7 @@ struct SqueezeExcitationConfig {
   double biasInit = 0.8;  ///< attention.squeeze.bias_init: excitation biases (code: 0.8)
 };
 
-/// The five papers' attention mechanisms; all off by default (a plain BERT/RoBERTa).
+/// The attention mechanisms; all off by default (a plain BERT/RoBERTa).
 struct AttentionConfig {
   GuidanceConfig guidance;
   PositionInteractionConfig position;
@@ -196,6 +196,12 @@ struct AttentionConfig {
       ConvAttention::None;  ///< attention.conv: none | 1d | 2d (on the softmax output)
   ResidualScores residual =
       ResidualScores::None;  ///< attention.residual: none | sum | mean (RealFormer)
+  /// attention.output_gate: none | head | element: sigmoid(X W + b) on each head's output
+  /// before W_O (gated attention, Qiu et al. 2025)
+  OutputGate outputGate = OutputGate::None;
+  /// attention.qk_norm: none | layer | rms: LayerNorm or RMSNorm over each head's q and k
+  /// (QK-norm, Dehghani et al. 2023)
+  QkNorm qkNorm = QkNorm::None;
   AsaConfig asa;
   BlurConfig blur;
   SqueezeExcitationConfig squeeze;

@@ -15,5 +15,7 @@ const AttentionMechanism& residualAttentionMechanism();     // residual_attentio
 const AttentionMechanism& adversarialAttentionMechanism();  // adversarial_attention_mechanism.cpp
 const AttentionMechanism& gaussianBlurMechanism();          // gaussian_blur_mechanism.cpp
 const AttentionMechanism& squeezeExcitationMechanism();     // squeeze_excitation_mechanism.cpp
+const AttentionMechanism& outputGateMechanism();            // output_gate_mechanism.cpp
+const AttentionMechanism& qkNormMechanism();                // qk_norm_mechanism.cpp
 
 }  // namespace attnlab::core

@@ -17,7 +17,7 @@ struct MechanismName {
   std::string_view docsAnchor;
 };
 
-inline constexpr std::array<MechanismName, 8> kMechanismNames{{
+inline constexpr std::array<MechanismName, 10> kMechanismNames{{
     {"guidance", "Attention guidance (Deshpande & Narasimhan 2020)",
      "docs/variants.md#attention-guidance"},
     {"position", "Direct position interactions (Dufter, Schmitt & Schuetze 2020)",
@@ -33,6 +33,8 @@ inline constexpr std::array<MechanismName, 8> kMechanismNames{{
     {"blur", "Gaussian blurring (SesameBERT, Su & Cheng 2019)", "docs/variants.md#gaussian-blur"},
     {"squeeze", "Squeeze-and-Excitation over layers (SesameBERT, Su & Cheng 2019)",
      "docs/variants.md#squeeze-and-excitation"},
+    {"output_gate", "Gated attention (Qiu et al. 2025)", "docs/variants.md#gated-attention"},
+    {"qk_norm", "QK-norm (Dehghani et al. 2023)", "docs/variants.md#qk-norm"},
 }};
 
 /// The entry with `id`, or null. constexpr so a descriptor with a misspelt id fails to compile.

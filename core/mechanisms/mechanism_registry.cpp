@@ -12,6 +12,7 @@ const std::vector<const AttentionMechanism*>& attentionMechanisms() {
       &learnableTemperatureMechanism(), &convolvedAttentionMechanism(),
       &residualAttentionMechanism(),    &adversarialAttentionMechanism(),
       &gaussianBlurMechanism(),         &squeezeExcitationMechanism(),
+      &outputGateMechanism(),           &qkNormMechanism(),
   };
   return all;
 }

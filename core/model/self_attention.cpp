@@ -3,6 +3,7 @@
 #include "core/config/run_config.h"
 #include "core/model/qkv_split.h"
 #include "core/model/variants/gaussian_blur.h"
+#include "core/model/variants/qk_norm.h"
 #include "core/runtime/torch_compat.h"
 
 #include <torch/torch.h>
@@ -20,7 +21,8 @@ SelfAttentionImpl::SelfAttentionImpl(const ModelConfig& model, const AttentionCo
       m_heads(model.heads),
       m_headSize(model.hiddenSize / model.heads),
       m_residual(attention.residual),
-      m_blurTarget(attention.blur.target) {
+      m_blurTarget(attention.blur.target),
+      m_outputGate(attention.outputGate) {
   m_qkv = register_module("qkv", torch::nn::Linear(model.hiddenSize, 3 * model.hiddenSize));
   m_output = register_module("output", torch::nn::Linear(model.hiddenSize, model.hiddenSize));
   m_attentionDropout = register_module("attention_dropout", FastDropout(model.attentionDropout));
@@ -45,6 +47,19 @@ SelfAttentionImpl::SelfAttentionImpl(const ModelConfig& model, const AttentionCo
     m_tauK = register_parameter("temperature_k", torch::ones({m_heads}));
     m_tauV = register_parameter("temperature_v", torch::ones({m_heads}));
   }
+  if (attention.qkNorm != QkNorm::None) {
+    // The keys' LayerNorm has no shift: it would move a whole row of scores (qk_norm.h).
+    const double eps = model.layerNormEps;
+    m_qNorm = register_module("q_norm", HeadNorm(attention.qkNorm, m_headSize, eps, true));
+    m_kNorm = register_module("k_norm", HeadNorm(attention.qkNorm, m_headSize, eps, false));
+  }
+  if (m_outputGate != OutputGate::None) {
+    // W_theta [D -> heads] or [D -> D] with a bias; the model's BERT init draws the weight
+    // from N(0, init_std) and zeroes the bias, so every gate starts near sigmoid(0) = 1/2
+    // (the official code's initialisation; docs/variants.md, "Gated attention").
+    const int gates = m_outputGate == OutputGate::Head ? m_heads : model.hiddenSize;
+    m_gate = register_module("gate", torch::nn::Linear(model.hiddenSize, gates));
+  }
   // RealFormer carries the scores and convolved attention rewrites the probabilities: both
   // need them explicitly. The rest (position bias, temperature, ASA's mask as a bias, the
   // blurs outside the attention product) the fused kernel expresses.
@@ -63,6 +78,8 @@ void SelfAttentionImpl::resetVariantParameters() {
   if (m_position) m_position->resetParameters();
   if (m_conv1d) m_conv1d->resetParameters();
   if (m_conv2d) m_conv2d->resetParameters();
+  if (m_qNorm) m_qNorm->resetParameters();
+  if (m_kNorm) m_kNorm->resetParameters();
   if (m_tauQ.defined()) {
     m_tauQ.fill_(1.0);
     m_tauK.fill_(1.0);
@@ -93,6 +110,11 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContex
   // [B*T, 3H] -> three [B, heads, T, d] views, whose gradients go straight back into the
   // projection's layout (core/model/qkv_split.h).
   auto [q, k, v] = splitQkv(projected, batch, length, m_heads);
+  if (m_qNorm) {
+    // QK-norm over each head's d dimensions, before the temperature scales q and k.
+    q = m_qNorm(q);
+    k = m_kNorm(k);
+  }
   if (m_tauQ.defined()) {
     // Dufter et al.'s learnable temperature: tau_q tau_k scales the logits, tau_v the values.
     q = q * m_tauQ.view({1, m_heads, 1, 1});
@@ -105,13 +127,29 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContex
   hookValueNorms(v, ctx);
   auto context = fusedAllowedBy(ctx, x) ? fusedAttention(q, k, v, ctx)
                                         : explicitAttention(q, k, v, ctx);  // [B, heads, T, d]
-  // z: each head's context before the output projection; the head analysis's gates
-  // (Michel et al. 2019) are a replacement hook here (core/inspect/gated_loss.cpp).
+  if (m_gate) context = context * outputGate(x, ctx);
+  // z: each head's context before the output projection (gated, when the output gate is
+  // on); the head analysis's gates (Michel et al. 2019) are a replacement hook here
+  // (core/inspect/gated_loss.cpp).
   context = hook(ctx, "z", context);
   context = context.transpose(1, 2).reshape({batch, length, hidden});
   if (m_blurTarget == BlurTarget::Context) context = blurAlongSequence(context, m_blurKernel);
   return hook(ctx, "out",
               m_output(context.reshape({batch * length, hidden})).view({batch, length, hidden}));
+}
+
+torch::Tensor SelfAttentionImpl::outputGate(const torch::Tensor& x, AttentionContext& ctx) {
+  const auto batch = x.size(0);
+  const auto length = x.size(1);
+  // Gated attention (Qiu et al. 2025, G1): sigmoid(X W_theta + b) of the block's input X,
+  // laid out as the heads' context [B, heads, T, d]: [B, heads, T, 1] for one gate per head.
+  auto logits = m_gate(x.reshape({batch * length, x.size(2)}));
+  if (m_outputGate == OutputGate::Head) {
+    auto gate = torch::sigmoid(logits.view({batch, length, m_heads}).transpose(1, 2));
+    return hook(ctx, "gate", gate).unsqueeze(-1);
+  }
+  auto gate = torch::sigmoid(logits.view({batch, length, m_heads, m_headSize}).transpose(1, 2));
+  return hook(ctx, "gate", gate);
 }
 
 torch::Tensor SelfAttentionImpl::hook(AttentionContext& ctx, const char* name,

@@ -5,6 +5,7 @@
 #include "core/model/fast_dropout.h"
 #include "core/model/variants/conv_attention.h"
 #include "core/model/variants/position_interactions.h"
+#include "core/model/variants/qk_norm.h"
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/linear.h>
@@ -19,12 +20,14 @@ struct AttentionConfig;
 
 /// Multi-head self-attention written as explicit stages, so the five papers' variants
 /// attach between them instead of forking the block:
-///   project q, k, v -> [temperature: tau_q, tau_k, tau_v per head] -> [blur values]
+///   project q, k, v -> [QK-norm: LayerNorm/RMSNorm of each head's q and k]
+///   -> [temperature: tau_q, tau_k, tau_v per head] -> [blur values]
 ///   -> scores = q k^T / sqrt(d) -> [position interactions (Dufter)]
 ///   -> [residual scores: running sum or mean over layers (RealFormer)]
 ///   -> + mask (padding, or ASA's adversarial mask) -> softmax
 ///   -> [convolution over the attention matrix, 1-D or 2-D (Dufter)] -> dropout
-///   -> context = p v -> [blur context (SesameBERT)] -> output projection
+///   -> context = p v -> [output gate: sigmoid(X W + b) per head or channel (Qiu et al.)]
+///   -> [blur context (SesameBERT)] -> output projection
 class SelfAttentionImpl : public torch::nn::Module {
  public:
   /// `layerIndex` decides layer-specific variants (position interactions in the first
@@ -56,6 +59,9 @@ class SelfAttentionImpl : public torch::nn::Module {
   /// gradient).
   torch::Tensor fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
                                const torch::Tensor& v, AttentionContext& ctx);
+  /// Gated attention's gate of the block input x [B, T, D], shaped to multiply the heads'
+  /// context [B, heads, T, d]: [B, heads, T, 1] (head) or [B, heads, T, d] (element).
+  torch::Tensor outputGate(const torch::Tensor& x, AttentionContext& ctx);
   /// The hook point "blocks.{L}.attn.<name>" of this layer (hook_points.h).
   torch::Tensor hook(AttentionContext& ctx, const char* name, torch::Tensor value) const;
   /// Norm-based attention's hook points (Kobayashi et al. 2020), made only when requested:
@@ -72,6 +78,7 @@ class SelfAttentionImpl : public torch::nn::Module {
   int m_headSize;
   ResidualScores m_residual;  ///< RealFormer: attention.residual
   BlurTarget m_blurTarget;    ///< SesameBERT: attention.blur.target
+  OutputGate m_outputGate;    ///< gated attention: attention.output_gate
   torch::Tensor m_blurKernel;
   torch::nn::Linear m_qkv{nullptr};
   torch::nn::Linear m_output{nullptr};
@@ -79,7 +86,9 @@ class SelfAttentionImpl : public torch::nn::Module {
   PositionInteractions m_position{nullptr};
   ConvAttention1d m_conv1d{nullptr};
   ConvAttention2d m_conv2d{nullptr};
-  torch::Tensor m_tauQ, m_tauK, m_tauV;  // [heads] each when temperature is on
+  HeadNorm m_qNorm{nullptr}, m_kNorm{nullptr};  // attention.qk_norm
+  torch::nn::Linear m_gate{nullptr};            // attention.output_gate
+  torch::Tensor m_tauQ, m_tauK, m_tauV;         // [heads] each when temperature is on
 };
 TORCH_MODULE(SelfAttention);
 

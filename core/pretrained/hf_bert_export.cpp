@@ -49,6 +49,10 @@ std::vector<std::string> hfBertRefusals(const RunConfig& c) {
         "a convolution over the attention probabilities");
   addIf(out, a.residual != ResidualScores::None, "attention.residual", choiceText(a.residual),
         "RealFormer adds the previous layer's attention scores");
+  addIf(out, a.outputGate != OutputGate::None, "attention.output_gate", choiceText(a.outputGate),
+        "gated attention multiplies each head's output by a learned sigmoid gate");
+  addIf(out, a.qkNorm != QkNorm::None, "attention.qk_norm", choiceText(a.qkNorm),
+        "QK-norm normalises each head's queries and keys before the scores");
   addIf(out, a.blur.target != BlurTarget::None, "attention.blur.target", choiceText(a.blur.target),
         "SesameBERT's Gaussian blur of the context or values");
   addIf(out, a.squeeze.enabled, "attention.squeeze.enabled", asText(a.squeeze.enabled),

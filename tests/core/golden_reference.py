@@ -77,6 +77,8 @@ class Config:
         self.position = a["position"]
         self.blur = a["blur"]
         self.squeeze = a["squeeze"]
+        self.output_gate = a["output_gate"]
+        self.qk_norm = a["qk_norm"]
         self.guidance = a["guidance"]
         self.asa = a["asa"]
         assert not self.asa["enabled"] or self.asa["binarize"] == "step", "Gumbel noise is random"
@@ -106,6 +108,31 @@ def gaussian_blur(x, kernel):
     # F.conv1d correlates: out[t] = sum_m w[m] x_padded[t + m] = sum_m w_m x[clamp(t + m - half)]
     weight = kernel.view(1, 1, -1).expand(C, 1, -1)
     return F.conv1d(xc, weight, groups=C).transpose(1, 2)
+
+
+class RMSNorm(nn.Module):
+    """Zhang & Sennrich's RMSNorm over the last dimension: x / sqrt(mean(x^2) + eps) * g."""
+
+    def __init__(self, size, eps):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(size, dtype=DTYPE))
+
+    def forward(self, x):
+        return x / torch.sqrt((x * x).mean(dim=-1, keepdim=True) + self.eps) * self.weight
+
+
+class LayerNorm(nn.Module):
+    """Ba et al.'s LayerNorm over the last dimension with scale g and, optionally, shift b."""
+
+    def __init__(self, size, eps, shift):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(size, dtype=DTYPE))
+        self.bias = nn.Parameter(torch.zeros(size, dtype=DTYPE)) if shift else None
+
+    def forward(self, x):
+        return F.layer_norm(x, x.shape[-1:], self.weight, self.bias, self.eps)
 
 
 class SelfAttention(nn.Module):
@@ -143,6 +170,20 @@ class SelfAttention(nn.Module):
             # W[h, f, j, k]: filter f of head h, key channel j, tap k (query offset k - 1).
             self.conv_weight = nn.Parameter(torch.zeros(nh, T, T, 3, dtype=DTYPE))
             self.conv_bias = nn.Parameter(torch.zeros(nh, T, dtype=DTYPE))
+        # QK-norm (Dehghani et al.; OLMo 2, Qwen3): one norm for the queries and one for the
+        # keys over the head dimension d, its scale (and LayerNorm's shift) shared by the heads.
+        # The keys' LayerNorm has no shift: b on every key adds q_i . b to a whole row of
+        # scores, which the softmax cancels (docs/variants.md).
+        if cfg.qk_norm == "layer":
+            self.q_norm = LayerNorm(cfg.head_size, cfg.eps, shift=True)
+            self.k_norm = LayerNorm(cfg.head_size, cfg.eps, shift=False)
+        elif cfg.qk_norm == "rms":
+            self.q_norm = RMSNorm(cfg.head_size, cfg.eps)
+            self.k_norm = RMSNorm(cfg.head_size, cfg.eps)
+        # Gated attention (Qiu et al. 2025, G1): sigmoid(X W_theta + b) on each head's output,
+        # one gate per head (W_theta: H -> heads) or per channel (H -> H).
+        if cfg.output_gate != "none":
+            self.gate = nn.Linear(H, nh if cfg.output_gate == "head" else H)
         if cfg.blur["target"] != "none":
             self.register_buffer("blur_kernel", gaussian_kernel(cfg.blur["window"], cfg.blur["sigma"]))
 
@@ -189,6 +230,8 @@ class SelfAttention(nn.Module):
         if self.cfg.blur["target"] == "values":
             v = gaussian_blur(v, self.blur_kernel)
         q, k, v = self.split(q), self.split(k), self.split(v)
+        if self.cfg.qk_norm != "none":  # before the temperature (docs/variants.md)
+            q, k = self.q_norm(q), self.k_norm(k)
         if self.cfg.temperature:
             q = q * self.tau_q.view(1, -1, 1, 1)
             k = k * self.tau_k.view(1, -1, 1, 1)
@@ -205,8 +248,12 @@ class SelfAttention(nn.Module):
             if self.cfg.residual == "mean":
                 scores = scores / (self.layer_index + 1)
         A = torch.softmax(scores + additive_mask, dim=-1)
-        context = self.convolve(A) @ v
+        context = self.convolve(A) @ v  # [B, heads, T, d]
         B = x.shape[0]
+        if self.cfg.output_gate == "head":  # Y' = Y * sigmoid(X W + b), one scalar per head
+            context = context * torch.sigmoid(self.gate(x)).transpose(1, 2)[..., None]
+        elif self.cfg.output_gate == "element":  # one gate per channel of each head
+            context = context * self.split(torch.sigmoid(self.gate(x)))
         context = context.transpose(1, 2).reshape(B, T, self.cfg.hidden)
         if self.cfg.blur["target"] == "context":
             context = gaussian_blur(context, self.blur_kernel)
@@ -562,6 +609,15 @@ def engine_layout(model, cfg):
         if cfg.temperature:
             for which in ("q", "k", "v"):
                 layout[p + f"attention.temperature_{which}"] = ([getattr(att, f"tau_{which}")], "same")
+        if cfg.qk_norm != "none":
+            for which in ("q", "k"):
+                norm = getattr(att, f"{which}_norm")
+                layout[p + f"attention.{which}_norm.weight"] = ([norm.weight], "same")
+                if getattr(norm, "bias", None) is not None:
+                    layout[p + f"attention.{which}_norm.bias"] = ([norm.bias], "same")
+        if cfg.output_gate != "none":
+            for what in ("weight", "bias"):
+                layout[p + "attention.gate." + what] = ([getattr(att.gate, what)], "same")
         if att.absolute is not None:
             layout[p + "attention.position.absolute"] = ([att.absolute], "same")
         if att.relative is not None:

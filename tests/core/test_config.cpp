@@ -396,6 +396,8 @@ class TestConfig : public QObject {
     checkTable<PositionLayers>();
     checkTable<ConvAttention>();
     checkTable<ResidualScores>();
+    checkTable<OutputGate>();
+    checkTable<QkNorm>();
     checkTable<AsaBinarize>();
     checkTable<AsaPenalty>();
     checkTable<AsaKl>();

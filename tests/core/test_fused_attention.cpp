@@ -132,6 +132,25 @@ const std::vector<Combination>& combinations() {
          a.squeeze.enabled = true;
        },
        2},
+      // Gated attention and QK-norm act outside the attention product: fused.
+      {"output gate head", [](AttentionConfig& a) { a.outputGate = OutputGate::Head; }, 2},
+      {"output gate element", [](AttentionConfig& a) { a.outputGate = OutputGate::Element; }, 2},
+      {"qk-norm layer", [](AttentionConfig& a) { a.qkNorm = QkNorm::Layer; }, 2},
+      {"qk-norm rms", [](AttentionConfig& a) { a.qkNorm = QkNorm::Rms; }, 2},
+      {"qk-norm rms + temperature + output gate element",
+       [](AttentionConfig& a) {
+         a.qkNorm = QkNorm::Rms;
+         a.temperature = true;
+         a.outputGate = OutputGate::Element;
+       },
+       2},
+      {"qk-norm layer + output gate head + RealFormer",
+       [](AttentionConfig& a) {
+         a.qkNorm = QkNorm::Layer;
+         a.outputGate = OutputGate::Head;
+         a.residual = ResidualScores::Sum;
+       },
+       0},
       // Trained biases and probabilities that are read or changed: explicit. Position
       // interactions sit in layer 0 only (attention.position.layers = first): layer 1 fuses.
       {"position interactions", [](AttentionConfig& a) { a.position.mode = PositionMode::Both; },

@@ -160,6 +160,16 @@ const std::vector<GoldenCase>& goldenCases() {
         "attention.asa.penalty=tau_squared", "attention.asa.kl_reduction=batchmean"}},
       // RealFormer carries the unmasked scores: with ASA every layer has its own mask.
       {"asa_realformer", {"attention.asa.enabled=true", "attention.residual=sum"}},
+      {"output_gate_head", {"attention.output_gate=head"}},
+      {"output_gate_element", {"attention.output_gate=element"}},
+      {"qk_norm_layer", {"attention.qk_norm=layer"}},
+      {"qk_norm_rms", {"attention.qk_norm=rms"}},
+      // QK-norm before the temperature, with RealFormer carrying the normalised scores and
+      // the gate on the pre-LN block's normalised input.
+      {"qk_norm_rms_temperature_realformer",
+       {"attention.qk_norm=rms", "attention.temperature=true", "attention.residual=sum"}},
+      {"output_gate_element_qk_norm_layer_pre_ln",
+       {"model.norm=pre", "attention.output_gate=element", "attention.qk_norm=layer"}},
       {"combined",
        {"model.position_embeddings=false", "attention.position.mode=relative",
         "attention.temperature=true", "attention.residual=mean", "attention.blur.target=context",

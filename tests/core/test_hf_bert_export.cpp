@@ -259,13 +259,16 @@ void TestHfBertExport::refusalsNameEveryKey() {
   c.attention.position.mode = PositionMode::Relative;
   c.attention.blur.target = BlurTarget::Values;
   c.attention.squeeze.enabled = true;
+  c.attention.outputGate = OutputGate::Head;
+  c.attention.qkNorm = QkNorm::Rms;
   const auto lines = hfBertRefusals(c);
-  QCOMPARE(lines.size(), size_t(7));
+  QCOMPARE(lines.size(), size_t(9));
   std::string all;
   for (const auto& l : lines) all += l + "\n";
-  for (const char* key : {"model.norm = pre", "attention.residual = sum", "attention.temperature",
-                          "attention.conv = 2d", "attention.position.mode", "attention.blur.target",
-                          "attention.squeeze.enabled"})
+  for (const char* key :
+       {"model.norm = pre", "attention.residual = sum", "attention.temperature",
+        "attention.conv = 2d", "attention.position.mode", "attention.blur.target",
+        "attention.squeeze.enabled", "attention.output_gate = head", "attention.qk_norm = rms"})
     QVERIFY2(all.find(key) != std::string::npos, all.c_str());
   QVERIFY(hfBertRefusals(RunConfig{}).empty());
 }

@@ -245,6 +245,35 @@ class TestHookPoints : public QObject {
     QCOMPARE(cache.names().size(), std::size_t{1});
   }
 
+  void outputGateHookPoints() {
+    // Gated attention's gate: [B, H, T] (head) or [B, H, T, d] (element), in (0, 1); z is
+    // the context times the gate, so replacing the gate by ones leaves the ungated context.
+    const std::int64_t B = 2, T = kLength, H = kHeads, d = kHidden / kHeads;
+    for (const auto kind : {OutputGate::Head, OutputGate::Element}) {
+      AttentionConfig attention;
+      attention.outputGate = kind;
+      auto model = makeModel(attention);
+      const auto b = makeBatch(8);
+      const auto cache = captureAll(model, b);
+      const auto gate = cache.at("blocks.1.attn.gate");
+      const std::vector<std::int64_t> shape = kind == OutputGate::Head
+                                                  ? std::vector<std::int64_t>{B, H, T}
+                                                  : std::vector<std::int64_t>{B, H, T, d};
+      QCOMPARE(gate.sizes().vec(), shape);
+      QVERIFY(gate.min().item<double>() > 0.0 && gate.max().item<double>() < 1.0);
+      HookRequest open;
+      open.replace("blocks.*.attn.gate",
+                   [](const std::string&, const at::Tensor& g) { return torch::ones_like(g); });
+      open.capture("blocks.0.attn.z");
+      ActivationCache ungated;
+      encodeWith(model, b, &open, &ungated);
+      const auto g0 = cache.at("blocks.0.attn.gate");
+      const auto expanded = kind == OutputGate::Head ? g0.unsqueeze(-1) : g0;
+      QVERIFY(torch::allclose(cache.at("blocks.0.attn.z"), ungated.at("blocks.0.attn.z") * expanded,
+                              1e-5, 1e-6));
+    }
+  }
+
   void aMissingNameIsNamed() {
     ActivationCache cache;
     try {

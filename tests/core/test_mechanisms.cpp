@@ -61,6 +61,8 @@ RunConfig allMechanisms(RunConfig c) {
   c.attention.asa.enabled = true;
   c.attention.blur.target = BlurTarget::Context;
   c.attention.squeeze.enabled = true;
+  c.attention.outputGate = OutputGate::Element;
+  c.attention.qkNorm = QkNorm::Layer;
   return c;
 }
 
@@ -73,7 +75,7 @@ class TestMechanisms : public QObject {
     const auto anchors = anchorsOf(fs::path(ATTNLAB_SOURCE_DIR) / "docs" / "variants.md");
     QVERIFY(anchors.count("realformer-residual-attention") == 1);  // the slug rule itself
     std::set<std::string> ids;
-    QCOMPARE(attentionMechanisms().size(), std::size_t(8));
+    QCOMPARE(attentionMechanisms().size(), std::size_t(10));
     for (const auto* m : attentionMechanisms()) {
       const std::string id(m->id());
       QVERIFY2(ids.insert(id).second, ("duplicate id " + id).c_str());
@@ -96,10 +98,11 @@ class TestMechanisms : public QObject {
     const RunConfig all = allMechanisms(RunConfig{});
     QCOMPARE(enabledMechanisms(all).size(), attentionMechanisms().size());
     const std::string summary = describeMechanisms(all);
-    for (const char* part : {"guidance (loss frobenius", "position interactions relative",
-                             "learnable temperature", "convolved attention 2d",
-                             "residual attention (running sum)", "adversarial self-attention",
-                             "Gaussian blur on context", "squeeze-excitation (weighted_average)"}) {
+    for (const char* part :
+         {"guidance (loss frobenius", "position interactions relative", "learnable temperature",
+          "convolved attention 2d", "residual attention (running sum)",
+          "adversarial self-attention", "Gaussian blur on context",
+          "squeeze-excitation (weighted_average)", "output gate (element)", "QK-norm (layer)"}) {
       QVERIFY2(summary.find(part) != std::string::npos, (summary + " lacks " + part).c_str());
     }
   }

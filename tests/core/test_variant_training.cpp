@@ -73,6 +73,10 @@ class TestVariantTraining : public QObject {
     QTest::newRow("sesame") << QStringList{"attention.blur.target=\"context\"",
                                            "attention.squeeze.enabled=true"}
                             << QStringList{} << QStringList{"squeeze/weights"};
+    QTest::newRow("output gate element + qk-norm layer, pre-LN")
+        << QStringList{"attention.output_gate=\"element\"", "attention.qk_norm=\"layer\"",
+                       "model.norm=\"pre\""}
+        << QStringList{} << QStringList{};
     QTest::newRow("realformer + guidance + asa")
         << QStringList{"attention.residual=\"sum\"", "attention.guidance.enabled=true",
                        "attention.asa.enabled=true"}
@@ -129,9 +133,12 @@ class TestVariantTraining : public QObject {
     QVERIFY(sawVariants);
   }
 
-  // RealFormer + guidance + ASA (two passes, adversaries, gradient reversal) resumes exactly.
+  // RealFormer + guidance + ASA (two passes, adversaries, gradient reversal), with the output
+  // gate and QK-norm, resumes exactly.
   void composedVariantsResumeExactly() {
     RunConfig c = tinyConfig();
+    c.attention.outputGate = OutputGate::Head;
+    c.attention.qkNorm = QkNorm::Rms;
     c.attention.residual = ResidualScores::Sum;
     c.attention.guidance.enabled = true;
     c.attention.asa.enabled = true;
@@ -155,12 +162,16 @@ class TestVariantTraining : public QObject {
     const auto cb = CheckpointStore::load(CheckpointStore(b, 2, true).latest()->path);
     QCOMPARE(ca.step, std::int64_t(6));
     QCOMPARE(cb.step, std::int64_t(6));
-    bool sawAdversary = false;
+    bool sawAdversary = false, sawGate = false, sawQkNorm = false;
     for (const auto& [key, t] : ca.tensors) {
       sawAdversary |= key.find("adversaries.") != std::string::npos;
+      sawGate |= key.find("attention.gate.weight") != std::string::npos;
+      sawQkNorm |= key.find("attention.k_norm.weight") != std::string::npos;
       QVERIFY2(torch::equal(t, cb.tensors.at(key)), ("differs: " + key).c_str());
     }
     QVERIFY(sawAdversary);
+    QVERIFY(sawGate);
+    QVERIFY(sawQkNorm);
   }
 
   void impossibleCombinationsAreRefused() {
