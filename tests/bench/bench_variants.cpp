@@ -97,6 +97,11 @@ std::vector<Mechanism> mechanisms() {
          c.model.positionEmbeddings = false;
        }},
       {"asa", 2.2, [](RunConfig& c) { c.attention.asa.enabled = true; }},
+      // Today's mechanisms (issue 42): targets from the issue.
+      {"gate-head", 1.10, [](RunConfig& c) { c.attention.outputGate = OutputGate::Head; }},
+      {"gate-element", 1.10, [](RunConfig& c) { c.attention.outputGate = OutputGate::Element; }},
+      {"qk-norm-layer", 1.10, [](RunConfig& c) { c.attention.qkNorm = QkNorm::Layer; }},
+      {"qk-norm-rms", 1.10, [](RunConfig& c) { c.attention.qkNorm = QkNorm::Rms; }},
   };
 }
 
