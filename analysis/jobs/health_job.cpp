@@ -8,6 +8,7 @@
 #include "core/health/attention_health.h"
 #include "core/health/attention_spectral.h"
 #include "core/inspect/attention_inspector.h"
+#include "core/model/attention_maps.h"
 #include "core/model/hook_points.h"
 #include "core/model/masked_lm.h"
 #include "core/pretrained/hf_bert_import.h"
@@ -101,9 +102,7 @@ core::HealthBatch healthBatchOf(core::MaskedLanguageModelImpl& model, const at::
                          ? in.pieces[static_cast<size_t>(id[i])]
                          : std::string());
   core::HookRequest request;
-  request.capture("blocks.*.attn.pattern")
-      .capture("blocks.*.attn.scores")
-      .capture("blocks.*.resid_post");
+  core::requestHealthHooks(request);
   core::HookSession hooks(request);
   core::ForwardOptions options;
   options.hooks = &hooks;
@@ -112,9 +111,7 @@ core::HealthBatch healthBatchOf(core::MaskedLanguageModelImpl& model, const at::
   auto& cache = hooks.cache();
   const int L = model.layerCount();
   core::HealthBatch batch;
-  batch.pattern = cache.takeLayers("attn.pattern", L);
-  batch.scores = cache.takeLayers("attn.scores", L);
-  batch.residual = cache.takeLayers("resid_post", L);
+  core::takeHealthHooks(cache, L, batch);
   batch.realTokens = mask;
   batch.classes = core::sinkClassesOf(pieces, input.size(0), input.size(1));
   return batch;
@@ -225,6 +222,8 @@ HealthReport measureHealth(const HealthJobOptions& options, const SelectedCheckp
   core::HealthSettings settings;
   settings.sinkEpsilon = options.sinkEpsilon.value_or(config.log.healthSinkEpsilon);
   settings.collapseNats = options.collapseNats.value_or(config.log.healthCollapseNats);
+  settings.probabilityMaps =
+      core::patternMapsOf(config.attention) == core::AttentionMaps::Probabilities;
   core::HealthAccumulator accumulator(settings);
   accumulate(*model, *set, in, accumulator, progress, cancel);
   throwIfCancelled(cancel, kPhaseSpectralNorms);

@@ -68,6 +68,11 @@ enum class ResidualScores { None, Sum, Mean };
 enum class OutputGate { None, Head, Element };
 /// QK-norm (Dehghani et al. 2023): a normalisation of each head's queries and keys.
 enum class QkNorm { None, Layer, Rms };
+/// What turns each row of scores into attention weights (docs/variants.md, "Softmax
+/// alternatives").
+enum class Normalizer { Softmax, Softmax1, Softpick, Sigmoid, Clipped };
+/// softmax1's extra logit in the denominator: learned per head (gpt-oss) or fixed at 0.
+enum class SinkLogit { Learned, Zero };
 
 /// Adversarial self-attention (Wu et al. 2023).
 enum class AsaBinarize { Step, Gumbel };
@@ -124,6 +129,10 @@ ATTNLAB_CHOICE_TABLE(ResidualScores, {ResidualScores::None, "none"}, {ResidualSc
 ATTNLAB_CHOICE_TABLE(OutputGate, {OutputGate::None, "none"}, {OutputGate::Head, "head"},
                      {OutputGate::Element, "element"})
 ATTNLAB_CHOICE_TABLE(QkNorm, {QkNorm::None, "none"}, {QkNorm::Layer, "layer"}, {QkNorm::Rms, "rms"})
+ATTNLAB_CHOICE_TABLE(Normalizer, {Normalizer::Softmax, "softmax"},
+                     {Normalizer::Softmax1, "softmax1"}, {Normalizer::Softpick, "softpick"},
+                     {Normalizer::Sigmoid, "sigmoid"}, {Normalizer::Clipped, "clipped"})
+ATTNLAB_CHOICE_TABLE(SinkLogit, {SinkLogit::Learned, "learned"}, {SinkLogit::Zero, "zero"})
 ATTNLAB_CHOICE_TABLE(AsaBinarize, {AsaBinarize::Step, "step"}, {AsaBinarize::Gumbel, "gumbel"})
 ATTNLAB_CHOICE_TABLE(AsaPenalty, {AsaPenalty::Tau, "tau"}, {AsaPenalty::TauSquared, "tau_squared"})
 ATTNLAB_CHOICE_TABLE(AsaKl, {AsaKl::Forward, "forward"}, {AsaKl::Symmetric, "symmetric"})

@@ -425,6 +425,30 @@ std::vector<ConfigKey> buildSchema() {
           "learned scale per head dimension shared by the heads, before the scores and the "
           "learnable temperature; `none` = off"),
 
+      // Softmax alternatives and differential attention (docs/variants.md)
+      configKey(
+          "attention.normalizer", [](auto& c) -> auto& { return c.attention.normalizer; },
+          "what turns each row of scores into weights: `softmax`; `softmax1` (an extra logit "
+          "per head in the denominator, attention.sink_logit); `softpick` (ReLU(e^x - 1) / "
+          "sum |e^x - 1|); `sigmoid` (sigmoid(x - log n), n real keys); `clipped` "
+          "(clip((zeta - gamma) softmax + gamma, 0, 1))"),
+      configKey(
+          "attention.sink_logit", [](auto& c) -> auto& { return c.attention.sinkLogit; },
+          "softmax1's logit in the denominator: `learned` per head, starting at 0 (gpt-oss's "
+          "sinks), or `zero` (softmax off by one)"),
+      configKey(
+          "attention.clipped.zeta", [](auto& c) -> auto& { return c.attention.clipped.zeta; },
+          "clipped softmax's stretch zeta (normalizer = clipped)", atLeast(1)),
+      configKey(
+          "attention.clipped.gamma", [](auto& c) -> auto& { return c.attention.clipped.gamma; },
+          "clipped softmax's shift gamma (normalizer = clipped); below 0 lets weights reach "
+          "exactly 0",
+          inRange(-1, 0, false, false)),
+      configKey(
+          "attention.differential", [](auto& c) -> auto& { return c.attention.differential; },
+          "differential attention: each head's q and k split in halves, (softmax(Q1 K1^T) - "
+          "lambda softmax(Q2 K2^T)) V, then a per-head RMSNorm and (1 - lambda_init)"),
+
       // [attention.asa]: adversarial self-attention
       configKey(
           "attention.asa.enabled", [](auto& c) -> auto& { return c.attention.asa.enabled; },
@@ -530,6 +554,58 @@ std::vector<ConfigRule> buildRules() {
          return {};
        }},
       {{"attention.guidance.layers", "model.layers"}, "guided layers exist", checkGuidedLayers},
+      {{"attention.guidance.enabled", "attention.normalizer", "attention.differential"},
+       "attention guidance needs probability rows",
+       [](const RunConfig& c) -> std::string {
+         // The guidance loss compares each row with a target distribution; rows that do not
+         // sum to 1 (or are signed) have no distribution to compare.
+         if (!c.attention.guidance.enabled) return {};
+         if (c.attention.differential) {
+           return "compares each row of attention with a target distribution; "
+                  "attention.differential = true makes signed rows";
+         }
+         if (c.attention.normalizer != Normalizer::Softmax) {
+           return "compares each row of attention with a target distribution; "
+                  "attention.normalizer = " +
+                  choiceText(c.attention.normalizer) + " makes rows that do not sum to 1";
+         }
+         return {};
+       }},
+      {{"attention.differential", "attention.normalizer"},
+       "differential attention is a difference of two softmaxes",
+       [](const RunConfig& c) -> std::string {
+         if (c.attention.differential && c.attention.normalizer != Normalizer::Softmax) {
+           return "is defined on two softmax maps; attention.normalizer = " +
+                  choiceText(c.attention.normalizer) + " would change both";
+         }
+         return {};
+       }},
+      {{"attention.differential", "attention.residual", "attention.conv"},
+       "differential attention has two score maps per head",
+       [](const RunConfig& c) -> std::string {
+         if (!c.attention.differential) return {};
+         if (c.attention.residual != ResidualScores::None) {
+           return "has two score maps per head; attention.residual = " +
+                  choiceText(c.attention.residual) + " carries one per head";
+         }
+         if (c.attention.conv != ConvAttention::None) {
+           return "makes a signed map; attention.conv = " + choiceText(c.attention.conv) +
+                  " convolves a probability map";
+         }
+         return {};
+       }},
+      {{"attention.differential", "model.hidden_size", "model.heads"},
+       "differential attention splits each head's q and k in halves",
+       [](const RunConfig& c) -> std::string {
+         if (!c.attention.differential || c.model.heads <= 0) return {};
+         const int headSize = c.model.hiddenSize / c.model.heads;
+         if (headSize % 2 != 0) {
+           return "splits each head's q and k in two halves; the head size model.hidden_size / "
+                  "model.heads = " +
+                  std::to_string(headSize) + " is odd";
+         }
+         return {};
+       }},
       {{"attention.blur.window"},
        "blur window is odd",
        [](const RunConfig& c) -> std::string {

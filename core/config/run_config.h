@@ -178,6 +178,12 @@ struct BlurConfig {
   double sigma = 0.3;                    ///< attention.blur.sigma
 };
 
+/// Clipped softmax (Bondarenko et al. 2023): clip((zeta - gamma) softmax + gamma, 0, 1).
+struct ClippedSoftmaxConfig {
+  double zeta = 1.0;      ///< attention.clipped.zeta (>= 1; the paper's BERT runs: 1)
+  double gamma = -0.025;  ///< attention.clipped.gamma (<= 0; the paper's BERT runs: -0.025)
+};
+
 /// Squeeze-and-Excitation over the encoder layers (SesameBERT).
 struct SqueezeExcitationConfig {
   bool enabled = false;  ///< attention.squeeze.enabled
@@ -202,6 +208,13 @@ struct AttentionConfig {
   /// attention.qk_norm: none | layer | rms: LayerNorm or RMSNorm over each head's q and k
   /// (QK-norm, Dehghani et al. 2023)
   QkNorm qkNorm = QkNorm::None;
+  /// attention.normalizer: softmax | softmax1 | softpick | sigmoid | clipped
+  Normalizer normalizer = Normalizer::Softmax;
+  /// attention.sink_logit: learned | zero, softmax1's logit in the denominator
+  SinkLogit sinkLogit = SinkLogit::Learned;
+  ClippedSoftmaxConfig clipped;
+  /// attention.differential: (softmax(Q1 K1^T) - lambda softmax(Q2 K2^T)) V (Ye et al. 2024)
+  bool differential = false;
   AsaConfig asa;
   BlurConfig blur;
   SqueezeExcitationConfig squeeze;

@@ -1,5 +1,7 @@
 #include "core/health/attention_health.h"
 
+#include "core/model/hook_points.h"
+
 #include "core/tokenizer/piece_roles.h"
 
 #include <torch/torch.h>
@@ -83,6 +85,24 @@ at::Tensor sinkClassesOf(const std::vector<std::string>& pieces, std::int64_t ba
 at::Tensor normalisedMap(const at::Tensor& map) {
   const auto magnitude = map.abs();
   return magnitude / magnitude.sum(-1, true).clamp_min(1e-300);
+}
+
+void requestHealthHooks(HookRequest& request) {
+  request.capture("blocks.*.attn.pattern")
+      .capture("blocks.*.attn.scores")
+      .capture("blocks.*.attn.scores2")
+      .capture("blocks.*.resid_post");
+}
+
+void takeHealthHooks(ActivationCache& cache, int layers, HealthBatch& batch) {
+  batch.pattern = cache.takeLayers("attn.pattern", layers);
+  batch.scores = cache.takeLayers("attn.scores", layers);
+  if (cache.contains("blocks.0.attn.scores2")) {
+    const auto second = cache.takeLayers("attn.scores2", layers);
+    for (size_t l = 0; l < batch.scores.size(); ++l)
+      batch.scores[l] = torch::maximum(batch.scores[l], second[l]);
+  }
+  batch.residual = cache.takeLayers("resid_post", layers);
 }
 
 HealthAccumulator::HealthAccumulator(HealthSettings settings) : m_settings(settings) {}

@@ -110,4 +110,13 @@ class HealthAccumulator {
 /// |s| / sum_k |s| per row: a distribution from a map that is not one (Gu et al.).
 at::Tensor normalisedMap(const at::Tensor& map);
 
+class HookRequest;
+class ActivationCache;
+/// The hook points a HealthBatch is made of (pattern, scores, differential attention's
+/// second scores, resid_post).
+void requestHealthHooks(HookRequest& request);
+/// Moves them out of `cache` into `batch`, for `layers` layers. With differential attention
+/// the scores are the elementwise larger of its two maps' logits, so S_max covers both.
+void takeHealthHooks(ActivationCache& cache, int layers, HealthBatch& batch);
+
 }  // namespace attnlab::core

@@ -17,5 +17,7 @@ const AttentionMechanism& gaussianBlurMechanism();          // gaussian_blur_mec
 const AttentionMechanism& squeezeExcitationMechanism();     // squeeze_excitation_mechanism.cpp
 const AttentionMechanism& outputGateMechanism();            // output_gate_mechanism.cpp
 const AttentionMechanism& qkNormMechanism();                // qk_norm_mechanism.cpp
+const AttentionMechanism& normalizerMechanism();            // normalizer_mechanism.cpp
+const AttentionMechanism& differentialMechanism();          // differential_mechanism.cpp
 
 }  // namespace attnlab::core

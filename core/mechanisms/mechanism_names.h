@@ -17,7 +17,7 @@ struct MechanismName {
   std::string_view docsAnchor;
 };
 
-inline constexpr std::array<MechanismName, 10> kMechanismNames{{
+inline constexpr std::array<MechanismName, 12> kMechanismNames{{
     {"guidance", "Attention guidance (Deshpande & Narasimhan 2020)",
      "docs/variants.md#attention-guidance"},
     {"position", "Direct position interactions (Dufter, Schmitt & Schuetze 2020)",
@@ -35,6 +35,10 @@ inline constexpr std::array<MechanismName, 10> kMechanismNames{{
      "docs/variants.md#squeeze-and-excitation"},
     {"output_gate", "Gated attention (Qiu et al. 2025)", "docs/variants.md#gated-attention"},
     {"qk_norm", "QK-norm (Dehghani et al. 2023)", "docs/variants.md#qk-norm"},
+    {"normalizer", "Softmax alternatives (softmax1, softpick, sigmoid, clipped softmax)",
+     "docs/variants.md#softmax-alternatives"},
+    {"differential", "Differential attention (Ye et al. 2024)",
+     "docs/variants.md#differential-attention"},
 }};
 
 /// The entry with `id`, or null. constexpr so a descriptor with a misspelt id fails to compile.

@@ -13,6 +13,7 @@ const std::vector<const AttentionMechanism*>& attentionMechanisms() {
       &residualAttentionMechanism(),    &adversarialAttentionMechanism(),
       &gaussianBlurMechanism(),         &squeezeExcitationMechanism(),
       &outputGateMechanism(),           &qkNormMechanism(),
+      &normalizerMechanism(),           &differentialMechanism(),
   };
   return all;
 }

@@ -3,6 +3,7 @@
 #include "core/config/run_config.h"
 #include "core/mechanisms/attention_mechanism.h"
 #include "core/mechanisms/mechanism_list.h"
+#include "core/model/masked_lm.h"
 
 namespace attnlab::core {
 
@@ -19,6 +20,14 @@ class OutputGateMechanism : public AttentionMechanism {
   }
   std::string summary(const RunConfig& c) const override {
     return "output gate (" + choiceText(c.attention.outputGate) + ")";
+  }
+  std::vector<LoggedQuantity> logged(const RunConfig&) const override {
+    return {{"gate/mean", LoggedShape::PerLayerHead, LoggedReduction::IntervalMean, "fraction",
+             "mean output gate sigmoid(X W + b) per layer and head over the batch's positions "
+             "(and channels): how much of each head's output passes"}};
+  }
+  void measureCleanPass(const MlmOutput& clean, QuantityValues& measured) const override {
+    if (clean.gateMeans.defined()) measured["gate/mean"] = clean.gateMeans;
   }
 };
 

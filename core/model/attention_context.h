@@ -25,6 +25,8 @@ struct AttentionContext {
   /// guidance loss can train them (before attention dropout).
   bool keepProbabilitiesForGuidance = false;
   std::vector<at::Tensor> guidanceProbabilities;
+  /// Gated attention: each layer's mean gate per head [heads] (detached), in layer order.
+  std::vector<at::Tensor> gateMeans;
   /// The named hook points' request and cache (core/model/hook_points.h); null: no hooks,
   /// and no hook point costs more than a pointer test.
   HookSession* hooks = nullptr;

@@ -128,6 +128,7 @@ torch::Tensor MaskedLanguageModelImpl::encodeWith(const torch::Tensor& inputIds,
     x = LayerSqueezeExcitationImpl::combine(outputs, out.squeezeWeights, m_weightedAverage);
   }
   out.guidanceProbabilities = std::move(ctx.guidanceProbabilities);
+  if (!ctx.gateMeans.empty()) out.gateMeans = torch::stack(ctx.gateMeans);
   return hookPoint(hooks, "encoder.out", m_preNorm ? m_finalNorm(x) : x);
 }
 

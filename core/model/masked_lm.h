@@ -45,6 +45,7 @@ struct MlmOutput {
   std::vector<torch::Tensor> guidanceProbabilities;  ///< per layer [B, H, T, T], with graph
   std::vector<torch::Tensor> adversarialMasks;       ///< per layer keep-masks [B, T, T]
   torch::Tensor squeezeWeights;                      ///< [B, L] when SE is on
+  torch::Tensor gateMeans;  ///< [L, heads] mean output gate per layer and head, when gated
 };
 
 /// A BERT/RoBERTa-style encoder trained with masked language modelling: token

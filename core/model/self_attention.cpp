@@ -60,11 +60,19 @@ SelfAttentionImpl::SelfAttentionImpl(const ModelConfig& model, const AttentionCo
     const int gates = m_outputGate == OutputGate::Head ? m_heads : model.hiddenSize;
     m_gate = register_module("gate", torch::nn::Linear(model.hiddenSize, gates));
   }
-  // RealFormer carries the scores and convolved attention rewrites the probabilities: both
-  // need them explicitly. The rest (position bias, temperature, ASA's mask as a bias, the
-  // blurs outside the attention product) the fused kernel expresses.
+  if (attention.normalizer != Normalizer::Softmax) {
+    m_normalizer = register_module("normalizer", AttentionNormalizer(attention, m_heads));
+  }
+  if (attention.differential) {
+    m_differential = register_module("differential", DifferentialAttention(m_headSize, layerIndex));
+  }
+  // RealFormer carries the scores, convolved attention rewrites the probabilities, and the
+  // softmax alternatives and differential attention are not the fused kernel's softmax: all
+  // need the product explicitly. The rest (position bias, temperature, ASA's mask as a bias,
+  // the blurs outside the attention product) the fused kernel expresses.
   m_fusable = model.fusedAttention && torch_compat::hasFusedAttention() &&
-              m_residual == ResidualScores::None && attention.conv == ConvAttention::None;
+              m_residual == ResidualScores::None && attention.conv == ConvAttention::None &&
+              !m_normalizer && !m_differential;
   m_attentionDropoutP = model.attentionDropout;
   if (m_blurTarget != BlurTarget::None) {
     // A constant, not a parameter: SesameBERT's kernel is fixed.
@@ -80,6 +88,9 @@ void SelfAttentionImpl::resetVariantParameters() {
   if (m_conv2d) m_conv2d->resetParameters();
   if (m_qNorm) m_qNorm->resetParameters();
   if (m_kNorm) m_kNorm->resetParameters();
+  if (m_differential) m_differential->resetParameters();
+  for (const auto& p : m_normalizer ? m_normalizer->parameters() : std::vector<torch::Tensor>{})
+    p.zero_();  // softmax1's sink logits start at 0
   if (m_tauQ.defined()) {
     m_tauQ.fill_(1.0);
     m_tauK.fill_(1.0);
@@ -90,6 +101,14 @@ void SelfAttentionImpl::resetVariantParameters() {
 torch::Tensor SelfAttentionImpl::temperatures() const {
   if (!m_tauQ.defined()) return {};
   return torch::stack({m_tauQ, m_tauK, m_tauV}).detach();
+}
+
+torch::Tensor SelfAttentionImpl::sinkLogits() const {
+  return m_normalizer ? m_normalizer->sinkLogits() : torch::Tensor();
+}
+
+torch::Tensor SelfAttentionImpl::differentialLambda() const {
+  return m_differential ? m_differential->lambda().detach() : torch::Tensor();
 }
 
 torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContext& ctx) {
@@ -126,6 +145,7 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContex
   v = hook(ctx, "v", v);
   hookValueNorms(v, ctx);
   auto context = fusedAllowedBy(ctx, x) ? fusedAttention(q, k, v, ctx)
+                 : m_differential       ? differentialAttention(q, k, v, ctx)
                                         : explicitAttention(q, k, v, ctx);  // [B, heads, T, d]
   if (m_gate) context = context * outputGate(x, ctx);
   // z: each head's context before the output projection (gated, when the output gate is
@@ -145,11 +165,16 @@ torch::Tensor SelfAttentionImpl::outputGate(const torch::Tensor& x, AttentionCon
   // laid out as the heads' context [B, heads, T, d]: [B, heads, T, 1] for one gate per head.
   auto logits = m_gate(x.reshape({batch * length, x.size(2)}));
   if (m_outputGate == OutputGate::Head) {
-    auto gate = torch::sigmoid(logits.view({batch, length, m_heads}).transpose(1, 2));
-    return hook(ctx, "gate", gate).unsqueeze(-1);
+    auto gate =
+        hook(ctx, "gate", torch::sigmoid(logits.view({batch, length, m_heads}).transpose(1, 2)));
+    ctx.gateMeans.push_back(gate.detach().mean(torch::IntArrayRef{0, 2}));
+    return gate.unsqueeze(-1);
   }
-  auto gate = torch::sigmoid(logits.view({batch, length, m_heads, m_headSize}).transpose(1, 2));
-  return hook(ctx, "gate", gate);
+  auto gate =
+      hook(ctx, "gate",
+           torch::sigmoid(logits.view({batch, length, m_heads, m_headSize}).transpose(1, 2)));
+  ctx.gateMeans.push_back(gate.detach().mean(torch::IntArrayRef{0, 2, 3}));
+  return gate;
 }
 
 torch::Tensor SelfAttentionImpl::hook(AttentionContext& ctx, const char* name,
@@ -195,11 +220,15 @@ const torch::Tensor& SelfAttentionImpl::maskBias(const AttentionContext& ctx) co
                                        : ctx.adversarialBiases[static_cast<size_t>(m_layerIndex)];
 }
 
+torch::Tensor SelfAttentionImpl::rawScores(const torch::Tensor& q, const torch::Tensor& k) {
+  auto scores = torch::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(double(q.size(-1))));
+  if (m_position) scores = scores + m_position->forward(q.size(2)).unsqueeze(0);
+  return scores;
+}
+
 torch::Tensor SelfAttentionImpl::explicitAttention(const torch::Tensor& q, const torch::Tensor& k,
                                                    const torch::Tensor& v, AttentionContext& ctx) {
-  const auto length = q.size(2);
-  auto scores = torch::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(double(m_headSize)));
-  if (m_position) scores = scores + m_position->forward(length).unsqueeze(0);
+  auto scores = rawScores(q, k);
   if (m_residual != ResidualScores::None) {
     // RealFormer: carry the unmasked running sum; the mask is added after, never carried.
     if (ctx.residualScores.defined()) scores = scores + ctx.residualScores;
@@ -209,15 +238,39 @@ torch::Tensor SelfAttentionImpl::explicitAttention(const torch::Tensor& q, const
   scores = hook(ctx, "scores", scores);  // after every additive term, before the mask
 
   const auto& mask = maskBias(ctx);  // undefined for a batch without padding
-  auto probs = hook(ctx, "probs", torch::softmax(mask.defined() ? scores + mask : scores, -1));
+  auto probs = m_normalizer ? m_normalizer->forward(scores, mask)
+                            : torch::softmax(mask.defined() ? scores + mask : scores, -1);
+  probs = hook(ctx, "probs", probs);
   if (ctx.keepProbabilitiesForGuidance) ctx.guidanceProbabilities.push_back(probs);
+  return mixValues(probs, v, ctx);
+}
 
-  auto pattern = probs;
-  if (m_conv1d) pattern = m_conv1d->forward(pattern);
-  if (m_conv2d) pattern = m_conv2d->forward(pattern);
-  pattern = hook(ctx, "pattern", pattern);  // what multiplies the values
-  hookMixing(pattern, ctx);
-  return torch::matmul(m_attentionDropout(pattern), v);
+torch::Tensor SelfAttentionImpl::differentialAttention(const torch::Tensor& q,
+                                                       const torch::Tensor& k,
+                                                       const torch::Tensor& v,
+                                                       AttentionContext& ctx) {
+  // Each head's q and k in halves; scores scaled by sqrt(d/2), the halves' size (the code's
+  // head_dim). "scores" is the first map's, "scores2" the second's.
+  const auto half = m_headSize / 2;
+  const auto s1 = hook(ctx, "scores", rawScores(q.narrow(-1, 0, half), k.narrow(-1, 0, half)));
+  const auto s2 =
+      hook(ctx, "scores2", rawScores(q.narrow(-1, half, half), k.narrow(-1, half, half)));
+  const auto& mask = maskBias(ctx);
+  const auto p1 = torch::softmax(mask.defined() ? s1 + mask : s1, -1);
+  const auto p2 = torch::softmax(mask.defined() ? s2 + mask : s2, -1);
+  // The signed map: "probs" holds it, though its rows sum to 1 - lambda and may be negative.
+  const auto lambda = m_differential->lambda().to(p1.scalar_type());
+  auto weights = hook(ctx, "probs", p1 - lambda * p2);
+  return m_differential->finish(mixValues(weights, v, ctx));
+}
+
+torch::Tensor SelfAttentionImpl::mixValues(torch::Tensor weights, const torch::Tensor& v,
+                                           AttentionContext& ctx) {
+  if (m_conv1d) weights = m_conv1d->forward(weights);
+  if (m_conv2d) weights = m_conv2d->forward(weights);
+  weights = hook(ctx, "pattern", weights);  // what multiplies the values
+  hookMixing(weights, ctx);
+  return torch::matmul(m_attentionDropout(weights), v);
 }
 
 void SelfAttentionImpl::hookValueNorms(const torch::Tensor& v, AttentionContext& ctx) const {

@@ -3,7 +3,9 @@
 #include "core/config/config_choices.h"
 #include "core/model/attention_context.h"
 #include "core/model/fast_dropout.h"
+#include "core/model/variants/attention_normalizer.h"
 #include "core/model/variants/conv_attention.h"
+#include "core/model/variants/differential_attention.h"
 #include "core/model/variants/position_interactions.h"
 #include "core/model/variants/qk_norm.h"
 
@@ -24,9 +26,12 @@ struct AttentionConfig;
 ///   -> [temperature: tau_q, tau_k, tau_v per head] -> [blur values]
 ///   -> scores = q k^T / sqrt(d) -> [position interactions (Dufter)]
 ///   -> [residual scores: running sum or mean over layers (RealFormer)]
-///   -> + mask (padding, or ASA's adversarial mask) -> softmax
+///   -> + mask (padding, or ASA's adversarial mask) -> softmax [or softmax1, softpick,
+///      sigmoid, clipped softmax: attention.normalizer]
+///   [differential attention: two softmax maps of q and k's halves, p1 - lambda p2]
 ///   -> [convolution over the attention matrix, 1-D or 2-D (Dufter)] -> dropout
-///   -> context = p v -> [output gate: sigmoid(X W + b) per head or channel (Qiu et al.)]
+///   -> context = p v -> [differential: RMSNorm per head, times (1 - lambda_init)]
+///   -> [output gate: sigmoid(X W + b) per head or channel (Qiu et al.)]
 ///   -> [blur context (SesameBERT)] -> output projection
 class SelfAttentionImpl : public torch::nn::Module {
  public:
@@ -45,6 +50,10 @@ class SelfAttentionImpl : public torch::nn::Module {
   int headSize() const { return m_headSize; }
   /// The learnable temperatures [3, heads] (q, k, v), or undefined when off.
   torch::Tensor temperatures() const;
+  /// softmax1's learned sink logits [heads] (detached), or undefined.
+  torch::Tensor sinkLogits() const;
+  /// Differential attention's lambda (0-d, detached), or undefined.
+  torch::Tensor differentialLambda() const;
 
  private:
   /// True when this layer may use the fused kernel on a pass that `ctx` allows
@@ -55,6 +64,13 @@ class SelfAttentionImpl : public torch::nn::Module {
   /// softmax(scores + bias) v, explicitly, with every hook point and mechanism stage.
   torch::Tensor explicitAttention(const torch::Tensor& q, const torch::Tensor& k,
                                   const torch::Tensor& v, AttentionContext& ctx);
+  /// Differential attention's (p1 - lambda p2) v, explicitly, normalised per head.
+  torch::Tensor differentialAttention(const torch::Tensor& q, const torch::Tensor& k,
+                                      const torch::Tensor& v, AttentionContext& ctx);
+  /// scores = q k^T / sqrt(d_k) plus the position interactions' bias.
+  torch::Tensor rawScores(const torch::Tensor& q, const torch::Tensor& k);
+  /// The mixing matrix's stages after the weights: convolution, hooks, dropout, times v.
+  torch::Tensor mixValues(torch::Tensor weights, const torch::Tensor& v, AttentionContext& ctx);
   /// The same by LibTorch 2.x's fused kernel (only where fusedAllowedBy: its bias needs no
   /// gradient).
   torch::Tensor fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
@@ -86,9 +102,11 @@ class SelfAttentionImpl : public torch::nn::Module {
   PositionInteractions m_position{nullptr};
   ConvAttention1d m_conv1d{nullptr};
   ConvAttention2d m_conv2d{nullptr};
-  HeadNorm m_qNorm{nullptr}, m_kNorm{nullptr};  // attention.qk_norm
-  torch::nn::Linear m_gate{nullptr};            // attention.output_gate
-  torch::Tensor m_tauQ, m_tauK, m_tauV;         // [heads] each when temperature is on
+  HeadNorm m_qNorm{nullptr}, m_kNorm{nullptr};    // attention.qk_norm
+  torch::nn::Linear m_gate{nullptr};              // attention.output_gate
+  AttentionNormalizer m_normalizer{nullptr};      // attention.normalizer other than softmax
+  DifferentialAttention m_differential{nullptr};  // attention.differential
+  torch::Tensor m_tauQ, m_tauK, m_tauV;           // [heads] each when temperature is on
 };
 TORCH_MODULE(SelfAttention);
 

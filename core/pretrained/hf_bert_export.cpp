@@ -53,6 +53,10 @@ std::vector<std::string> hfBertRefusals(const RunConfig& c) {
         "gated attention multiplies each head's output by a learned sigmoid gate");
   addIf(out, a.qkNorm != QkNorm::None, "attention.qk_norm", choiceText(a.qkNorm),
         "QK-norm normalises each head's queries and keys before the scores");
+  addIf(out, a.normalizer != Normalizer::Softmax, "attention.normalizer", choiceText(a.normalizer),
+        "BertForMaskedLM's attention normalises each row with a softmax");
+  addIf(out, a.differential, "attention.differential", asText(a.differential),
+        "differential attention subtracts a second softmax map and normalises each head");
   addIf(out, a.blur.target != BlurTarget::None, "attention.blur.target", choiceText(a.blur.target),
         "SesameBERT's Gaussian blur of the context or values");
   addIf(out, a.squeeze.enabled, "attention.squeeze.enabled", asText(a.squeeze.enabled),

@@ -2,6 +2,8 @@
 
 #include "core/data/blocks.h"
 #include "core/errors/error.h"
+#include "core/health/attention_health.h"
+#include "core/model/attention_maps.h"
 #include "core/model/masked_lm.h"
 #include "core/runlog/run_log_schema.h"
 #include "core/runlog/run_log_writer.h"
@@ -84,6 +86,8 @@ void AttentionSnapshots::declare(RunLogSchema& schema) const {
     schema.series.push_back(s);
   };
   spec("snapshots/probabilities", {L, B, H, T, T});
+  if (attentionMapsOf(m_config.attention) != AttentionMaps::Probabilities)
+    spec("snapshots/weights", {L, B, H, T, T});
   if (m_config.log.snapshotScores) {
     spec("snapshots/scores", {L, B, H, T, T});
     if (m_asa) spec("snapshots/asa_masks", {L, B, T, T});
@@ -117,8 +121,15 @@ void AttentionSnapshots::write(MaskedLanguageModelImpl& model, const c10::Device
     return std::vector<float>(stacked.data_ptr<float>(),
                               stacked.data_ptr<float>() + stacked.numel());
   };
-  log.appendSeries("snapshots/probabilities", step,
-                   toRow(hooks.cache().layers("attn.probs", layers)));
+  auto weights = hooks.cache().layers("attn.probs", layers);
+  if (attentionMapsOf(m_config.attention) != AttentionMaps::Probabilities) {
+    // Maps that are not probabilities: the raw weights (signed for differential attention)
+    // in snapshots/weights, and |s| / sum |s| per row where every analysis reads
+    // probabilities (docs/run-log.md).
+    log.appendSeries("snapshots/weights", step, toRow(weights));
+    for (auto& w : weights) w = normalisedMap(w.to(torch::kFloat));
+  }
+  log.appendSeries("snapshots/probabilities", step, toRow(weights));
   if (m_config.log.snapshotScores) {
     // Masked logits of -10000 would dominate a float16 colour scale; scores are unmasked.
     log.appendSeries("snapshots/scores", step, toRow(hooks.cache().layers("attn.scores", layers)));

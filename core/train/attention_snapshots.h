@@ -20,7 +20,9 @@ struct RunLogSchema;
 /// Attention snapshots of a fixed probe batch at chosen steps: the probabilities of every
 /// layer and head, and (log.snapshot_scores) the pre-softmax scores (raw, or RealFormer's
 /// residual ones) and ASA's keep-masks, as float16 gzip-compressed series in the run log:
-///   snapshots/probabilities  [L, B, H, T, T]
+///   snapshots/probabilities  [L, B, H, T, T]  (|s| / sum |s| per row for maps that are not
+///                                              probabilities: core/model/attention_maps.h)
+///   snapshots/weights        [L, B, H, T, T]  (those maps as the model made them)
 ///   snapshots/scores         [L, B, H, T, T]
 ///   snapshots/asa_masks      [L, B, T, T]     (ASA runs)
 /// The probe batch: log.snapshot_sentences encoded with <s> ... </s> and padded, or

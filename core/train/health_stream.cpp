@@ -1,6 +1,7 @@
 #include "core/train/health_stream.h"
 
 #include "core/health/attention_spectral.h"
+#include "core/model/attention_maps.h"
 #include "core/model/masked_lm.h"
 #include "core/runlog/run_log_schema.h"
 #include "core/runlog/run_log_writer.h"
@@ -76,9 +77,7 @@ AttentionHealth probeHealth(MaskedLanguageModelImpl& model, const at::Tensor& id
   const bool wasTraining = model.is_training();
   model.eval();
   HookRequest request;
-  request.capture("blocks.*.attn.pattern")
-      .capture("blocks.*.attn.scores")
-      .capture("blocks.*.resid_post");
+  requestHealthHooks(request);
   HookSession hooks(request);
   ForwardOptions options;
   options.hooks = &hooks;
@@ -88,9 +87,7 @@ AttentionHealth probeHealth(MaskedLanguageModelImpl& model, const at::Tensor& id
   auto& cache = hooks.cache();
   const int L = model.layerCount();
   HealthBatch batch;
-  batch.pattern = cache.takeLayers("attn.pattern", L);
-  batch.scores = cache.takeLayers("attn.scores", L);
-  batch.residual = cache.takeLayers("resid_post", L);
+  takeHealthHooks(cache, L, batch);
   batch.realTokens = mask;
   batch.classes = classes;
   HealthAccumulator accumulator(settings);
@@ -104,6 +101,7 @@ void HealthStream::write(MaskedLanguageModelImpl& model, const c10::Device& devi
   HealthSettings settings;
   settings.sinkEpsilon = m_config.log.healthSinkEpsilon;
   settings.collapseNats = m_config.log.healthCollapseNats;
+  settings.probabilityMaps = patternMapsOf(m_config.attention) == AttentionMaps::Probabilities;
   const auto h = probeHealth(model, m_ids.to(device), m_mask.to(device), m_classes, settings);
   auto append = [&](const char* name, const std::vector<float>& values) {
     log.appendSeries(std::string("health/") + name, step, values);

@@ -79,6 +79,10 @@ class Config:
         self.squeeze = a["squeeze"]
         self.output_gate = a["output_gate"]
         self.qk_norm = a["qk_norm"]
+        self.normalizer = a["normalizer"]
+        self.sink_logit = a["sink_logit"]
+        self.clipped = a["clipped"]
+        self.differential = a["differential"]
         self.guidance = a["guidance"]
         self.asa = a["asa"]
         assert not self.asa["enabled"] or self.asa["binarize"] == "step", "Gumbel noise is random"
@@ -186,6 +190,54 @@ class SelfAttention(nn.Module):
             self.gate = nn.Linear(H, nh if cfg.output_gate == "head" else H)
         if cfg.blur["target"] != "none":
             self.register_buffer("blur_kernel", gaussian_kernel(cfg.blur["window"], cfg.blur["sigma"]))
+        # softmax1 (gpt-oss's sinks): a logit b_h per head in the denominator, learned or 0.
+        if cfg.normalizer == "softmax1" and cfg.sink_logit == "learned":
+            self.sink = nn.Parameter(torch.zeros(nh, dtype=DTYPE))
+        # Differential attention (Ye et al. 2024): lambda's four vectors of d/2, shared by the
+        # heads; lambda_init = 0.8 - 0.6 exp(-0.3 (l - 1)) with l counted from 1; the per-head
+        # RMSNorm ("GroupNorm") over each head's d outputs, eps 1e-5, scale shared by the heads.
+        if cfg.differential:
+            half = cfg.head_size // 2
+            for name in ("lq1", "lk1", "lq2", "lk2"):
+                setattr(self, name, nn.Parameter(torch.zeros(half, dtype=DTYPE)))
+            self.lambda_init = 0.8 - 0.6 * math.exp(-0.3 * ((layer_index + 1) - 1))
+            self.diff_norm = RMSNorm(cfg.head_size, 1e-5)
+
+    def normalize(self, scores, additive_mask):
+        """Each row of scores to attention weights, written from the papers' formulas over the
+        real keys (the mask is -10000 on the others)."""
+        x = scores + additive_mask
+        real = (additive_mask > -5000).to(DTYPE).expand_as(x)
+        kind = self.cfg.normalizer
+        if kind == "softmax":
+            return torch.softmax(x, dim=-1)
+        if kind == "softmax1":  # e^x_j / (e^b + sum_k e^x_k)
+            b = self.sink if self.cfg.sink_logit == "learned" else torch.zeros(self.cfg.heads, dtype=DTYPE)
+            e = torch.exp(x) * real
+            return e / (torch.exp(b).view(1, -1, 1, 1) + e.sum(-1, keepdim=True))
+        if kind == "softpick":  # ReLU(e^x - 1) / sum |e^x - 1| (Zuhri et al. 2025)
+            e = (torch.exp(x) - 1) * real
+            return F.relu(e) / e.abs().sum(-1, keepdim=True)
+        if kind == "sigmoid":  # sigmoid(x + b), b = -log n, n the real keys of the row
+            n = real.sum(-1, keepdim=True)
+            return torch.sigmoid(x - torch.log(n)) * real
+        if kind == "clipped":  # clip((zeta - gamma) softmax + gamma, 0, 1) (Bondarenko et al.)
+            zeta, gamma = self.cfg.clipped["zeta"], self.cfg.clipped["gamma"]
+            return torch.clamp((zeta - gamma) * torch.softmax(x, dim=-1) + gamma, 0, 1)
+        raise ValueError(kind)
+
+    def differential_attention(self, q, k, v, additive_mask, T):
+        """(softmax(Q1 K1^T / sqrt(d/2)) - lambda softmax(Q2 K2^T / sqrt(d/2))) V, then the
+        per-head RMSNorm and (1 - lambda_init)."""
+        half = self.cfg.head_size // 2
+        q1, q2 = q[..., :half], q[..., half:]
+        k1, k2 = k[..., :half], k[..., half:]
+        bias = self.position_bias(T)
+        A1 = torch.softmax(q1 @ k1.transpose(-1, -2) / math.sqrt(half) + bias + additive_mask, -1)
+        A2 = torch.softmax(q2 @ k2.transpose(-1, -2) / math.sqrt(half) + bias + additive_mask, -1)
+        lam = torch.exp((self.lq1 * self.lk1).sum()) - torch.exp((self.lq2 * self.lk2).sum()) + self.lambda_init
+        A = A1 - lam * A2
+        return self.diff_norm(A @ v) * (1 - self.lambda_init), A
 
     def split(self, x):  # [B, T, H] -> [B, heads, T, d]
         B, T, _ = x.shape
@@ -236,6 +288,10 @@ class SelfAttention(nn.Module):
             q = q * self.tau_q.view(1, -1, 1, 1)
             k = k * self.tau_k.view(1, -1, 1, 1)
             v = v * self.tau_v.view(1, -1, 1, 1)
+        B = x.shape[0]
+        if self.cfg.differential:
+            context, A = self.differential_attention(q, k, v, additive_mask, T)
+            return self.finish(x, context, B, T), A, carried
         scores = q @ k.transpose(-1, -2) / math.sqrt(self.cfg.head_size)
         scores = scores + self.position_bias(T)
         # RealFormer: Attention(Q, K, V, Prev) = softmax(QK^T / sqrt(d) + Prev) V, with Prev
@@ -247,9 +303,12 @@ class SelfAttention(nn.Module):
             carried = scores
             if self.cfg.residual == "mean":
                 scores = scores / (self.layer_index + 1)
-        A = torch.softmax(scores + additive_mask, dim=-1)
+        A = self.normalize(scores, additive_mask)
         context = self.convolve(A) @ v  # [B, heads, T, d]
-        B = x.shape[0]
+        return self.finish(x, context, B, T), A, carried
+
+    def finish(self, x, context, B, T):
+        """The output gate, the heads' concatenation, the context blur and W_O."""
         if self.cfg.output_gate == "head":  # Y' = Y * sigmoid(X W + b), one scalar per head
             context = context * torch.sigmoid(self.gate(x)).transpose(1, 2)[..., None]
         elif self.cfg.output_gate == "element":  # one gate per channel of each head
@@ -257,7 +316,7 @@ class SelfAttention(nn.Module):
         context = context.transpose(1, 2).reshape(B, T, self.cfg.hidden)
         if self.cfg.blur["target"] == "context":
             context = gaussian_blur(context, self.blur_kernel)
-        return self.dense(context), A, carried
+        return self.dense(context)
 
 
 class GradientReversal(torch.autograd.Function):
@@ -618,6 +677,12 @@ def engine_layout(model, cfg):
         if cfg.output_gate != "none":
             for what in ("weight", "bias"):
                 layout[p + "attention.gate." + what] = ([getattr(att.gate, what)], "same")
+        if cfg.normalizer == "softmax1" and cfg.sink_logit == "learned":
+            layout[p + "attention.normalizer.sink_logit"] = ([att.sink], "same")
+        if cfg.differential:
+            for which in ("q1", "k1", "q2", "k2"):
+                layout[p + f"attention.differential.lambda_{which}"] = ([getattr(att, "l" + which)], "same")
+            layout[p + "attention.differential.norm.weight"] = ([att.diff_norm.weight], "same")
         if att.absolute is not None:
             layout[p + "attention.position.absolute"] = ([att.absolute], "same")
         if att.relative is not None:

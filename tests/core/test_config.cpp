@@ -398,6 +398,8 @@ class TestConfig : public QObject {
     checkTable<ResidualScores>();
     checkTable<OutputGate>();
     checkTable<QkNorm>();
+    checkTable<Normalizer>();
+    checkTable<SinkLogit>();
     checkTable<AsaBinarize>();
     checkTable<AsaPenalty>();
     checkTable<AsaKl>();

@@ -170,6 +170,34 @@ const std::vector<GoldenCase>& goldenCases() {
        {"attention.qk_norm=rms", "attention.temperature=true", "attention.residual=sum"}},
       {"output_gate_element_qk_norm_layer_pre_ln",
        {"model.norm=pre", "attention.output_gate=element", "attention.qk_norm=layer"}},
+      {"softmax1_learned", {"attention.normalizer=softmax1"}},
+      {"softmax1_zero", {"attention.normalizer=softmax1", "attention.sink_logit=zero"}},
+      {"softpick", {"attention.normalizer=softpick"}},
+      {"sigmoid", {"attention.normalizer=sigmoid"}},
+      // zeta 1.1 and gamma -0.1 (the reference code's defaults) clip the tiny model's
+      // near-uniform rows (1/T < 0.1/1.2) to zero in places, so the clip's zero gradient is
+      // exercised too.
+      {"clipped",
+       {"attention.normalizer=clipped", "attention.clipped.zeta=1.1",
+        "attention.clipped.gamma=-0.1"}},
+      {"differential", {"attention.differential=true"}},
+      // With the seed mechanisms: ASA's per-layer masks under both maps, with temperatures;
+      // softpick on RealFormer's carried scores (their running mean: with the running sum this
+      // tiny model's float32 run drifts from float64 by 8e-4 in ten steps, as scores near 0
+      // fall on either side of softpick's ReLU kink) with relative position interactions; sigmoid
+      // attention with QK-norm, the output gate and the 2-D convolution; softmax1 with
+      // SesameBERT's blur and squeeze-and-excitation.
+      {"differential_asa_temperature",
+       {"attention.differential=true", "attention.asa.enabled=true", "attention.temperature=true"}},
+      {"softpick_realformer_mean_relative",
+       {"attention.normalizer=softpick", "attention.residual=mean",
+        "model.position_embeddings=false", "attention.position.mode=relative"}},
+      {"sigmoid_qk_norm_gate_conv_2d",
+       {"attention.normalizer=sigmoid", "attention.qk_norm=rms", "attention.output_gate=head",
+        "attention.conv=2d"}},
+      {"softmax1_asa_sesame",
+       {"attention.normalizer=softmax1", "attention.asa.enabled=true",
+        "attention.blur.target=context", "attention.squeeze.enabled=true"}},
       {"combined",
        {"model.position_embeddings=false", "attention.position.mode=relative",
         "attention.temperature=true", "attention.residual=mean", "attention.blur.target=context",

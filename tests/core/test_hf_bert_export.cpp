@@ -261,14 +261,17 @@ void TestHfBertExport::refusalsNameEveryKey() {
   c.attention.squeeze.enabled = true;
   c.attention.outputGate = OutputGate::Head;
   c.attention.qkNorm = QkNorm::Rms;
+  c.attention.normalizer = Normalizer::Softpick;
+  c.attention.differential = true;
   const auto lines = hfBertRefusals(c);
-  QCOMPARE(lines.size(), size_t(9));
+  QCOMPARE(lines.size(), size_t(11));
   std::string all;
   for (const auto& l : lines) all += l + "\n";
   for (const char* key :
        {"model.norm = pre", "attention.residual = sum", "attention.temperature",
         "attention.conv = 2d", "attention.position.mode", "attention.blur.target",
-        "attention.squeeze.enabled", "attention.output_gate = head", "attention.qk_norm = rms"})
+        "attention.squeeze.enabled", "attention.output_gate = head", "attention.qk_norm = rms",
+        "attention.normalizer = softpick", "attention.differential = true"})
     QVERIFY2(all.find(key) != std::string::npos, all.c_str());
   QVERIFY(hfBertRefusals(RunConfig{}).empty());
 }

@@ -274,6 +274,32 @@ class TestHookPoints : public QObject {
     }
   }
 
+  void differentialHookPoints() {
+    // scores and scores2 are the two maps' logits from q and k's halves; probs is the signed
+    // map softmax(s1 + mask) - lambda softmax(s2 + mask), whose rows sum to 1 - lambda.
+    AttentionConfig attention;
+    attention.differential = true;
+    auto model = makeModel(attention);
+    const auto b = makeBatch(8);
+    const auto cache = captureAll(model, b);
+    const auto q = cache.at("blocks.1.attn.q"), k = cache.at("blocks.1.attn.k");
+    const auto half = q.size(-1) / 2;
+    const double scale = 1.0 / std::sqrt(double(half));
+    const auto s1 = torch::matmul(q.narrow(-1, 0, half), k.narrow(-1, 0, half).transpose(-1, -2));
+    const auto s2 =
+        torch::matmul(q.narrow(-1, half, half), k.narrow(-1, half, half).transpose(-1, -2));
+    QVERIFY(torch::allclose(cache.at("blocks.1.attn.scores"), s1 * scale, 1e-5, 1e-6));
+    QVERIFY(torch::allclose(cache.at("blocks.1.attn.scores2"), s2 * scale, 1e-5, 1e-6));
+    const double lambda = model->layer(1)->attention()->differentialLambda().item<double>();
+    const double lambdaInit = 0.8 - 0.6 * std::exp(-0.3);  // layer 1
+    QVERIFY(std::abs(lambda - lambdaInit) < 0.2);          // N(0, 0.1) vectors of d/2
+    const auto probs = cache.at("blocks.1.attn.probs");
+    const auto real = b.keep.unsqueeze(1).unsqueeze(2).to(torch::kFloat);  // [B, 1, 1, T]
+    const auto rows = (probs * real).sum(-1);
+    QVERIFY(torch::allclose(rows, torch::full_like(rows, 1.0 - lambda), 1e-5, 1e-5));
+    QVERIFY(probs.min().item<double>() < 0.0);
+  }
+
   void aMissingNameIsNamed() {
     ActivationCache cache;
     try {

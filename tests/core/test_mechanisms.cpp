@@ -63,6 +63,9 @@ RunConfig allMechanisms(RunConfig c) {
   c.attention.squeeze.enabled = true;
   c.attention.outputGate = OutputGate::Element;
   c.attention.qkNorm = QkNorm::Layer;
+  // Not a valid run (differential attention refuses another normalizer): the registry only.
+  c.attention.normalizer = Normalizer::Softmax1;
+  c.attention.differential = true;
   return c;
 }
 
@@ -75,7 +78,7 @@ class TestMechanisms : public QObject {
     const auto anchors = anchorsOf(fs::path(ATTNLAB_SOURCE_DIR) / "docs" / "variants.md");
     QVERIFY(anchors.count("realformer-residual-attention") == 1);  // the slug rule itself
     std::set<std::string> ids;
-    QCOMPARE(attentionMechanisms().size(), std::size_t(10));
+    QCOMPARE(attentionMechanisms().size(), std::size_t(12));
     for (const auto* m : attentionMechanisms()) {
       const std::string id(m->id());
       QVERIFY2(ids.insert(id).second, ("duplicate id " + id).c_str());
@@ -102,7 +105,8 @@ class TestMechanisms : public QObject {
          {"guidance (loss frobenius", "position interactions relative", "learnable temperature",
           "convolved attention 2d", "residual attention (running sum)",
           "adversarial self-attention", "Gaussian blur on context",
-          "squeeze-excitation (weighted_average)", "output gate (element)", "QK-norm (layer)"}) {
+          "squeeze-excitation (weighted_average)", "output gate (element)", "QK-norm (layer)",
+          "softmax1 (learned sink logit)", "differential attention"}) {
       QVERIFY2(summary.find(part) != std::string::npos, (summary + " lacks " + part).c_str());
     }
   }
@@ -131,14 +135,35 @@ class TestMechanisms : public QObject {
     t.modelPrefix = root / "tok";
     t.vocabSize = 50;
     SentencePieceTokenizer::train(t);
-    RunConfig c =
+    const RunConfig all =
         allMechanisms(attnlab::tests::tinyRunConfig(root / "corpus.txt", root / "tok.model"));
-    c.attention.conv = ConvAttention::None;  // keep the run small
-    c.schedule.steps = 2;
-    std::atomic<bool> never{false};
-    Trainer(c, root / "run").run(never);
+    // Every mechanism at once cannot run (guidance needs probability rows, differential
+    // attention two softmax maps): three runs cover the registry between them.
+    RunConfig seeds = all;
+    seeds.attention.normalizer = Normalizer::Softmax;
+    seeds.attention.differential = false;
+    RunConfig sinks = all;
+    sinks.attention.guidance.enabled = false;
+    sinks.attention.differential = false;
+    RunConfig differential = sinks;
+    differential.attention.normalizer = Normalizer::Softmax;
+    differential.attention.differential = true;
+    differential.attention.residual = ResidualScores::None;
+    int run = 0;
+    for (RunConfig c : {seeds, sinks, differential}) {
+      c.attention.conv = ConvAttention::None;  // keep the run small
+      c.schedule.steps = 2;
+      validateRunConfig(c);
+      const fs::path dir = root / ("run" + std::to_string(run++));
+      std::atomic<bool> never{false};
+      Trainer(c, dir).run(never);
+      checkLogged(c, dir);
+    }
+  }
 
-    RunLogReader log(runLogPath(root / "run").string());
+ private:
+  static void checkLogged(const RunConfig& c, const fs::path& dir) {
+    RunLogReader log(runLogPath(dir).string());
     const auto scalars = log.scalarNames();
     const auto series = log.seriesNames();
     for (const auto& q : loggedQuantities(c)) {

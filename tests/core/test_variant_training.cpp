@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <set>
 
 using namespace attnlab::core;
 namespace fs = std::filesystem;
@@ -77,6 +78,19 @@ class TestVariantTraining : public QObject {
         << QStringList{"attention.output_gate=\"element\"", "attention.qk_norm=\"layer\"",
                        "model.norm=\"pre\""}
         << QStringList{} << QStringList{};
+    QTest::newRow("softmax1 (learned), pre-LN")
+        << QStringList{"attention.normalizer=\"softmax1\"", "model.norm=\"pre\""} << QStringList{}
+        << QStringList{"normalizer/sink_logit"};
+    QTest::newRow("softpick") << QStringList{"attention.normalizer=\"softpick\""} << QStringList{}
+                              << QStringList{};
+    QTest::newRow("sigmoid + qk-norm rms")
+        << QStringList{"attention.normalizer=\"sigmoid\"", "attention.qk_norm=\"rms\""}
+        << QStringList{} << QStringList{};
+    QTest::newRow("clipped") << QStringList{"attention.normalizer=\"clipped\""} << QStringList{}
+                             << QStringList{};
+    QTest::newRow("differential + output gate head")
+        << QStringList{"attention.differential=true", "attention.output_gate=\"head\""}
+        << QStringList{} << QStringList{"differential/lambda", "gate/mean"};
     QTest::newRow("realformer + guidance + asa")
         << QStringList{"attention.residual=\"sum\"", "attention.guidance.enabled=true",
                        "attention.asa.enabled=true"}
@@ -133,18 +147,35 @@ class TestVariantTraining : public QObject {
     QVERIFY(sawVariants);
   }
 
-  // RealFormer + guidance + ASA (two passes, adversaries, gradient reversal), with the output
-  // gate and QK-norm, resumes exactly.
+  // Composed mechanisms resume exactly: RealFormer + guidance + ASA (two passes, adversaries,
+  // gradient reversal) with the output gate and QK-norm; differential attention with ASA and
+  // the gate; softmax1's learned sinks with RealFormer and SesameBERT.
+  void composedVariantsResumeExactly_data() {
+    QTest::addColumn<QStringList>("sets");
+    QTest::addColumn<QStringList>("keys");  // parameters that must be in the checkpoint
+    QTest::newRow("realformer + guidance + asa + gate + qk-norm")
+        << QStringList{"attention.output_gate=\"head\"", "attention.qk_norm=\"rms\"",
+                       "attention.residual=\"sum\"",     "attention.guidance.enabled=true",
+                       "attention.asa.enabled=true",     "attention.temperature=true"}
+        << QStringList{"adversaries.", "attention.gate.weight", "attention.k_norm.weight"};
+    QTest::newRow("differential + asa + gate")
+        << QStringList{"attention.differential=true", "attention.asa.enabled=true",
+                       "attention.output_gate=\"element\""}
+        << QStringList{"attention.differential.lambda_q1", "attention.differential.norm.weight"};
+    QTest::newRow("softmax1 + realformer + sesame")
+        << QStringList{"attention.normalizer=\"softmax1\"", "attention.residual=\"mean\"",
+                       "attention.blur.target=\"context\"", "attention.squeeze.enabled=true"}
+        << QStringList{"attention.normalizer.sink_logit"};
+  }
   void composedVariantsResumeExactly() {
+    QFETCH(QStringList, sets);
+    QFETCH(QStringList, keys);
     RunConfig c = tinyConfig();
-    c.attention.outputGate = OutputGate::Head;
-    c.attention.qkNorm = QkNorm::Rms;
-    c.attention.residual = ResidualScores::Sum;
-    c.attention.guidance.enabled = true;
-    c.attention.asa.enabled = true;
-    c.attention.temperature = true;
+    for (const QString& s : sets) applyOverride(c, s.toStdString());
+    validateRunConfig(c);
     c.train.checkpointEvery = 3;
-    const fs::path a = runDir("composed-a"), b = runDir("composed-b");
+    const QString tag = QString(QTest::currentDataTag()).replace(' ', '_').replace('+', 'p');
+    const fs::path a = runDir(qPrintable(tag + "-a")), b = runDir(qPrintable(tag + "-b"));
     std::atomic<bool> never{false};
     Trainer(c, a).run(never);
     std::atomic<bool> stop{false};
@@ -162,16 +193,13 @@ class TestVariantTraining : public QObject {
     const auto cb = CheckpointStore::load(CheckpointStore(b, 2, true).latest()->path);
     QCOMPARE(ca.step, std::int64_t(6));
     QCOMPARE(cb.step, std::int64_t(6));
-    bool sawAdversary = false, sawGate = false, sawQkNorm = false;
+    std::set<QString> seen;
     for (const auto& [key, t] : ca.tensors) {
-      sawAdversary |= key.find("adversaries.") != std::string::npos;
-      sawGate |= key.find("attention.gate.weight") != std::string::npos;
-      sawQkNorm |= key.find("attention.k_norm.weight") != std::string::npos;
+      for (const QString& k : keys)
+        if (key.find(k.toStdString()) != std::string::npos) seen.insert(k);
       QVERIFY2(torch::equal(t, cb.tensors.at(key)), ("differs: " + key).c_str());
     }
-    QVERIFY(sawAdversary);
-    QVERIFY(sawGate);
-    QVERIFY(sawQkNorm);
+    for (const QString& k : keys) QVERIFY2(seen.count(k) == 1, qPrintable("missing: " + k));
   }
 
   void impossibleCombinationsAreRefused() {
@@ -197,6 +225,24 @@ class TestVariantTraining : public QObject {
     c.attention.blur.target = BlurTarget::Context;
     c.attention.blur.window = 4;
     expect(c, "attention.blur.window", "odd");
+    // The new mechanisms' refusals name both keys and why.
+    c = tinyConfig();
+    c.attention.guidance.enabled = true;
+    c.attention.normalizer = Normalizer::Softpick;
+    expect(c, "attention.normalizer = softpick", "target distribution");
+    c.attention.normalizer = Normalizer::Softmax;
+    c.attention.differential = true;
+    expect(c, "attention.differential = true", "signed");
+    c = tinyConfig();
+    c.attention.differential = true;
+    c.attention.normalizer = Normalizer::Sigmoid;
+    expect(c, "attention.normalizer = sigmoid", "two softmax maps");
+    c.attention.normalizer = Normalizer::Softmax;
+    c.attention.residual = ResidualScores::Sum;
+    expect(c, "attention.residual = sum", "two score maps");
+    c.attention.residual = ResidualScores::None;
+    c.attention.conv = ConvAttention::TwoD;
+    expect(c, "attention.conv = 2d", "signed map");
   }
 
   void inspectWritesAttentionForAnyText() {

@@ -1,1 +1,1 @@
-set(ATTNLAB_MODEL_VARIANT_SOURCES variants/position_interactions.cpp variants/conv_attention.cpp variants/gaussian_blur.cpp variants/squeeze_excitation.cpp variants/attention_adversary.cpp variants/qk_norm.cpp)
+set(ATTNLAB_MODEL_VARIANT_SOURCES variants/position_interactions.cpp variants/conv_attention.cpp variants/gaussian_blur.cpp variants/squeeze_excitation.cpp variants/attention_adversary.cpp variants/qk_norm.cpp variants/attention_normalizer.cpp variants/differential_attention.cpp)
