@@ -231,7 +231,7 @@ HealthReport measureHealth(const HealthJobOptions& options, const SelectedCheckp
   r.spectralNorm = valuesOf(core::qkSpectralNorms(*model));
   tell(kPhaseSpectralNorms, 1, 1);
   r.source = {selected.runDir.string(), config.run.name, selected.checkpoint.string(),
-              selected.step};
+              selected.step, core::mapNormalisationText(core::patternMapsOf(config.attention))};
   r.availableSteps = selected.availableSteps;
   r.evaluationKind = set->kind();
   r.evaluationDescription = set->description();

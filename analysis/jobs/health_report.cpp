@@ -172,7 +172,8 @@ std::string healthJson(const HealthReport& r) {
              {{"directory", r.source.runDir},
               {"name", r.source.runName},
               {"checkpoint", r.source.checkpoint},
-              {"step", r.source.step}}},
+              {"step", r.source.step},
+              {"attention_maps", r.source.attentionMaps}}},
             {"available_steps", r.availableSteps},
             {"evaluation",
              {{"kind", r.evaluationKind},
@@ -262,7 +263,8 @@ std::string healthMarkdown(const HealthReport& r) {
      << r.rows << " real query rows per head)\n"
      << "- settings: sink epsilon " << r.sinkEpsilon << ", collapsed below " << r.collapseNats
      << " nats, spectral norm by " << r.spectralIterations << " power iterations\n"
-     << "- model: " << r.layers << " layers x " << r.heads << " heads\n\n";
+     << "- model: " << r.layers << " layers x " << r.heads << " heads\n"
+     << "- attention maps read as: " << r.source.attentionMaps << "\n\n";
   if (!r.skipped.empty())
     md << "Skipped " << r.skipped.size() << " lines of the text (in health.json).\n\n";
   md << "## Sinks\n\nShare of heads whose mean mass on a class's keys exceeds " << r.sinkEpsilon

@@ -40,7 +40,8 @@ json runJson(const AnalysedCheckpoint& source) {
   return json{{"directory", source.runDir},
               {"name", source.runName},
               {"checkpoint", source.checkpoint},
-              {"step", source.step}};
+              {"step", source.step},
+              {"attention_maps", source.attentionMaps}};
 }
 
 }  // namespace

@@ -47,7 +47,8 @@ void header(std::ostringstream& out, const char* title, const AnalysedCheckpoint
   out << "# " << title << " of run `" << source.runName << "` at step " << source.step
       << "\n\n| | |\n|---|---|\n"
       << "| run | `" << source.runDir << "` |\n"
-      << "| checkpoint | `" << source.checkpoint << "` (step " << source.step << ") |\n";
+      << "| checkpoint | `" << source.checkpoint << "` (step " << source.step << ") |\n"
+      << "| attention maps read as | " << source.attentionMaps << " |\n";
 }
 
 }  // namespace

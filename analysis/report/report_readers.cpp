@@ -228,6 +228,8 @@ AnalysedCheckpoint readRun(const Node& run) {
   source.runName = run["name"].text();
   source.checkpoint = run["checkpoint"].text();
   source.step = run["step"].integer();
+  // Reports written before non-probability maps existed read probabilities.
+  if (const auto maps = run.find("attention_maps")) source.attentionMaps = maps->text();
   return source;
 }
 

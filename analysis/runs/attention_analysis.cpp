@@ -5,6 +5,7 @@
 #include "analysis/runs/run_selection.h"
 #include "core/errors/error.h"
 #include "core/inspect/attention_inspector.h"
+#include "core/model/attention_maps.h"
 #include "core/runlog/run_log_reader.h"
 
 #include <torch/torch.h>
@@ -145,7 +146,8 @@ AnalysisReport analyzeRun(const AnalyzeOptions& options, const AnalysisProgress&
 
   AnalysisReport report;
   report.source = {selected.runDir.string(), inspector.config().run.name,
-                   selected.checkpoint.string(), selected.step};
+                   selected.checkpoint.string(), selected.step,
+                   core::mapNormalisationText(core::attentionMapsOf(inspector.config().attention))};
   report.availableSteps = selected.availableSteps;
   report.evaluationKind = set.kind();
   report.evaluationDescription = set.description();

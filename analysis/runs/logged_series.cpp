@@ -22,6 +22,9 @@ core::RunConfig configOf(const core::RunLogReader& reader) {
     all.attention.asa.enabled = true;
     all.attention.temperature = true;
     all.attention.squeeze.enabled = true;
+    all.attention.outputGate = core::OutputGate::Head;
+    all.attention.normalizer = core::Normalizer::Softmax1;
+    all.attention.differential = true;
     return all;
   }
 }

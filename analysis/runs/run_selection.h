@@ -22,6 +22,9 @@ struct AnalysedCheckpoint {
   std::string runName;     ///< run.name of the checkpoint's configuration
   std::string checkpoint;  ///< the file
   std::int64_t step = 0;
+  /// How the analyses read the model's attention maps: "probabilities", or "|s| / sum |s| per
+  /// row" for maps that are not (core/model/attention_maps.h).
+  std::string attentionMaps = "probabilities";
 };
 
 /// `run` is a run directory or one of its checkpoint files, or a Hugging Face model folder

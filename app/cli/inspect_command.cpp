@@ -4,6 +4,7 @@
 #include "app/cli/command_errors.h"
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/errors/error.h"
+#include "core/health/attention_health.h"
 #include "core/inspect/activation_file.h"
 #include "core/inspect/attention_inspector.h"
 #include "core/pretrained/pretrained_folder.h"
@@ -33,7 +34,11 @@ std::filesystem::path latestCheckpoint(const std::filesystem::path& path) {
 
 /// Abnar & Zuidema's rollout of the inspection's real tokens, [L, n, n].
 at::Tensor rolloutOf(const core::Inspection& r) {
-  const auto p = r.probabilities.contiguous();
+  // Maps that are not probabilities enter as |s| / sum |s| per row, as in the analyses.
+  const auto p =
+      (r.maps == core::AttentionMaps::Probabilities ? r.probabilities
+                                                    : core::normalisedMap(r.probabilities))
+          .contiguous();
   const analysis::AttentionStack stack{p.data_ptr<float>(), static_cast<int>(p.size(0)),
                                        static_cast<int>(p.size(1)), static_cast<int>(p.size(2))};
   const auto n = static_cast<int>(r.realTokens);

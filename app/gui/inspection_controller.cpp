@@ -63,6 +63,12 @@ InspectionFrame frameOf(const core::Inspection& r, const QString& checkpoint, co
   for (const auto& t : r.probabilityLayers) frame.probabilities.push_back(shareTensor(t));
   for (const auto& t : r.scoreLayers) frame.scores.push_back(shareTensor(t));
   frame.asaMasks = shareTensor(r.asaMasks);
+  frame.maps = r.maps;
+  for (const auto& g : r.gateLayers) frame.gates.push_back(shareTensor(g));
+  if (r.sinkLogits.defined()) {
+    const at::Tensor sinks = r.sinkLogits.to(torch::kFloat32).contiguous();
+    frame.sinkLogits.assign(sinks.data_ptr<float>(), sinks.data_ptr<float>() + sinks.numel());
+  }
   return frame;
 }
 

@@ -10,10 +10,27 @@
 #include "widgets/plots/head_grid.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace attnlab::app {
 
 namespace {
+
+// Adds one head's T x T map to `sum`: as it is for probabilities, as |s| / sum_k |s| per row
+// for maps that are not (core/model/attention_maps.h; the analyses' normalisation).
+void addHead(std::vector<double>& sum, const float* head, std::size_t T, bool probabilities) {
+  for (std::size_t i = 0; i < T; ++i) {
+    const float* row = head + i * T;
+    double norm = 1.0;
+    if (!probabilities) {
+      norm = 0.0;
+      for (std::size_t k = 0; k < T; ++k) norm += std::abs(row[k]);
+      if (norm == 0.0) continue;  // a row of zeros stays zeros
+    }
+    for (std::size_t k = 0; k < T; ++k)
+      sum[i * T + k] += (probabilities ? row[k] : std::abs(row[k])) / norm;
+  }
+}
 
 // The rollout of the frame's weights over its real tokens, as [L, T, T] (padding 0). The
 // heads' mean is taken here in double (one [L, T, T] array instead of a 150 MB copy of the
@@ -24,10 +41,8 @@ std::shared_ptr<const std::vector<float>> rolloutOf(const InspectionFrame& frame
   std::vector<double> sum(cells);
   for (int l = 0; l < frame.layers; ++l) {
     std::fill(sum.begin(), sum.end(), 0.0);
-    for (int h = 0; h < frame.heads; ++h) {
-      const float* head = frame.headData(l, h);
-      for (std::size_t c = 0; c < cells; ++c) sum[c] += head[c];
-    }
+    const bool probabilities = frame.maps == core::AttentionMaps::Probabilities;
+    for (int h = 0; h < frame.heads; ++h) addHead(sum, frame.headData(l, h), T, probabilities);
     for (std::size_t c = 0; c < cells; ++c)
       mean[static_cast<std::size_t>(l) * cells + c] = static_cast<float>(sum[c] / frame.heads);
   }

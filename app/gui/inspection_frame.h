@@ -5,6 +5,7 @@
 // the inspection thread (InspectionController), the frames kept in memory (InspectionCache)
 // and the Inspect tab's views. Floats only, so views need no LibTorch.
 
+#include "core/model/attention_maps.h"
 #include "widgets/plots/plot_data.h"
 
 #include <QList>
@@ -69,6 +70,9 @@ struct InspectionFrame {
   bool residualScores = false;  ///< RealFormer: the scores are the running residual ones
   bool hasAsa = false;          ///< the run uses ASA (keep-masks can be asked for)
   bool hasMlmHead = true;       ///< false: a model folder without MLM head (no lens ever)
+  /// What the weights are (core::Inspection::maps): the tab draws signed maps on a diverging
+  /// scale and says when rows are not distributions.
+  core::AttentionMaps maps = core::AttentionMaps::Probabilities;
   /// Engine time of the request (model load included when the checkpoint changed).
   double inspectMs = 0;
   /// Answered from the frames kept in memory (no model ran for this request).
@@ -82,6 +86,11 @@ struct InspectionFrame {
   std::vector<std::shared_ptr<const float>> probabilities;  ///< per layer [H, T, T]
   std::vector<std::shared_ptr<const float>> scores;         ///< per layer; empty when not captured
   std::shared_ptr<const float> asaMasks;  ///< [L, T, T]; null when not captured or not ASA
+  /// Gated attention: per layer [H, T], each head's output gate at each token (the mean over
+  /// d for element gates); empty for a model without output gate.
+  std::vector<std::shared_ptr<const float>> gates;
+  /// softmax1's learned sink logits [L, H] row-major; empty unless the model learns them.
+  std::vector<float> sinkLogits;
   /// The probabilities' grid thumbnails (widgets::headThumbnails, layer-major), made on the
   /// inspection thread so showing a frame does no block means on the GUI thread.
   std::shared_ptr<const std::vector<widgets::Matrix>> thumbnails;

@@ -84,7 +84,9 @@ at::Tensor sinkClassesOf(const std::vector<std::string>& pieces, std::int64_t ba
 
 at::Tensor normalisedMap(const at::Tensor& map) {
   const auto magnitude = map.abs();
-  return magnitude / magnitude.sum(-1, true).clamp_min(1e-300);
+  // The floor keeps a row of zeros at zeros; 1e-300 would round to 0 in float32.
+  const double floor = map.scalar_type() == torch::kDouble ? 1e-300 : 1e-37;
+  return magnitude / magnitude.sum(-1, true).clamp_min(floor);
 }
 
 void requestHealthHooks(HookRequest& request) {

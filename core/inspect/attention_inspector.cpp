@@ -7,6 +7,7 @@
 #include "core/data/tokenizer_provider.h"
 #include "core/errors/error.h"
 #include "core/hdf5/hdf5_objects.h"
+#include "core/health/attention_health.h"
 #include "core/model/masked_lm.h"
 #include "core/pretrained/hf_bert_import.h"
 #include "core/pretrained/hf_tokenizer.h"
@@ -16,6 +17,7 @@
 
 #include <torch/torch.h>
 
+#include <limits>
 #include <system_error>
 
 namespace attnlab::core {
@@ -207,6 +209,26 @@ void requestNorms(HookRequest& request) {
       .capture("blocks.*.attn.value_gram");
 }
 
+/// Each layer's output gate of a one-sequence pass as [H, T] float32: the hook holds
+/// [1, H, T] (one gate per head) or [1, H, T, d] (one per channel, averaged here so that
+/// both kinds read as one number per head and token).
+std::vector<at::Tensor> sequenceGates(ActivationCache& cache, int layers) {
+  std::vector<at::Tensor> out;
+  for (auto& gate : cache.takeLayers("attn.gate", layers)) {
+    const at::Tensor perHead = gate.dim() == 4 ? gate.mean(-1) : gate;
+    out.push_back(perHead.squeeze(0).to(torch::kFloat).contiguous());
+  }
+  return out;
+}
+
+/// |s| / sum_k |s| per row, in place (the tensor is the caller's own copy): normalisedMap's
+/// rows without its two temporaries of an [L, B, H, T, T] batch. A row of zeros (softpick can
+/// give one) stays zeros instead of 0 / 0.
+void normaliseRowsInPlace(at::Tensor& maps) {
+  maps.abs_();
+  maps.div_(maps.sum(-1, true).clamp_min_(std::numeric_limits<float>::min()));
+}
+
 }  // namespace
 
 std::vector<std::int64_t> AttentionInspector::encodeForInspection(const std::string& text,
@@ -259,8 +281,10 @@ Inspection AttentionInspector::inspect(const std::string& text, const InspectOpt
   const auto mask = input.ne(s.tokenizer->specialIds().pad);
   result.hasMlmHead = s.hasMlmHead;
   const bool lens = options.lensTop > 0 && s.hasMlmHead;
+  const bool gated = s.config.attention.outputGate != OutputGate::None;
   HookRequest request;
   request.capture("blocks.*.attn.probs");
+  if (gated) request.capture("blocks.*.attn.gate");
   if (options.scores) request.capture("blocks.*.attn.scores");
   if (options.norms) requestNorms(request);
   if (lens) request.capture("blocks.*.resid_post");
@@ -281,6 +305,9 @@ Inspection AttentionInspector::inspect(const std::string& text, const InspectOpt
     result.probabilityLayers = unbatchedLayers(probabilities);
     result.scoreLayers = unbatchedLayers(scores);
   }
+  if (gated) result.gateLayers = sequenceGates(cache, layers);
+  result.maps = maps();
+  result.sinkLogits = sinkLogits();
   if (options.norms) result.norms = sequenceNorms(cache, layers);
   if (lens) {
     const LensInput hidden{cache.takeLayers("resid_post", layers), finalHidden,
@@ -332,6 +359,9 @@ BatchCapture AttentionInspector::captureBatch(const at::Tensor& ids, const Batch
   const auto finalHidden = s.model->encodeWith(input, mask, options, unused);
   auto& cache = hooks.cache();
   BatchCapture out = cutBack(cache, request, length);
+  // The analyses read rows as distributions; softmax maps are left bit for bit as they were.
+  if (request.probabilities && maps() != AttentionMaps::Probabilities)
+    normaliseRowsInPlace(out.probabilities);
   const int layers = s.model->layerCount();
   std::vector<at::Tensor> layerOutputs;
   if (hidden) layerOutputs = cache.takeLayers("resid_post", layers);
@@ -464,6 +494,20 @@ const std::string& AttentionInspector::configToml() const {
 }
 const Tokenizer& AttentionInspector::tokenizer() const {
   return *m_state->tokenizer;
+}
+AttentionMaps AttentionInspector::maps() const {
+  return attentionMapsOf(m_state->config.attention);
+}
+at::Tensor AttentionInspector::sinkLogits() const {
+  auto& model = m_state->model;
+  std::vector<at::Tensor> layers;
+  for (int l = 0; l < model->layerCount(); ++l) {
+    at::Tensor sink = model->layer(l)->attention()->sinkLogits();
+    if (!sink.defined()) return {};
+    layers.push_back(sink);
+  }
+  if (layers.empty()) return {};
+  return torch::stack(layers).to(torch::kFloat).contiguous();
 }
 bool AttentionInspector::hasAsaMasks() const {
   return m_state->model->hasAdversaries();

@@ -4,6 +4,7 @@
 #include "core/inspect/attention_norms.h"
 #include "core/inspect/gated_loss.h"
 #include "core/inspect/logit_lens.h"
+#include "core/model/attention_maps.h"
 
 #include <ATen/core/Tensor.h>
 
@@ -29,13 +30,25 @@ struct Inspection {
   std::vector<std::int64_t> ids;
   std::int64_t realTokens = 0;  ///< pieces that are not padding
   bool truncated = false;       ///< the text was longer than the model's positions
-  at::Tensor probabilities;     ///< [L, H, T, T] float32 (undefined unless `stacked`)
-  at::Tensor scores;            ///< [L, H, T, T] float32: pre-softmax (raw or residual)
+  /// What `probabilities` / `probabilityLayers` hold (attentionMapsOf the checkpoint's
+  /// config): softmax rows, weights whose rows need not sum to 1, or differential attention's
+  /// signed p1 - lambda p2. They are kept raw, for display; the analyses' distributions come
+  /// from probabilitiesOf / captureBatch (|s| / sum |s| rows for the last two).
+  AttentionMaps maps = AttentionMaps::Probabilities;
+  at::Tensor probabilities;  ///< [L, H, T, T] float32 (undefined unless `stacked`)
+  at::Tensor scores;         ///< [L, H, T, T] float32: pre-softmax (raw or residual)
   /// Without `stacked`: per layer [H, T, T] float32 contiguous, the model's own tensors (the
   /// stack would copy 150 MB at 12 x 12 x 512); `probabilities` and `scores` stay undefined.
   std::vector<at::Tensor> probabilityLayers;
   std::vector<at::Tensor> scoreLayers;
   at::Tensor asaMasks;  ///< [L, T, T] keep-masks, ASA runs only (else undefined)
+  /// Gated attention (attention.output_gate head or element): per layer [H, T] float32, the
+  /// sigmoid gate that scaled each head's context at each token (for `element`, the mean over
+  /// the head's d channels), from the same pass; empty for a model without output gate.
+  std::vector<at::Tensor> gateLayers;
+  /// softmax1 with a learned sink (attention.sink_logit = learned): each layer's sink logits
+  /// [L, H] float32 (parameters, the same for any text); undefined otherwise.
+  at::Tensor sinkLogits;
   /// Attention rollout over the real tokens [L, n, n] float64, when a caller computed it
   /// (analysis::attentionRollout; core does not link the analyses).
   at::Tensor rollout;
@@ -86,7 +99,8 @@ struct BatchRequest {
 
 /// One batch's capture, cut back to the input's length T.
 struct BatchCapture {
-  at::Tensor probabilities;       ///< [L, B, H, T, T] float32 contiguous (when asked)
+  /// [L, B, H, T, T] float32 contiguous (when asked): rows as probabilitiesOf gives them
+  at::Tensor probabilities;
   std::vector<LayerNorms> norms;  ///< per layer, batch first (when asked)
   std::optional<LensRows> lens;
   at::Tensor queries;  ///< [L, B, H, T, d] float32 contiguous (queryKeys)
@@ -127,9 +141,12 @@ class AttentionInspector {
   /// Attention probabilities of a batch in one forward pass, for analyses that stream an
   /// evaluation set: `ids` is [B, T] int64 padded with <pad> (T <= the model's positions),
   /// the result [L, B, H, T, T] float32, contiguous. A 1-D convolved model is run at its
-  /// fixed length and the result cut back to T.
+  /// fixed length and the result cut back to T. Rows are distributions whatever the model:
+  /// maps that are not probabilities (maps()) become |s| / sum |s| per row (normalisedMap);
+  /// softmax maps are the hook's values unchanged.
   at::Tensor probabilitiesOf(const at::Tensor& ids);
-  /// The same pass with what `request` asks for (norms, the logit lens) as well.
+  /// The same pass with what `request` asks for (norms, the logit lens) as well; its
+  /// probabilities are rows as probabilitiesOf gives them.
   BatchCapture captureBatch(const at::Tensor& ids, const BatchRequest& request);
   /// The MLM loss of `ids` [B, T] (holding <mask> at `masked`) with head gates [L, H]
   /// (undefined: none), and with `gradient` each sequence's d loss / d gate (gated_loss.h).
@@ -143,6 +160,8 @@ class AttentionInspector {
   const RunConfig& config() const;
   const std::string& configToml() const;
   const Tokenizer& tokenizer() const;
+  /// What the model's attention maps are (attentionMapsOf its configuration).
+  AttentionMaps maps() const;
   /// True when the model has ASA adversaries (inspect() can give keep-masks).
   bool hasAsaMasks() const;
   /// False for a model folder holding a BertModel / RobertaModel without its MLM head: the
@@ -164,6 +183,8 @@ class AttentionInspector {
   /// to the input's.
   BatchCapture cutBack(ActivationCache& cache, const BatchRequest& request,
                        std::int64_t length) const;
+  /// Each layer's learned sink logits stacked [L, H], or undefined (Inspection::sinkLogits).
+  at::Tensor sinkLogits() const;
   /// ASA's keep-masks [L, T, T] of a one-sequence input (a second, adversarial pass).
   at::Tensor asaMasksOf(const at::Tensor& input, const at::Tensor& mask);
 

@@ -12,3 +12,6 @@ attnlab_add_qtest(app test_inspector_views LIBS attnlab_gui attnlab_analysis att
 if(TARGET app_test_inspector_views)
   add_dependencies(app_test_inspector_views attnlab-cli)
 endif()
+# The Inspect tab on differential, gated and softmax1 models (untrained tiny checkpoints):
+# the diverging map of signed weights, the output gate and the learned sink logits.
+attnlab_add_qtest(app test_inspector_mechanisms LIBS attnlab_gui attnlab_core GUI LABELS deepbind threads TIMEOUT 600)

@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <set>
 
 using namespace attnlab::core;
@@ -200,6 +201,71 @@ class TestVariantTraining : public QObject {
       QVERIFY2(torch::equal(t, cb.tensors.at(key)), ("differs: " + key).c_str());
     }
     for (const QString& k : keys) QVERIFY2(seen.count(k) == 1, qPrintable("missing: " + k));
+  }
+
+  // Each of today's mechanisms with each seed mechanism either trains (two steps, finite
+  // losses) or is refused by validateRunConfig with a message naming both keys.
+  void everyPairTrainsOrIsRefused() {
+    using Set = std::function<void(RunConfig&)>;
+    const std::vector<std::pair<std::string, Set>> today = {
+        {"attention.output_gate", [](RunConfig& c) { c.attention.outputGate = OutputGate::Head; }},
+        {"attention.qk_norm", [](RunConfig& c) { c.attention.qkNorm = QkNorm::Rms; }},
+        {"attention.normalizer",
+         [](RunConfig& c) { c.attention.normalizer = Normalizer::Softmax1; }},
+        {"attention.normalizer",
+         [](RunConfig& c) { c.attention.normalizer = Normalizer::Softpick; }},
+        {"attention.normalizer",
+         [](RunConfig& c) { c.attention.normalizer = Normalizer::Sigmoid; }},
+        {"attention.normalizer",
+         [](RunConfig& c) { c.attention.normalizer = Normalizer::Clipped; }},
+        {"attention.differential", [](RunConfig& c) { c.attention.differential = true; }},
+    };
+    const std::vector<std::pair<std::string, Set>> seeds = {
+        {"attention.guidance", [](RunConfig& c) { c.attention.guidance.enabled = true; }},
+        {"attention.position",
+         [](RunConfig& c) {
+           c.attention.position.mode = PositionMode::Relative;
+           c.model.positionEmbeddings = false;
+         }},
+        {"attention.temperature", [](RunConfig& c) { c.attention.temperature = true; }},
+        {"attention.conv", [](RunConfig& c) { c.attention.conv = ConvAttention::TwoD; }},
+        {"attention.residual", [](RunConfig& c) { c.attention.residual = ResidualScores::Sum; }},
+        {"attention.asa", [](RunConfig& c) { c.attention.asa.enabled = true; }},
+        {"attention.blur", [](RunConfig& c) { c.attention.blur.target = BlurTarget::Context; }},
+        {"attention.squeeze", [](RunConfig& c) { c.attention.squeeze.enabled = true; }},
+    };
+    int trained = 0, refused = 0;
+    for (const auto& [newKey, setNew] : today) {
+      for (const auto& [seedKey, setSeed] : seeds) {
+        RunConfig c = tinyConfig();
+        c.schedule.steps = 2;
+        c.train.evalEvery = 2;
+        setNew(c);
+        setSeed(c);
+        const std::string pair = newKey + " with " + seedKey;
+        try {
+          validateRunConfig(c);
+        } catch (const attnlab::ConfigError& e) {
+          const std::string what = e.what();
+          QVERIFY2(
+              what.find(newKey) != std::string::npos && what.find(seedKey) != std::string::npos,
+              (pair + ": " + what).c_str());
+          ++refused;
+          continue;
+        }
+        std::atomic<bool> never{false};
+        const auto dir = runDir(("pair-" + std::to_string(trained + refused)).c_str());
+        const auto summary = Trainer(c, dir).run(never);
+        QVERIFY2(
+            summary.finalStep == 2 && summary.lastEvalLoss && std::isfinite(*summary.lastEvalLoss),
+            pair.c_str());
+        ++trained;
+      }
+    }
+    // Guidance refuses every normalizer but softmax and differential attention; differential
+    // refuses RealFormer and the convolution too.
+    QCOMPARE(refused, 4 + 1 + 2);
+    QCOMPARE(trained + refused, 7 * 8);
   }
 
   void impossibleCombinationsAreRefused() {

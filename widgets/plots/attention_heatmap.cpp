@@ -112,7 +112,7 @@ void AttentionHeatmap::fillColourMap() {
   m_dataMin = lo;
   m_dataMax = hi;
   m_minPositive = std::isfinite(minPos) ? minPos : 1.0;
-  if (m_logScale) {
+  if (logActive()) {
     // QCP's log colouring takes ln(value / lower): zero and negative cells are clamped to
     // the floor so they draw in the lowest colour instead of an undefined one.
     const double floor = std::max(m_minPositive, std::max(hi, 1e-30) * 1e-4);
@@ -128,7 +128,13 @@ void AttentionHeatmap::fillColourMap() {
 void AttentionHeatmap::applyRange() {
   double lo = m_fixedRange ? m_rangeLo : m_dataMin;
   double hi = m_fixedRange ? m_rangeHi : m_dataMax;
-  if (m_logScale) {
+  if (m_diverging) {
+    // Symmetric around 0, so the gradient's white centre is exactly 0.
+    double m = std::max(std::abs(lo), std::abs(hi));
+    if (!(m > 0) || !std::isfinite(m)) m = 1.0;
+    lo = -m;
+    hi = m;
+  } else if (m_logScale) {
     const double top = std::max(hi, 1e-30);
     lo = std::max(lo, std::max(m_minPositive, top * 1e-4));
     if (!(lo < top)) lo = top / 10;
@@ -210,8 +216,13 @@ void AttentionHeatmap::setGuidanceVisible(bool visible) {
 
 void AttentionHeatmap::setLogScale(bool on) {
   m_logScale = on;
-  m_map->setDataScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-  if (on)
+  applyScaleType();
+}
+
+void AttentionHeatmap::applyScaleType() {
+  const bool log = logActive();
+  m_map->setDataScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+  if (log)
     m_scale->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
   else
     m_scale->axis()->setTicker(QSharedPointer<QCPAxisTicker>::create());
@@ -220,11 +231,22 @@ void AttentionHeatmap::setLogScale(bool on) {
 
 void AttentionHeatmap::setColourMap(ColourMap map) {
   m_colourMap = map;
-  m_map->setGradient(colourGradient(map));
+  if (!m_diverging) m_map->setGradient(colourGradient(map));
+}
+
+void AttentionHeatmap::setDiverging(bool on) {
+  if (on == m_diverging) return;
+  m_diverging = on;
+  m_map->setGradient(on ? divergingGradient() : colourGradient(m_colourMap));
+  applyScaleType();
 }
 
 void AttentionHeatmap::setValueLabel(const QString& label) {
   m_scale->axis()->setLabel(label);
+}
+
+QString AttentionHeatmap::valueLabel() const {
+  return m_scale->axis()->label();
 }
 
 void AttentionHeatmap::setValueRange(double lower, double upper) {

@@ -42,8 +42,15 @@ class AttentionHeatmap : public PlotWidget {
   void setLogScale(bool on);
   bool logScale() const { return m_logScale; }
   void setColourMap(ColourMap map);
+  /// Signed values (differential attention's p1 - lambda p2): divergingGradient() over a
+  /// range symmetric around 0, [-m, m] with m the largest |value| (of the fixed range, when
+  /// one is set), so white is 0. A log scale has no meaning for signed values: it is
+  /// ignored while this is on. Off: the colour map of setColourMap().
+  void setDiverging(bool on);
+  bool diverging() const { return m_diverging; }
   /// Colour-scale label with its unit (default "attention probability").
   void setValueLabel(const QString& label);
+  QString valueLabel() const;
   /// Fixes the colour range (for comparing heads); autoRange() goes back to the data's.
   void setValueRange(double lower, double upper);
   void autoRange();
@@ -82,7 +89,10 @@ class AttentionHeatmap : public PlotWidget {
   void fillGuidance();
   void updateAxes();
   void applyRange();
+  /// Linear or log colouring and the colour bar's ticks, as logActive() says.
+  void applyScaleType();
   bool updateLabelSteps();
+  bool logActive() const { return m_logScale && !m_diverging; }
 
   Matrix m_matrix;
   Matrix m_guidance;
@@ -93,6 +103,7 @@ class AttentionHeatmap : public PlotWidget {
   QCPItemText* m_readout = nullptr;
   ColourMap m_colourMap = ColourMap::Viridis;
   bool m_logScale = false;
+  bool m_diverging = false;
   bool m_guidanceVisible = true;
   bool m_fixedRange = false;
   double m_rangeLo = 0.0, m_rangeHi = 1.0;  // fixed range, or the data's

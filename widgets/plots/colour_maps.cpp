@@ -305,6 +305,22 @@ constexpr std::array<Stop, 19> kCividis{{
     {10.0f / 10, {0.995737f, 0.909344f, 0.217772f}},
 }};
 
+// ColorBrewer's 11-class RdBu (Cynthia Brewer, Apache 2.0), blue end first, with its centre
+// #f7f7f7 made pure white so that 0 is white.
+constexpr std::array<Rgb, 11> kBlueWhiteRed{{
+    {0x05 / 255.f, 0x30 / 255.f, 0x61 / 255.f},
+    {0x21 / 255.f, 0x66 / 255.f, 0xac / 255.f},
+    {0x43 / 255.f, 0x93 / 255.f, 0xc3 / 255.f},
+    {0x92 / 255.f, 0xc5 / 255.f, 0xde / 255.f},
+    {0xd1 / 255.f, 0xe5 / 255.f, 0xf0 / 255.f},
+    {1.0f, 1.0f, 1.0f},
+    {0xfd / 255.f, 0xdb / 255.f, 0xc7 / 255.f},
+    {0xf4 / 255.f, 0xa5 / 255.f, 0x82 / 255.f},
+    {0xd6 / 255.f, 0x60 / 255.f, 0x4d / 255.f},
+    {0xb2 / 255.f, 0x18 / 255.f, 0x2b / 255.f},
+    {0x67 / 255.f, 0x00 / 255.f, 0x1f / 255.f},
+}};
+
 QColor toColour(const Rgb& c) {
   return QColor::fromRgbF(c.r, c.g, c.b);
 }
@@ -350,6 +366,15 @@ QCPColorGradient colourGradient(ColourMap map, bool reversed) {
   // NaN cells (masked or missing) stay transparent instead of borrowing an end colour.
   gradient.setNanHandling(QCPColorGradient::nhTransparent);
   return reversed ? gradient.inverted() : gradient;
+}
+
+QCPColorGradient divergingGradient() {
+  QCPColorGradient gradient;
+  gradient.setColorInterpolation(QCPColorGradient::ciRGB);
+  gradient.setLevelCount(257);  // an odd count: one level sits on 0.5, the white of 0
+  gradient.setColorStops(tableStops(kBlueWhiteRed));
+  gradient.setNanHandling(QCPColorGradient::nhTransparent);
+  return gradient;
 }
 
 int colourStopCount(ColourMap map) {

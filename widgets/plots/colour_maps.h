@@ -28,4 +28,11 @@ bool parseColourMap(const QString& text, ColourMap* map);
 /// Every map's name, in enum order.
 QStringList colourMapNames();
 
+/// A diverging map for signed values centred on 0 (ColorBrewer's RdBu, its ends swapped):
+/// dark blue at 0, white at 0.5, dark red at 1. Drawn over a range symmetric around 0
+/// ([-m, m]), white is exactly 0, blue negative and red positive; the lightness falls
+/// the same way on both sides, so |value| reads alike in either sign. Not a ColourMap: a
+/// theme's default map colours magnitudes, which a diverging map would misstate.
+QCPColorGradient divergingGradient();
+
 }  // namespace attnlab::widgets

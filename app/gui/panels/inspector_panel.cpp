@@ -6,6 +6,7 @@
 #include "app/gui/inspection_cache.h"
 #include "app/gui/inspection_views.h"
 #include "app/gui/panels/figure_files.h"
+#include "app/gui/panels/inspector_mechanisms.h"
 #include "app/gui/panels/inspector_source_bar.h"
 #include "app/gui/panels/lens_panel.h"
 #include "app/gui/panels/query_key_map_window.h"
@@ -56,6 +57,37 @@ widgets::Matrix guidanceFor(const InspectionFrame& frame, const QString& pattern
   const int T = static_cast<int>(pieces.size());
   return widgets::Matrix(T, T,
                          analysis::guidancePatternMatrix(pattern.toStdString(), pieces, real));
+}
+
+// The weights' colour-bar label: what a cell is, where it is no probability.
+QString weightsLabel(core::AttentionMaps maps) {
+  switch (maps) {
+    case core::AttentionMaps::Signed:
+      return QStringLiteral("signed: p1 - lambda p2");
+    case core::AttentionMaps::Unnormalised:
+      return QStringLiteral("attention weight (not probabilities: rows need not sum to 1)");
+    case core::AttentionMaps::Probabilities:
+      break;
+  }
+  return QStringLiteral("attention weight");
+}
+
+// The heatmap's tooltip over the weights: how to read the cells of a map that is not softmax.
+QString weightsTip(core::AttentionMaps maps) {
+  switch (maps) {
+    case core::AttentionMaps::Signed:
+      return QStringLiteral(
+          "Differential attention: each weight is p1 - lambda p2, the difference of two softmax "
+          "maps (blue negative, white 0, red positive, on a range symmetric around 0); a row "
+          "sums to 1 - lambda. The analyses read |s| / sum |s| per row.");
+    case core::AttentionMaps::Unnormalised:
+      return QStringLiteral(
+          "These weights are not probabilities (softmax1, softpick, sigmoid or clipped "
+          "softmax): a row need not sum to 1. The analyses read |s| / sum |s| per row.");
+    case core::AttentionMaps::Probabilities:
+      break;
+  }
+  return {};
 }
 
 }  // namespace
@@ -213,9 +245,12 @@ QWidget* InspectorPanel::buildEnlargedHeads(QWidget* parent) {
   m_hover->setObjectName(QStringLiteral("inspectHover"));
   m_hover->setTextFormat(Qt::PlainText);
   m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_mechanisms = new InspectorMechanisms(right);
+  m_mechanisms->setObjectName(QStringLiteral("inspectMechanisms"));
   rightLayout->addLayout(maps, 1);
   rightLayout->addWidget(m_compareStatus);
   rightLayout->addWidget(m_hover);
+  rightLayout->addWidget(m_mechanisms);
   return right;
 }
 
@@ -328,10 +363,15 @@ void InspectorPanel::showHover(int query, int key, double value) {
       key >= m_frame->pieces.size())
     return;
   const bool asa = m_asaBox->isChecked() && m_frame->hasAsa;
-  m_hover->setText(asa ? QStringLiteral("%1 -> %2: keep-mask %3")
-                             .arg(m_frame->pieces[query], m_frame->pieces[key])
-                             .arg(value, 0, 'g', 4)
-                       : hoverText(*m_frame, m_view, m_layer, m_head, query, key, value));
+  QString text = asa ? QStringLiteral("%1 -> %2: keep-mask %3")
+                           .arg(m_frame->pieces[query], m_frame->pieces[key])
+                           .arg(value, 0, 'g', 4)
+                     : hoverText(*m_frame, m_view, m_layer, m_head, query, key, value);
+  if (!asa && m_view == InspectView::Weights && m_frame->maps != core::AttentionMaps::Probabilities)
+    text += QStringLiteral(" (%1)").arg(m_frame->maps == core::AttentionMaps::Signed
+                                            ? QStringLiteral("signed: p1 - lambda p2")
+                                            : QStringLiteral("not a probability"));
+  m_hover->setText(text);
 }
 
 InspectorPanel::~InspectorPanel() = default;
@@ -366,6 +406,7 @@ void InspectorPanel::setTheme(const widgets::Theme& theme) {
   m_grid->setTheme(theme);
   m_heatmap->setTheme(theme);
   m_compareHeatmap->setTheme(theme);
+  m_mechanisms->setTheme(theme);
   m_lens->setTheme(theme);
 }
 
@@ -622,21 +663,33 @@ void InspectorPanel::drawHead() {
   QString valueLabel = QStringLiteral("attention weight");
   const widgets::Matrix shown = drawShownHead(asa, valueLabel);
   drawComparedHead(shown, asa, valueLabel);
+  m_mechanisms->showFrame(*m_frame, m_layer, m_head);
   m_heatmap->requestReplot();
 }
 
 widgets::Matrix InspectorPanel::matrixToShow(const InspectionFrame& frame, bool asa,
-                                             QString& valueLabel) const {
+                                             QString& valueLabel, bool& weights) const {
+  weights = false;
   if (asa) {
     valueLabel = QStringLiteral("ASA keep-mask (1 kept, 0 masked)");
     return frame.asaMask(m_layer);
   }
-  const widgets::Matrix shown = viewMatrix(frame, m_view, m_layer, m_head);
+  const widgets::Matrix shown = m_view == InspectView::Weights
+                                    ? widgets::Matrix()
+                                    : viewMatrix(frame, m_view, m_layer, m_head);
   if (shown.isValid()) {
     valueLabel = inspectViewValueLabel(m_view, frame.residualScores);
     return shown;
   }
-  return frame.head(m_layer, m_head);  // until the view's data arrives
+  weights = true;  // the weights view, or the weights until the view's data arrives
+  valueLabel = weightsLabel(frame.maps);
+  return frame.head(m_layer, m_head);
+}
+
+void InspectorPanel::describeMaps(widgets::AttentionHeatmap* map, const InspectionFrame& frame,
+                                  bool weights) const {
+  map->setDiverging(weights && frame.maps == core::AttentionMaps::Signed);
+  map->setToolTip(weights ? weightsTip(frame.maps) : QString());
 }
 
 QString InspectorPanel::headCaption(bool asa) const {
@@ -650,7 +703,9 @@ QString InspectorPanel::headCaption(bool asa) const {
 }
 
 widgets::Matrix InspectorPanel::drawShownHead(bool asa, QString& valueLabel) {
-  const widgets::Matrix shown = matrixToShow(*m_frame, asa, valueLabel);
+  bool weights = false;
+  const widgets::Matrix shown = matrixToShow(*m_frame, asa, valueLabel, weights);
+  describeMaps(m_heatmap, *m_frame, weights);
   if (shown.isValid()) {
     m_heatmap->setMatrix(shown);
     m_heatmap->setTokens(m_frame->pieces);
@@ -667,9 +722,11 @@ void InspectorPanel::drawComparedHead(const widgets::Matrix& shown, bool asa, QS
   m_compareHeatmap->setVisible(comparing);
   if (!comparing) m_compareStatus->setVisible(false);
   // The compared side names its own kind of value where it has one (its scores, its mask).
+  bool weights = false;
   const widgets::Matrix other =
-      besides ? matrixToShow(*m_compareFrame, asa, valueLabel) : widgets::Matrix();
+      besides ? matrixToShow(*m_compareFrame, asa, valueLabel, weights) : widgets::Matrix();
   if (besides && other.isValid() && shown.isValid()) {
+    describeMaps(m_compareHeatmap, *m_compareFrame, weights);
     m_compareHeatmap->setMatrix(other);
     m_compareHeatmap->setTokens(m_compareFrame->pieces);
     m_compareHeatmap->setGuidance(

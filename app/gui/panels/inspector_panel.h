@@ -44,6 +44,7 @@ class HeadGrid;
 
 namespace attnlab::app {
 
+class InspectorMechanisms;
 class InspectorSourceBar;
 class LensPanel;
 class ModelCache;
@@ -97,6 +98,8 @@ class InspectorPanel : public QWidget, public RunView {
   widgets::AttentionHeatmap* compareHeatmap() const { return m_compareHeatmap; }
   InspectorSourceBar* sourceBar() const { return m_source; }
   LensPanel* lensPanel() const { return m_lens; }
+  /// The output gate and sink logits under the enlarged head (hidden without either).
+  InspectorMechanisms* mechanisms() const { return m_mechanisms; }
   InspectionController& controller() { return m_controller; }
   /// The menu a right click on a head of the grid opened last (tests trigger its actions).
   QMenu* headMenu() const { return m_headMenu; }
@@ -141,9 +144,14 @@ class InspectorPanel : public QWidget, public RunView {
   void drawHead();
   /// The grid of the view shown: layers x heads, or one map per layer.
   void drawGrid();
-  /// One frame's matrix as the toggles ask: the ASA keep-mask, the scores or the weights;
-  /// `valueLabel` is set to what the first two hold and left alone for the weights.
-  widgets::Matrix matrixToShow(const InspectionFrame& frame, bool asa, QString& valueLabel) const;
+  /// One frame's matrix as the toggles ask: the ASA keep-mask, a view, or the weights (also
+  /// while the view's data is on its way); `valueLabel` says what it holds, `weights` whether
+  /// it is the weights (drawn on a diverging scale when signed).
+  widgets::Matrix matrixToShow(const InspectionFrame& frame, bool asa, QString& valueLabel,
+                               bool& weights) const;
+  /// The heatmap's colouring and tooltip for what `frame`'s matrix shown on it is.
+  void describeMaps(widgets::AttentionHeatmap* map, const InspectionFrame& frame,
+                    bool weights) const;
   QString headCaption(bool asa) const;
   widgets::Matrix drawShownHead(bool asa, QString& valueLabel);
   void drawComparedHead(const widgets::Matrix& shown, bool asa, QString& valueLabel);
@@ -187,6 +195,7 @@ class InspectorPanel : public QWidget, public RunView {
   widgets::AttentionHeatmap* m_heatmap = nullptr;
   widgets::AttentionHeatmap* m_compareHeatmap = nullptr;
   LensPanel* m_lens = nullptr;
+  InspectorMechanisms* m_mechanisms = nullptr;
   QSplitter* m_mapsAndLens = nullptr;
   bool m_lensCollapsed = false;  ///< the user closed the lens in the splitter
   QPointer<QMenu> m_headMenu;
