@@ -89,6 +89,8 @@ class TestVariantsPanel : public QObject {
     RunSession run("/tmp/runs/asa", QColor("#1f77b4"));
     RunUpdate u = rows(0, 20);
     u.layerSeries["squeeze/weights"] = series("squeeze/weights", {4}, 0, 20);
+    // The health stream's series belong to the Health tab, not here.
+    u.layerSeries["health/entropy_mean"] = series("health/entropy_mean", {4, 6}, 0, 20);
     run.applyUpdate(u);
     panel.setRuns({&run});
     QVERIFY(panel.hasContent());
@@ -161,6 +163,8 @@ class TestVariantsPanel : public QObject {
     RunSession plain("/tmp/runs/plain", QColor("#1f77b4"));
     RunUpdate u;
     u.scalars["train/loss"] = {{1, 2}, {9.0, 8.0}, {1.7e9, 1.7e9 + 1}};
+    // A baseline run logs the health stream's series only: nothing for this tab.
+    u.layerSeries["health/sink_rate"] = series("health/sink_rate", {5}, 0, 2);
     plain.applyUpdate(u);
     panel.setRuns({&plain});
     QVERIFY(!panel.hasContent());

@@ -5,13 +5,19 @@
 
 #include <QHBoxLayout>
 
+#include <algorithm>
+
 namespace attnlab::app {
 
 namespace {
 
-// Tall enough for a dozen heads' rows and a colour bar, short enough to leave the enlarged
-// head most of the column.
-constexpr int kStripHeight = 160;
+// The strip grows with the heads' rows (a title, the token axis and a row per head), from a
+// few heads up to a dozen, and stays short enough to leave the enlarged head most of the
+// column.
+constexpr int kStripMinHeight = 110;
+constexpr int kStripMaxHeight = 200;
+constexpr int kStripPerHead = 10;
+constexpr int kStripAxes = 80;
 
 }  // namespace
 
@@ -37,7 +43,7 @@ InspectorMechanisms::InspectorMechanisms(QWidget* parent) : QWidget(parent) {
       "denominator; the larger it is, the more of the head's attention may go nowhere"));
   layout->addWidget(m_gate, 3);
   layout->addWidget(m_sinks, 1);
-  setFixedHeight(kStripHeight);
+  setFixedHeight(kStripMinHeight);
   setVisible(false);
 }
 
@@ -52,6 +58,8 @@ bool InspectorMechanisms::sinksShown() const {
 void InspectorMechanisms::showFrame(const InspectionFrame& frame, int layer, int head) {
   showGate(frame, layer);
   showSinks(frame, layer, head);
+  const int rows = std::max(frame.heads, frame.layers);
+  setFixedHeight(std::clamp(kStripAxes + kStripPerHead * rows, kStripMinHeight, kStripMaxHeight));
   setVisible(!frame.gates.empty() || !frame.sinkLogits.empty());
 }
 

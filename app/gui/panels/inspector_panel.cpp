@@ -196,15 +196,21 @@ QSplitter* InspectorPanel::buildMapsAndLens() {
   auto* splitter = new QSplitter(Qt::Vertical, this);
   splitter->setObjectName(QStringLiteral("inspectMapsAndLens"));
   splitter->addWidget(buildHeads());
+  // The output gate and sink logits, across the tab's width between the maps and the lens
+  // (whose table leaves room below it), so the enlarged head keeps its height.
+  m_mechanisms = new InspectorMechanisms(splitter);
+  m_mechanisms->setObjectName(QStringLiteral("inspectMechanisms"));
+  splitter->addWidget(m_mechanisms);
   m_lens = new LensPanel(splitter);
   splitter->addWidget(m_lens);
   splitter->setStretchFactor(0, 3);
-  splitter->setStretchFactor(1, 1);
+  splitter->setStretchFactor(1, 0);
+  splitter->setStretchFactor(2, 1);
   splitter->setChildrenCollapsible(true);
   m_mapsAndLens = splitter;
   // Opening a collapsed lens asks for the lens the frame was made without.
   connect(splitter, &QSplitter::splitterMoved, this, [this] {
-    m_lensCollapsed = m_mapsAndLens->sizes().value(1) == 0;
+    m_lensCollapsed = m_mapsAndLens->sizes().value(m_mapsAndLens->indexOf(m_lens)) == 0;
     requestMissing();
   });
   return splitter;
@@ -245,12 +251,9 @@ QWidget* InspectorPanel::buildEnlargedHeads(QWidget* parent) {
   m_hover->setObjectName(QStringLiteral("inspectHover"));
   m_hover->setTextFormat(Qt::PlainText);
   m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_mechanisms = new InspectorMechanisms(right);
-  m_mechanisms->setObjectName(QStringLiteral("inspectMechanisms"));
   rightLayout->addLayout(maps, 1);
   rightLayout->addWidget(m_compareStatus);
   rightLayout->addWidget(m_hover);
-  rightLayout->addWidget(m_mechanisms);
   return right;
 }
 

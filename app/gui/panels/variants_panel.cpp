@@ -30,6 +30,12 @@ QString orderKey(const QString& name) {
   return i < 0 ? name : QStringLiteral("temperature/%1").arg(i);
 }
 
+// The attention-health stream's series (health/...) belong to the Health tab; this tab shows
+// the mechanisms' own.
+bool isMechanismSeries(const QString& name) {
+  return !name.startsWith(QStringLiteral("health/"));
+}
+
 bool hasRows(const LayerSeries& s) {
   return s.rowSize() > 0 && !s.steps.empty() &&
          s.values.size() >= static_cast<std::size_t>(s.rowSize());
@@ -100,7 +106,10 @@ QHBoxLayout* VariantsPanel::buildToolbar(QWidget* content) {
 VariantsPanel::~VariantsPanel() = default;
 
 bool VariantsPanel::hasContent() const {
-  return m_run && !m_run->layerSeries().empty();
+  if (!m_run) return false;
+  for (const auto& [name, series] : m_run->layerSeries())
+    if (isMechanismSeries(name)) return true;
+  return false;
 }
 
 void VariantsPanel::setView(View view) {
@@ -128,7 +137,8 @@ void VariantsPanel::setRuns(const QList<RunSession*>& runs) {
   if (!switchFollowedRun(m_run, run, this)) return;
   if (run != nullptr) {
     connect(run, &RunSession::layerSeriesChanged, this, [this](const QStringList& names) {
-      for (const QString& n : names) m_pending.insert(n);
+      for (const QString& n : names)
+        if (isMechanismSeries(n)) m_pending.insert(n);
       noteContent();  // at once: the window may show the tab while this panel is hidden
       m_refresh->request();
     });
@@ -181,7 +191,7 @@ void VariantsPanel::rebuild() {
   m_plots.clear();
   if (m_run)
     for (const auto& [name, series] : m_run->layerSeries())
-      if (hasRows(series)) fill(addPlot(name), series);
+      if (isMechanismSeries(name) && hasRows(series)) fill(addPlot(name), series);
   relayoutGrid();
 }
 
