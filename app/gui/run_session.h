@@ -66,6 +66,9 @@ struct SnapshotFrame {
   std::int64_t step = -1;
   int layers = 0, sequences = 0, heads = 0, length = 0;
   std::vector<float> probabilities;
+  /// True when `probabilities` holds differential attention's signed maps (p1 - lambda p2,
+  /// snapshots/weights) rather than probabilities.
+  bool signedWeights = false;
   /// The T x T matrix of (layer, sequence, head), cut to the first `realLength` tokens.
   widgets::Matrix head(int layer, int sequence, int head, int realLength) const;
 };

@@ -31,6 +31,7 @@ QString checkpointFile(const QString& runDirectory, const QString& recorded) {
 }
 
 constexpr const char* kSnapshotSeries = "snapshots/probabilities";
+constexpr const char* kSignedSnapshotSeries = "snapshots/weights";
 constexpr const char* kEventsKey = "\x01events";  // cannot clash with a log name
 // A log that is not readable yet while its writer starts up is retried this often before
 // the error is shown (the writer creates the file, then switches it to SWMR).
@@ -172,6 +173,7 @@ bool RunWatcher::openReader(RunUpdate& update) {
     // a log whose config this version cannot parse still shows its curves.
     const core::RunConfig config = core::parseRunConfig(toml, path.toStdString());
     update.totalSteps = config.schedule.steps;
+    m_signedMaps = core::attentionMapsOf(config.attention) == core::AttentionMaps::Signed;
     for (const auto& q : core::loggedQuantities(config))
       m_seriesMeta[q.name] = {qs(q.unit), qs(q.meaning)};
     const core::ProbeGuidance guidance = core::probeGuidance(config, pieces);
@@ -284,9 +286,16 @@ void RunWatcher::loadSnapshot(qint64 step) {
     const auto it = std::find(m_snapshotSteps.rbegin(), m_snapshotSteps.rend(), step);
     if (it == m_snapshotSteps.rend()) return;
     const auto row = static_cast<std::uint64_t>(m_snapshotSteps.rend() - it - 1);
-    core::TensorSeries s = m_reader->series(kSnapshotSeries, row, 1);
+    // Signed maps as the model made them (snapshots/weights, a row per snapshot like
+    // snapshots/probabilities); their |s| / sum |s| is what the analyses read.
+    const auto names = m_reader->seriesNames();
+    const bool signedMaps =
+        m_signedMaps && std::find(names.begin(), names.end(), kSignedSnapshotSeries) != names.end();
+    core::TensorSeries s =
+        m_reader->series(signedMaps ? kSignedSnapshotSeries : kSnapshotSeries, row, 1);
     if (s.steps.empty() || s.innerShape.size() != 5) return;
     SnapshotFrame frame;
+    frame.signedWeights = signedMaps;
     frame.step = step;
     frame.layers = static_cast<int>(s.innerShape[0]);
     frame.sequences = static_cast<int>(s.innerShape[1]);

@@ -89,6 +89,8 @@ class RunWatcher : public QObject {
   std::vector<std::string> m_layerSeriesNames;
   std::map<std::string, std::uint64_t> m_rowsRead;  // per scalar / series / "events"
   std::map<std::string, std::pair<QString, QString>> m_seriesMeta;  // unit, meaning
+  /// Differential attention: the snapshots' signed maps (snapshots/weights) are shown.
+  bool m_signedMaps = false;
   std::vector<std::int64_t> m_snapshotSteps;
   std::size_t m_checkpointCount = ~std::size_t{0};
   bool m_finished = false, m_stopped = false;

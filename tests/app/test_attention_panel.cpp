@@ -233,6 +233,23 @@ class TestAttentionPanel : public QObject {
     map->hoverAt(cellPixel(map, 5, 4));
     QCOMPARE(hovered.last().at(2).toDouble(), double(f2.head(0, 1, 0, 14).at(5, 4)));
     QVERIFY2(panel.hoverText().contains("“▁from”"), qPrintable(panel.hoverText()));
+
+    // A differential-attention run's signed maps: a diverging scale, labelled as signed; a
+    // probability frame again switches it back.
+    QVERIFY(!map->diverging());
+    SnapshotFrame signedFrame = frame(3, kLayers, kHeads, probe);
+    for (std::size_t i = 0; i < signedFrame.probabilities.size(); i += 3)
+      signedFrame.probabilities[i] = -signedFrame.probabilities[i];
+    signedFrame.signedWeights = true;
+    run.applyUpdate(steps({0, 1, 2, 3}));
+    run.addSnapshot(signedFrame);
+    QTRY_COMPARE(panel.shownStep(), 3);
+    QVERIFY(map->diverging());
+    QCOMPARE(map->valueLabel(), QString("signed: p1 - lambda p2"));
+    run.applyUpdate(steps({0, 1, 2, 3, 4}));
+    run.addSnapshot(frame(4, kLayers, kHeads, probe));
+    QTRY_COMPARE(panel.shownStep(), 4);
+    QVERIFY(!map->diverging());
   }
 
   void clickingAThumbnailEnlargesThatHead() {

@@ -333,6 +333,10 @@ void AttentionPanel::drawHeatmap(const SnapshotFrame& frame) {
   const int length = realLength(frame);
   const widgets::Matrix matrix = frame.head(m_layer, m_sequence, m_head, length);
   if (!matrix.isValid()) return;
+  // Differential attention's signed maps on a diverging scale around 0.
+  m_heatmap->setDiverging(frame.signedWeights);
+  m_heatmap->setValueLabel(frame.signedWeights ? QStringLiteral("signed: p1 - lambda p2")
+                                               : QStringLiteral("attention weight"));
   m_heatmap->setMatrix(matrix);
   m_tokens.clear();
   const auto& probe = m_run->probeTokens();
