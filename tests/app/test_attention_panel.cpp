@@ -245,11 +245,13 @@ class TestAttentionPanel : public QObject {
     run.addSnapshot(signedFrame);
     QTRY_COMPARE(panel.shownStep(), 3);
     QVERIFY(map->diverging());
+    QVERIFY(grid->diverging());
     QCOMPARE(map->valueLabel(), QString("signed: p1 - lambda p2"));
     run.applyUpdate(steps({0, 1, 2, 3, 4}));
     run.addSnapshot(frame(4, kLayers, kHeads, probe));
     QTRY_COMPARE(panel.shownStep(), 4);
     QVERIFY(!map->diverging());
+    QVERIFY(!grid->diverging());
   }
 
   void clickingAThumbnailEnlargesThatHead() {

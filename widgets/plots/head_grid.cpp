@@ -174,6 +174,7 @@ void HeadGrid::setThumbnailResolution(int cells) {
 
 void HeadGrid::setColourMap(ColourMap map) {
   m_colourMap = map;
+  if (m_diverging) return;  // the theme's map returns with the next probability maps
   const QCPColorGradient g = colourGradient(map);
   for (QCPColorMap* m : m_maps) m->setGradient(g);
 }
@@ -181,10 +182,12 @@ void HeadGrid::setColourMap(ColourMap map) {
 void HeadGrid::rebuild() {
   for (QCPColorMap* m : m_maps) m_plot->removePlottable(m);
   m_maps.clear();
+  // Magnitudes on the diverging scale (signed maps), values on the sequential one.
+  const auto magnitude = [this](float v) { return m_diverging ? std::abs(double(v)) : double(v); };
   double globalMax = 0.0;
   for (const Matrix& m : m_thumbs)
-    for (float v : m.values) globalMax = std::max(globalMax, double(v));
-  const QCPColorGradient gradient = colourGradient(m_colourMap);
+    for (float v : m.values) globalMax = std::max(globalMax, magnitude(v));
+  const QCPColorGradient gradient = m_diverging ? divergingGradient() : colourGradient(m_colourMap);
   for (int l = 0; l < m_layers; ++l) {
     for (int h = 0; h < m_heads; ++h) {
       const Matrix& t = m_thumbs[static_cast<std::size_t>(l) * m_heads + h];
@@ -202,10 +205,10 @@ void HeadGrid::rebuild() {
       for (int r = 0; r < t.rows; ++r)
         for (int c = 0; c < t.cols; ++c) {
           d->setCell(c, r, t.at(r, c));
-          hi = std::max(hi, double(t.at(r, c)));
+          hi = std::max(hi, magnitude(t.at(r, c)));
         }
-      const double top = m_perHead ? hi : globalMax;
-      map->setDataRange(QCPRange(0.0, top > 0 ? top : 1.0));
+      const double top = (m_perHead ? hi : globalMax) > 0 ? (m_perHead ? hi : globalMax) : 1.0;
+      map->setDataRange(QCPRange(m_diverging ? -top : 0.0, top));
       m_maps.push_back(map);
     }
   }

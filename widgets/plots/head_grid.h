@@ -48,6 +48,11 @@ class HeadGrid : public PlotWidget {
   /// Largest thumbnail side in cells (default 64).
   void setThumbnailResolution(int cells);
   void setColourMap(ColourMap map);
+  /// Signed maps (differential attention): a diverging scale symmetric around 0, each
+  /// thumbnail over [-max|v|, +max|v|] (per head or over the grid, as for the sequential map).
+  /// Takes effect at the next setHeads / setThumbnails.
+  void setDiverging(bool on) { m_diverging = on; }
+  bool diverging() const { return m_diverging; }
 
   /// Highlights a head and moves the selector to it (no signal).
   /// What the columns are: one per head (the default: the axis says "head", ticks 0 to H-1,
@@ -85,6 +90,7 @@ class HeadGrid : public PlotWidget {
   int m_layers = 0, m_heads = 0, m_cells = 0, m_maxCells = kHeadThumbnailCells;
   double m_gap = 0.12;
   bool m_perHead = true;
+  bool m_diverging = false;
   bool m_columnsPerHead = true;
   ColourMap m_colourMap = ColourMap::Viridis;
   std::vector<Matrix> m_thumbs;

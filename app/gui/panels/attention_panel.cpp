@@ -320,6 +320,7 @@ void AttentionPanel::drawFrame(const SnapshotFrame& frame) {
     }
   m_layer = std::clamp(m_layer, 0, std::max(0, frame.layers - 1));
   m_head = std::clamp(m_head, 0, std::max(0, frame.heads - 1));
+  m_grid->setDiverging(frame.signedWeights);  // differential attention's signed maps
   m_grid->setHeads(frame.layers, frame.heads, heads);
   m_grid->setSelected(m_layer, m_head);
   m_grid->setTitle(

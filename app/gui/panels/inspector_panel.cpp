@@ -639,6 +639,8 @@ void InspectorPanel::drawGrid() {
   const auto& thumbnails = view == InspectView::Weights
                                ? frame.thumbnails
                                : frame.viewThumbnails[static_cast<std::size_t>(view)];
+  // Differential attention's signed weights: the grid on the diverging scale too.
+  m_grid->setDiverging(view == InspectView::Weights && frame.maps == core::AttentionMaps::Signed);
   if (thumbnails && m_grid->thumbnailResolution() == widgets::kHeadThumbnailCells)
     m_grid->setThumbnails(frame.layers, columns, *thumbnails);
   else
