@@ -18,6 +18,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -403,6 +404,22 @@ void TestNewRunDialog::screenshots() {
   // The options just shown are laid out by posted layout requests; let them run first.
   QCoreApplication::sendPostedEvents();
   QVERIFY(dialog.grab().save(dir + QStringLiteral("/new_run_dialog_variants.png")));
+
+  // Today's mechanisms: the normalizer's switch reveals its choice, the sink logit and
+  // clipped softmax's zeta and gamma in the same box.
+  QCheckBox* normalizer = dialog.form()->variantSwitch(QStringLiteral("attention.normalizer"));
+  QVERIFY(normalizer != nullptr);
+  QTest::mouseClick(normalizer, Qt::LeftButton, {}, QPoint(8, normalizer->height() / 2));
+  QCoreApplication::sendPostedEvents();
+  QVERIFY(dialog.form()->config().attention.normalizer != core::Normalizer::Softmax);
+  auto* box = dialog.form()->findChild<QWidget*>(QStringLiteral("variantBox:attention.normalizer"));
+  QVERIFY(box != nullptr);
+  for (const char* key : {"attention.sink_logit", "attention.clipped.zeta"})
+    QVERIFY2(box->isAncestorOf(dialog.form()->editorFor(QString::fromLatin1(key))), key);
+  for (QWidget* w = box->parentWidget(); w; w = w->parentWidget())
+    if (auto* scroll = qobject_cast<QScrollArea*>(w)) scroll->ensureWidgetVisible(box, 0, 0);
+  QCoreApplication::sendPostedEvents();
+  QVERIFY(dialog.grab().save(dir + QStringLiteral("/new_run_dialog_today.png")));
 
   dialog.form()->showSection(QStringLiteral("model"));
   typeInto(field(dialog, QStringLiteral("model.heads")), QStringLiteral("3"));

@@ -73,15 +73,22 @@ QString capitalised(QString text) {
 /// Keys directly in [attention] are one mechanism each ("attention.temperature"); the keys
 /// of a sub-section, at any depth, belong to that sub-section's mechanism.
 QString variantIdOf(const ConfigKey& key) {
+  // Options whose names the papers' code fixed at the attention root belong to the
+  // normalizer's box: softmax1's sink logit and clipped softmax's zeta and gamma.
+  const QString path = qs(key.path);
+  if (path == QStringLiteral("attention.sink_logit") ||
+      path.startsWith(QStringLiteral("attention.clipped.")))
+    return QStringLiteral("attention.normalizer");
   const QString section = qs(key.section());
   if (section == kVariantRoot) return qs(key.path);
   const int dot = section.indexOf(QLatin1Char('.'), kVariantRoot.size() + 1);
   return dot < 0 ? section : section.left(dot);
 }
 
-/// The value of a choice that means "mechanism off", or empty when it has none.
+/// The value of a choice that means "mechanism off", or empty when it has none ("softmax":
+/// attention.normalizer's plain softmax).
 QString offChoice(const ConfigKey& key) {
-  for (const char* off : {"none", "off"}) {
+  for (const char* off : {"none", "off", "softmax"}) {
     for (const auto& choice : key.constraint.choices) {
       if (choice == off) return QString::fromLatin1(off);
     }
