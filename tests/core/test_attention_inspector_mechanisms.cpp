@@ -156,13 +156,18 @@ class TestAttentionInspectorMechanisms : public QObject {
     AttentionInspector inspector(checkpointOf(m_base, "softmax"));
     const Inspection r = inspector.inspect(kText);
     QVERIFY(r.maps == AttentionMaps::Probabilities);
+    QVERIFY(inspector.maps() == AttentionMaps::Probabilities);  // captureBatch skips |s|/sum|s|
     QVERIFY(r.gateLayers.empty());
     QVERIFY(!r.sinkLogits.defined());
     const at::Tensor ids = idsOf(inspector);
     const at::Tensor rows = inspector.probabilitiesOf(ids);
     for (int l = 0; l < 2; ++l) {
       const at::Tensor raw = hookOf(inspector, ids, "blocks." + std::to_string(l) + ".attn.probs");
-      QVERIFY(torch::equal(rows[l], raw.to(torch::kFloat)));
+      // The same values as the hook of a separate pass: bitwise on LibTorch 1.13; LibTorch
+      // 2.11's CPU softmax may round the last bit differently between the two passes'
+      // layouts, so within float32 rounding (a normalisation would not be caught at this
+      // size, which is why the path is also asked directly).
+      QVERIFY(torch::allclose(rows[l], raw.to(torch::kFloat), 0, 1e-6));
     }
   }
 };
