@@ -13,6 +13,7 @@
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/inspect/attention_inspector.h"
 #include "tests/app/inspector_test_support.h"
+#include "tests/support/heatmap_hover.h"
 #include "tests/support/tiny_run_setup.h"
 #include "tests/support/untrained_checkpoint.h"
 #include "widgets/plots/attention_heatmap.h"
@@ -38,19 +39,6 @@ double largestMagnitude(const widgets::Matrix& m) {
   double top = 0;
   for (const float v : m.values) top = std::max(top, static_cast<double>(std::abs(v)));
   return top;
-}
-
-/// Moves the mouse over the enlarged map's cell (query, key); false when no pixel shows it.
-bool hoverCell(widgets::AttentionHeatmap* map, int query, int key) {
-  for (int y = 0; y < map->height(); y += 2)
-    for (int x = 0; x < map->width(); x += 2) {
-      int q = -1, k = -1;
-      if (map->cellAt(QPointF(x, y), &q, &k) && q == query && k == key) {
-        QTest::mouseMove(map, QPoint(x, y));
-        return true;
-      }
-    }
-  return false;
 }
 
 }  // namespace
@@ -125,7 +113,7 @@ void TestInspectorMechanisms::differentialWeightsDrawOnADivergingScale() {
   QVERIFY(low.blue() > low.red() && high.red() > high.blue());
   QCOMPARE(map->valueLabel(), QStringLiteral("signed: p1 - lambda p2"));
   QVERIFY(map->toolTip().contains(QStringLiteral("p1 - lambda p2")));
-  QVERIFY(hoverCell(map, 1, 1));
+  QVERIFY(attnlab::tests::hoverCell(map, 1, 1));
   QVERIFY(panel.findChild<QLabel*>("inspectHover")->text().contains("signed: p1 - lambda p2"));
 
   // The gate of the selected layer, per head and token, as core's inspector gives it.

@@ -23,6 +23,7 @@
 #include "core/config/config_loader.h"
 #include "core/tokenizer/sentencepiece_tokenizer.h"
 #include "tests/app/inspector_test_support.h"
+#include "tests/support/heatmap_hover.h"
 #include "tests/support/tiny_run_setup.h"
 #include "widgets/plots/attention_heatmap.h"
 #include "widgets/plots/head_grid.h"
@@ -94,19 +95,6 @@ std::vector<double> rolloutByHand(const app::InspectionFrame& f, int layer, int 
     r = next;
   }
   return r;
-}
-
-/// Moves the mouse over the enlarged map's cell (query, key); false when no pixel shows it.
-bool hoverCell(widgets::AttentionHeatmap* map, int query, int key) {
-  for (int y = 0; y < map->height(); y += 2)
-    for (int x = 0; x < map->width(); x += 2) {
-      int q = -1, k = -1;
-      if (map->cellAt(QPointF(x, y), &q, &k) && q == query && k == key) {
-        QTest::mouseMove(map, QPoint(x, y));
-        return true;
-      }
-    }
-  return false;
 }
 
 QString cellText(QTableView* table, int row, int column) {
@@ -250,7 +238,7 @@ void TestInspectorViews::eachViewShowsTheCliValues() {
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j)
       QVERIFY(close(norms.at(i, j), w.at(i, j) * values[j].toDouble(), 1e-4));
-  QVERIFY(hoverCell(panel->heatmap(), 2, 1));
+  QVERIFY(attnlab::tests::hoverCell(panel->heatmap(), 2, 1));
   const QString hover = panel->findChild<QLabel*>("inspectHover")->text();
   QVERIFY2(hover.contains(QStringLiteral("weight %1").arg(w.at(2, 1), 0, 'g', 4)) &&
                hover.contains(QStringLiteral("||f(x_j)|| %1").arg(values[1].toDouble(), 0, 'g', 4)),
@@ -470,12 +458,12 @@ void TestInspectorViews::screenshotsOfARun() {
   shoot("app-inspect-rollout.png");
   panel->showView(app::InspectView::HeadNorms);
   panel->selectHead(1, 1);
-  QVERIFY(hoverCell(panel->heatmap(), 5, 1));
+  QVERIFY(attnlab::tests::hoverCell(panel->heatmap(), 5, 1));
   shoot("app-inspect-norms.png");
   panel->showView(app::InspectView::Weights);
   panel->toggleMask(3);
   QTRY_VERIFY_WITH_TIMEOUT(panel->frame()->maskedPositions == QList<int>{3}, 60000);
-  QVERIFY(hoverCell(panel->heatmap(), 5, 3));  // "ed" attending to the <mask>
+  QVERIFY(attnlab::tests::hoverCell(panel->heatmap(), 5, 3));  // "ed" attending to the <mask>
   shoot("app-inspect-lens.png");
 }
 

@@ -1,0 +1,25 @@
+#pragma once
+
+// Hovering an attention heatmap's cell as a person does: the mouse over a pixel that shows it.
+
+#include "widgets/plots/attention_heatmap.h"
+
+#include <QPointF>
+#include <QTest>
+
+namespace attnlab::tests {
+
+/// Moves the mouse over the map's cell (query, key); false when no pixel shows it.
+inline bool hoverCell(widgets::AttentionHeatmap* map, int query, int key) {
+  for (int y = 0; y < map->height(); y += 2)
+    for (int x = 0; x < map->width(); x += 2) {
+      int q = -1, k = -1;
+      if (map->cellAt(QPointF(x, y), &q, &k) && q == query && k == key) {
+        QTest::mouseMove(map, QPoint(x, y));
+        return true;
+      }
+    }
+  return false;
+}
+
+}  // namespace attnlab::tests
