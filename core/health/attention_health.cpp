@@ -83,10 +83,16 @@ at::Tensor sinkClassesOf(const std::vector<std::string>& pieces, std::int64_t ba
 }
 
 at::Tensor normalisedMap(const at::Tensor& map) {
-  const auto magnitude = map.abs();
+  auto out = map.clone();
+  normaliseMapInPlace(out);
+  return out;
+}
+
+void normaliseMapInPlace(at::Tensor& map) {
+  map.abs_();
   // The floor keeps a row of zeros at zeros; 1e-300 would round to 0 in float32.
   const double floor = map.scalar_type() == torch::kDouble ? 1e-300 : 1e-37;
-  return magnitude / magnitude.sum(-1, true).clamp_min(floor);
+  map.div_(map.sum(-1, true).clamp_min_(floor));
 }
 
 void requestHealthHooks(HookRequest& request) {

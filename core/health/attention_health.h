@@ -107,8 +107,11 @@ class HealthAccumulator {
   at::Tensor m_rankSum, m_cosineSum;     // [L]
 };
 
-/// |s| / sum_k |s| per row: a distribution from a map that is not one (Gu et al.).
+/// |s| / sum_k |s| per row: a distribution from a map that is not one (Gu et al.). A row of
+/// zeros (softpick can give one) stays zeros.
 at::Tensor normalisedMap(const at::Tensor& map);
+/// The same in place, for a tensor the caller owns (no temporaries of a large batch).
+void normaliseMapInPlace(at::Tensor& map);
 
 class HookRequest;
 class ActivationCache;

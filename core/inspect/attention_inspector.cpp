@@ -17,7 +17,6 @@
 
 #include <torch/torch.h>
 
-#include <limits>
 #include <system_error>
 
 namespace attnlab::core {
@@ -221,14 +220,6 @@ std::vector<at::Tensor> sequenceGates(ActivationCache& cache, int layers) {
   return out;
 }
 
-/// |s| / sum_k |s| per row, in place (the tensor is the caller's own copy): normalisedMap's
-/// rows without its two temporaries of an [L, B, H, T, T] batch. A row of zeros (softpick can
-/// give one) stays zeros instead of 0 / 0.
-void normaliseRowsInPlace(at::Tensor& maps) {
-  maps.abs_();
-  maps.div_(maps.sum(-1, true).clamp_min_(std::numeric_limits<float>::min()));
-}
-
 }  // namespace
 
 std::vector<std::int64_t> AttentionInspector::encodeForInspection(const std::string& text,
@@ -361,7 +352,7 @@ BatchCapture AttentionInspector::captureBatch(const at::Tensor& ids, const Batch
   BatchCapture out = cutBack(cache, request, length);
   // The analyses read rows as distributions; softmax maps are left bit for bit as they were.
   if (request.probabilities && maps() != AttentionMaps::Probabilities)
-    normaliseRowsInPlace(out.probabilities);
+    normaliseMapInPlace(out.probabilities);  // the batch is this pass's own
   const int layers = s.model->layerCount();
   std::vector<at::Tensor> layerOutputs;
   if (hidden) layerOutputs = cache.takeLayers("resid_post", layers);

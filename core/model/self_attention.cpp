@@ -89,8 +89,7 @@ void SelfAttentionImpl::resetVariantParameters() {
   if (m_qNorm) m_qNorm->resetParameters();
   if (m_kNorm) m_kNorm->resetParameters();
   if (m_differential) m_differential->resetParameters();
-  for (const auto& p : m_normalizer ? m_normalizer->parameters() : std::vector<torch::Tensor>{})
-    p.zero_();  // softmax1's sink logits start at 0
+  if (m_normalizer) m_normalizer->resetParameters();
   if (m_tauQ.defined()) {
     m_tauQ.fill_(1.0);
     m_tauK.fill_(1.0);

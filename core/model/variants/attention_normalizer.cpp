@@ -35,6 +35,11 @@ AttentionNormalizerImpl::AttentionNormalizerImpl(const AttentionConfig& attentio
   }
 }
 
+void AttentionNormalizerImpl::resetParameters() {
+  torch::NoGradGuard noGrad;
+  if (m_sink.defined()) m_sink.zero_();
+}
+
 torch::Tensor AttentionNormalizerImpl::sinkLogits() const {
   return m_sink.defined() ? m_sink.detach() : torch::Tensor();
 }

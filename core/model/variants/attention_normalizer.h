@@ -32,6 +32,8 @@ class AttentionNormalizerImpl : public torch::nn::Module {
   /// softmax1's learned logits [heads] (detached), or undefined.
   torch::Tensor sinkLogits() const;
   Normalizer kind() const { return m_kind; }
+  /// The learned sink logits back to 0 (softmax off by one).
+  void resetParameters();
 
  private:
   torch::Tensor softmax1(const torch::Tensor& x) const;
