@@ -59,6 +59,10 @@ pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
 # core/tokenizer/unicode_text.cpp includes ICU (attnlab_core_base links it PRIVATE).
 pkg_check_modules(ICU REQUIRED IMPORTED_TARGET icu-uc)
 
+# Compressed text corpora (core/data/compressed_reader.cpp): gzip and zstd.
+find_package(ZLIB REQUIRED)
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
+
 find_package(nlohmann_json 3 REQUIRED)
 find_package(tomlplusplus QUIET)
 if(NOT tomlplusplus_FOUND)

@@ -32,6 +32,8 @@ DEMO=(
   libhdf5-dev libsentencepiece-dev
   # Unicode categories, NFD and lowercase for the Hugging Face tokenizers (core/tokenizer/unicode_text)
   libicu-dev
+  # compressed corpora: .gz and .zst text and JSON lines (core/data/compressed_reader)
+  zlib1g-dev libzstd-dev
   # header libraries
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev
   # offline English corpus for the demo

@@ -99,7 +99,7 @@ check "Description has a synopsis and a long text" \
   test "$(field Description | wc -l)" -ge 5
 depends=$(field Depends)
 say "Depends: $depends"
-for dep in libopenblas0-openmp wordnet-base libtorch1 libqt6widgets6 libhdf5 libc6; do
+for dep in libopenblas0-openmp wordnet-base libtorch1 libqt6widgets6 libhdf5 libzstd1 libc6; do
   check "Depends names $dep" grep -q "\\b$dep" <<<"$depends"
 done
 check "python3-h5py is only suggested" \

@@ -64,14 +64,18 @@ void EvaluationSet::State::openValidation(const core::AttentionInspector& inspec
                                           const fs::path& runDir, const Report& report,
                                           const std::atomic<bool>* cancel) {
   kind = "validation";
-  // The pipeline asks before each of its phases whether to go on (false throws
-  // attnlab::Cancelled); within a phase it is not interruptible, but with the run's cache
-  // in place every phase but the corpus is a quick reuse.
-  data.emplace(core::prepareMlmData(inspector.config(), runDir, 0,
-                                    [&](const std::string&, int done, int total) {
-                                      report(done, total);
-                                      return !cancelRequested(cancel);
-                                    }));
+  // The run's finished token store opens without a pass over the corpus; without one, the
+  // pipeline runs, asking a few times a second whether to go on (false throws
+  // attnlab::Cancelled); with the run's cache in place every phase but the corpus is a reuse.
+  try {
+    data.emplace(core::openPreparedMlmData(inspector.config(), runDir));
+  } catch (const attnlab::Error&) {  // no finished store, or no tokenizer beside it
+    data.emplace(core::prepareMlmData(inspector.config(), runDir, 0,
+                                      [&](const core::DataProgress& p) {
+                                        report(p.phaseIndex, p.phases);
+                                        return !cancelRequested(cancel);
+                                      }));
+  }
   const auto blocks = data->validation.blocksPerEpoch();
   if (blocks == 0) {
     throw DataError(runDir.string(),

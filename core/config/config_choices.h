@@ -35,6 +35,12 @@ struct ChoiceName {
 
 enum class CorpusSource { Wordnet, Text };
 enum class InvalidUtf8Policy { Skip, Reject };
+/// How a corpus file's lines are read (whatever its compression).
+enum class CorpusFormat {
+  Auto,   ///< .jsonl / .ndjson (optionally .gz / .zst) are JSON lines, everything else text
+  Text,   ///< every line is a text line
+  Jsonl,  ///< every line is a JSON object whose corpus.text_field holds the text
+};
 enum class TokenizerAlgorithm { Unigram, Bpe };
 enum class Packing {
   Pack,  ///< lines concatenated (separated by </s>) and cut into full blocks
@@ -96,6 +102,8 @@ enum class SqueezeCombine { WeightedAverage, ScaledLast };
 ATTNLAB_CHOICE_TABLE(CorpusSource, {CorpusSource::Wordnet, "wordnet"}, {CorpusSource::Text, "text"})
 ATTNLAB_CHOICE_TABLE(InvalidUtf8Policy, {InvalidUtf8Policy::Skip, "skip"},
                      {InvalidUtf8Policy::Reject, "reject"})
+ATTNLAB_CHOICE_TABLE(CorpusFormat, {CorpusFormat::Auto, "auto"}, {CorpusFormat::Text, "text"},
+                     {CorpusFormat::Jsonl, "jsonl"})
 ATTNLAB_CHOICE_TABLE(TokenizerAlgorithm, {TokenizerAlgorithm::Unigram, "unigram"},
                      {TokenizerAlgorithm::Bpe, "bpe"})
 ATTNLAB_CHOICE_TABLE(Packing, {Packing::Pack, "pack"}, {Packing::Line, "line"})

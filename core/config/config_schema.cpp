@@ -140,13 +140,23 @@ std::vector<ConfigKey> buildSchema() {
           "`wordnet`: the glosses of Debian's wordnet-base; `text`: the files in corpus.paths"),
       configKey(
           "corpus.paths", [](auto& c) -> auto& { return c.corpus.paths; },
-          "text files or folders (every regular file inside, sorted) for source `text`"),
+          "text or JSON-lines files, plain or .gz/.zst, or folders (every regular file inside, "
+          "sorted) for source `text`"),
       configKey(
           "corpus.wordnet_dir", [](auto& c) -> auto& { return c.corpus.wordnetDir; },
           "folder holding data.noun, data.verb, data.adj and data.adv"),
       configKey(
           "corpus.invalid_utf8", [](auto& c) -> auto& { return c.corpus.invalidUtf8; },
-          "a line that is not UTF-8: `skip` (report file:line and go on) or `reject` (stop)"),
+          "a line that is not UTF-8 (or a JSON line without usable text): `skip` (report "
+          "file:line and go on) or `reject` (stop)"),
+      configKey(
+          "corpus.format", [](auto& c) -> auto& { return c.corpus.format; },
+          "`auto`: files named .jsonl or .ndjson (also .gz, .zst) are JSON lines, others text; "
+          "`text`: every file is text; `jsonl`: every file is JSON lines (one object a line)"),
+      configKey(
+          "corpus.text_field", [](auto& c) -> auto& { return c.corpus.textField; },
+          "the field of a JSON-lines record that holds its text (each line of it a corpus line)",
+          nonEmpty()),
       configKey(
           "corpus.max_lines", [](auto& c) -> auto& { return c.corpus.maxLines; },
           "use at most this many lines of the corpus (0 = all)", atLeast(0)),
@@ -198,6 +208,11 @@ std::vector<ConfigKey> buildSchema() {
       configKey(
           "data.cache_dir", [](auto& c) -> auto& { return c.data.cacheDir; },
           "where the encoded token store is kept; empty = `<run_dir>/cache`"),
+      configKey(
+          "data.shard_mb", [](auto& c) -> auto& { return c.data.shardMb; },
+          "corpus text per token-store shard, in MB: what each encoding thread holds at once "
+          "and what a restart after an interruption redoes at most (docs/data.md)",
+          inRange(0.001, 4096)),
 
       // [model]
       configKey(

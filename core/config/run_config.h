@@ -22,12 +22,17 @@ struct RunSection {
 struct CorpusConfig {
   /// corpus.source: "wordnet" (glosses from Debian's wordnet-base) or "text" (files/folders).
   CorpusSource source = CorpusSource::Wordnet;
-  /// corpus.paths: text files or folders (every regular file inside, sorted), for "text".
+  /// corpus.paths: text or JSON-lines files (plain, .gz, .zst) or folders (every regular file
+  /// inside, sorted), for "text".
   std::vector<std::string> paths;
   /// corpus.wordnet_dir: where data.noun, data.verb, data.adj, data.adv live.
   std::string wordnetDir = "/usr/share/wordnet";
   /// corpus.invalid_utf8: "skip" (report file:line and go on) or "reject" (stop).
   InvalidUtf8Policy invalidUtf8 = InvalidUtf8Policy::Skip;
+  /// corpus.format: "auto" (.jsonl/.ndjson are JSON lines), "text" or "jsonl".
+  CorpusFormat format = CorpusFormat::Auto;
+  /// corpus.text_field: the field of a JSON-lines record that holds its text.
+  std::string textField = "text";
   /// corpus.max_lines: use at most this many lines (0 = all).
   std::int64_t maxLines = 0;
 };
@@ -54,6 +59,8 @@ struct DataConfig {
   double randomTokenShare = 0.1;     ///< data.random_token_share: selected -> random id
   /// data.cache_dir: where the token store is kept; empty = <run_dir>/cache.
   std::string cacheDir;
+  /// data.shard_mb: MB of corpus text per token-store shard.
+  double shardMb = 16.0;
 };
 
 struct ModelConfig {

@@ -3,6 +3,7 @@
 #include "core/config/config_choices.h"
 
 #include "core/config/run_config.h"
+#include "core/data/token_sequence.h"
 #include "core/data/token_store.h"
 #include "core/tokenizer/tokenizer.h"
 
@@ -30,6 +31,20 @@ struct DataSplit {
 /// Throws ConfigError when the values are out of range or leave no training line.
 DataSplit splitLines(std::int64_t lineCount, const DataConfig& config);
 
+/// The same rule one line at a time, without lists (a corpus of any size): which of the
+/// `lineCount` lines are validation lines. Throws ConfigError as splitLines does.
+class ValidationRule {
+ public:
+  ValidationRule(std::int64_t lineCount, const DataConfig& config);
+  std::int64_t validationCount() const { return m_count; }
+  bool isValidation(std::int64_t line) const;
+
+ private:
+  std::int64_t m_lineCount = 0;
+  std::int64_t m_count = 0;
+  bool m_tail = false;  ///< data.validation_lines: the last m_count lines
+};
+
 // Packing (pack | line) is a config choice: core/config/config_choices.h.
 
 /// Blocks shorter than this many real tokens (not counting <s> and </s>) at the end of a
@@ -43,15 +58,21 @@ inline constexpr int kMinLastBlockTokens = 8;
 ///   block can be short (padded) and is dropped below kMinLastBlockTokens.
 /// - Line: block b is the b-th non-empty line, truncated to T-2 tokens.
 /// Blocks are computed on demand from the memory-mapped store (no copy of the corpus).
+/// Over a whole TokenSequence without empty lines it keeps no per-line lists either, so its
+/// memory does not grow with the corpus.
 class BlockSet {
  public:
   BlockSet() = default;
+  /// The blocks of some lines of one store.
   BlockSet(TokenStore store, std::vector<std::int64_t> lines, int sequenceLength, Packing packing,
+           SpecialTokenIds specials = {});
+  /// The blocks of every line of `tokens`.
+  BlockSet(TokenSequence tokens, int sequenceLength, Packing packing,
            SpecialTokenIds specials = {});
 
   std::int64_t size() const { return m_blockCount; }
   int sequenceLength() const { return m_sequenceLength; }
-  int vocabSize() const { return m_store.isOpen() ? m_store.vocabSize() : 0; }
+  int vocabSize() const { return m_tokens.isOpen() ? m_tokens.vocabSize() : 0; }
   Packing packing() const { return m_packing; }
   const SpecialTokenIds& specials() const { return m_specials; }
   /// Tokens of the split's lines (what the blocks cover, before truncation in Line mode).
@@ -62,9 +83,23 @@ class BlockSet {
   int fill(std::int64_t index, std::span<std::int64_t> out) const;
 
  private:
-  TokenStore m_store;
-  std::vector<std::int64_t> m_lines;   ///< non-empty lines, in order
-  std::vector<std::int64_t> m_starts;  ///< Pack: stream position of each line's first token
+  void checkSequenceLength() const;
+  /// Counts blocks once the lines are known (both constructors).
+  void countBlocks(std::int64_t lineCount);
+  /// Line j of the blocks' lines: m_lines[j], or j itself over a whole sequence.
+  std::int64_t lineAt(std::int64_t j) const {
+    return m_explicit ? m_lines[static_cast<std::size_t>(j)] : j;
+  }
+  /// Pack: stream position of the j-th line's first token.
+  std::int64_t streamStart(std::int64_t j) const {
+    return m_explicit ? m_starts[static_cast<std::size_t>(j)] : m_tokens.lineBegin(j) + j;
+  }
+  std::int64_t lineAtStream(std::int64_t position) const;
+
+  TokenSequence m_tokens;
+  bool m_explicit = false;             ///< the lines are listed in m_lines
+  std::vector<std::int64_t> m_lines;   ///< non-empty lines, in order (explicit only)
+  std::vector<std::int64_t> m_starts;  ///< Pack, explicit: stream position of each line
   std::int64_t m_streamLength = 0;
   std::int64_t m_lineTokens = 0;
   std::int64_t m_blockCount = 0;

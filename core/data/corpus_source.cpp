@@ -1,7 +1,9 @@
 #include "core/data/corpus_source.h"
 
+#include "core/data/compressed_reader.h"
 #include "core/data/data_files.h"
 #include "core/data/hashing.h"
+#include "core/data/jsonl_lines.h"
 #include "core/data/text_encoding.h"
 #include "core/data/wordnet_corpus.h"
 #include "core/errors/error.h"
@@ -9,7 +11,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <system_error>
 
@@ -42,33 +43,24 @@ class CorpusWriter {
     return m_maxLines > 0 && m_build.stats.linesKept >= static_cast<std::uint64_t>(m_maxLines);
   }
 
-  /// Reads one source file; `name` is how reports refer to it.
-  void addFile(const fs::path& file, const std::string& name) {
+  /// Reads one source file (plain, .gz or .zst); `name` is how reports refer to it.
+  /// `jsonLines`: each line is a JSON record whose `textField` holds the text.
+  void addFile(const fs::path& file, const std::string& name, bool jsonLines,
+               const std::string& textField = {}) {
     if (full()) return;
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw DataError(name, "cannot open for reading");
-    rejectBinary(in, name);
+    CorpusFileReader in(file, name);
+    rejectBinary(in.head(kBinaryProbeBytes), name);
     ++m_build.stats.files;
     std::string line;
-    std::uint64_t lineNo = 0;
-    while (!full() && std::getline(in, line)) {
-      ++lineNo;
-      if (!line.empty() && line.back() == '\r') line.pop_back();
+    while (!full() && in.nextLine(line)) {
       std::string_view view(line);
-      if (lineNo == 1 && view.substr(0, 3) == "\xEF\xBB\xBF") view.remove_prefix(3);
-      const std::string problem = corpusLineProblem(view);
-      if (!problem.empty()) {
-        skip(name, lineNo, problem);
-        continue;
+      if (in.lineNumber() == 1 && view.substr(0, 3) == "\xEF\xBB\xBF") view.remove_prefix(3);
+      if (jsonLines) {
+        addRecord(view, name, in.lineNumber(), textField);
+      } else {
+        addLine(view, name, in.lineNumber());
       }
-      const std::string kept = normaliseCorpusLine(view);
-      if (kept.empty()) {
-        ++m_build.stats.linesEmpty;
-        continue;
-      }
-      keep(kept);
     }
-    if (in.bad()) throw DataError(name, "read failed");
   }
 
   CorpusBuild finish(const fs::path& target) {
@@ -83,22 +75,68 @@ class CorpusWriter {
   const CorpusBuild& build() const { return m_build; }
   std::uint64_t invalidUtf8Lines() const { return m_invalidUtf8; }
   std::uint64_t controlLines() const { return m_control; }
+  std::uint64_t badRecordLines() const { return m_badRecords; }
 
  private:
-  void rejectBinary(std::ifstream& in, const std::string& name) {
-    std::array<char, kBinaryProbeBytes> probe{};
-    in.read(probe.data(), probe.size());
-    const auto got = static_cast<std::size_t>(in.gcount());
-    const void* nul = std::memchr(probe.data(), 0, got);
-    if (nul != nullptr) {
-      const auto offset = static_cast<const char*>(nul) - probe.data();
-      throw DataError(name, "is a binary file, not UTF-8 text (NUL byte at offset " +
-                                std::to_string(offset) +
-                                "; UTF-16 text looks like this too): remove it from "
-                                "corpus.paths or its folder, or convert it to UTF-8");
+  /// One text line (or one paragraph of a JSON record): checked, normalised, kept.
+  void addLine(std::string_view view, const std::string& name, std::uint64_t lineNo) {
+    if (!view.empty() && view.back() == '\r') view.remove_suffix(1);
+    const std::string problem = corpusLineProblem(view);
+    if (!problem.empty()) {
+      skip(name, lineNo, problem);
+      return;
     }
-    in.clear();
-    in.seekg(0);
+    const std::string kept = normaliseCorpusLine(view);
+    if (kept.empty()) {
+      ++m_build.stats.linesEmpty;
+      return;
+    }
+    keep(kept);
+  }
+
+  /// One JSON line: a bad record is skipped like a bad text line (and under the same
+  /// policy); a good one adds each paragraph of its text as a line, reported at this line.
+  void addRecord(std::string_view view, const std::string& name, std::uint64_t lineNo,
+                 const std::string& textField) {
+    if (!view.empty() && view.back() == '\r') view.remove_suffix(1);
+    if (view.find_first_not_of(" \t") == std::string_view::npos) {
+      ++m_build.stats.linesEmpty;
+      return;
+    }
+    // The raw line first: Latin-1 or control bytes get the text path's reasons (and
+    // counts), not a JSON parser's message.
+    std::string problem = corpusLineProblem(view);
+    JsonLineText record;
+    if (problem.empty()) {
+      record = jsonLineText(view, textField);
+      problem = std::move(record.problem);
+    }
+    if (!problem.empty()) {
+      skip(name, lineNo, problem);
+      return;
+    }
+    std::string_view text(record.text);
+    while (!full()) {
+      const std::size_t nl = text.find('\n');
+      addLine(text.substr(0, nl), name, lineNo);
+      if (nl == std::string_view::npos) break;
+      text.remove_prefix(nl + 1);
+    }
+  }
+
+  void rejectBinary(std::string_view head, const std::string& name) {
+    const std::size_t nul = head.find('\0');
+    if (nul == std::string_view::npos) return;
+    // A compressed file without its extension is a common slip; say what it is.
+    const Compression packed = compressionFromMagic(head);
+    const std::string advice =
+        packed != Compression::None
+            ? std::string("it looks like ") + std::string(compressionName(packed)) +
+                  " data: give it the extension " + (packed == Compression::Gzip ? ".gz" : ".zst")
+            : std::string("remove it from corpus.paths or its folder, or convert it to UTF-8");
+    throw DataError(name, "is a binary file, not UTF-8 text (NUL byte at offset " +
+                              std::to_string(nul) +
+                              "; UTF-16 text looks like this too): " + advice);
   }
 
   void skip(const std::string& name, std::uint64_t lineNo, const std::string& problem) {
@@ -110,8 +148,10 @@ class CorpusWriter {
     }
     if (problem.rfind("control", 0) == 0) {
       ++m_control;
-    } else {
+    } else if (problem.rfind("invalid UTF-8", 0) == 0) {
       ++m_invalidUtf8;
+    } else {
+      ++m_badRecords;
     }
     ++m_build.stats.linesSkipped;
     if (m_build.issues.size() < kMaxReportedIssues) {
@@ -138,7 +178,29 @@ class CorpusWriter {
   Fnv1a64 m_hash;
   std::uint64_t m_invalidUtf8 = 0;
   std::uint64_t m_control = 0;
+  std::uint64_t m_badRecords = 0;  ///< JSON lines without usable text
 };
+
+/// Why a corpus without a single kept line is refused: all lines rejected (with counts and
+/// the first), or none there at all. `where` names the source.
+DataError emptyCorpusError(const CorpusWriter& writer, const std::string& where) {
+  const CorpusBuild& b = writer.build();
+  if (b.stats.linesSkipped == 0) {
+    return DataError(where, "the corpus is empty: " + std::to_string(b.stats.files) +
+                                " file(s) hold no non-blank lines");
+  }
+  const CorpusIssue& first = b.issues.front();
+  const std::string records =
+      writer.badRecordLines() == 0
+          ? std::string()
+          : ", " + std::to_string(writer.badRecordLines()) + " JSON lines without usable text";
+  return DataError(where, "the corpus has no valid lines: all " +
+                              std::to_string(b.stats.linesSkipped) +
+                              " non-blank lines were rejected (" +
+                              std::to_string(writer.invalidUtf8Lines()) + " invalid UTF-8, " +
+                              std::to_string(writer.controlLines()) + " with control characters" +
+                              records + "); first: " + first.where() + ": " + first.reason);
+}
 
 }  // namespace
 
@@ -234,14 +296,16 @@ CorpusBuild buildCorpus(const CorpusConfig& config, const fs::path& folder) {
         // same checks and normalisation as any text source.
         const fs::path raw = folder / "wordnet_glosses.txt";
         writeWordNetGlosses(config.wordnetDir, raw);
-        writer.addFile(raw, raw.string());
+        writer.addFile(raw, raw.string(), /*jsonLines=*/false);
         fs::remove(raw, ec);
         break;
       }
       case CorpusSource::Text: {
         const auto files = listCorpusFiles(config);
         where = config.paths.size() == 1 ? config.paths.front() : std::string("corpus.paths");
-        for (const fs::path& f : files) writer.addFile(f, f.string());
+        for (const fs::path& f : files) {
+          writer.addFile(f, f.string(), readsAsJsonLines(config.format, f), config.textField);
+        }
         break;
       }
     }
@@ -250,22 +314,16 @@ CorpusBuild buildCorpus(const CorpusConfig& config, const fs::path& folder) {
     throw;
   }
 
-  const CorpusBuild& b = writer.build();
-  if (b.stats.linesKept == 0) {
+  if (writer.build().stats.linesKept == 0) {
     fs::remove(temporaryPathFor(target), ec);
-    if (b.stats.linesSkipped > 0) {
-      const CorpusIssue& first = b.issues.front();
-      throw DataError(
-          where, "the corpus has no valid lines: all " + std::to_string(b.stats.linesSkipped) +
-                     " non-blank lines were rejected (" +
-                     std::to_string(writer.invalidUtf8Lines()) + " invalid UTF-8, " +
-                     std::to_string(writer.controlLines()) +
-                     " with control characters); first: " + first.where() + ": " + first.reason);
-    }
-    throw DataError(where, "the corpus is empty: " + std::to_string(b.stats.files) +
-                               " file(s) hold no non-blank lines");
+    throw emptyCorpusError(writer, where);
   }
-  return writer.finish(target);
+  try {
+    return writer.finish(target);
+  } catch (...) {
+    fs::remove(temporaryPathFor(target), ec);
+    throw;
+  }
 }
 
 }  // namespace attnlab::core

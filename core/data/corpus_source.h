@@ -9,7 +9,8 @@
 
 namespace attnlab::core {
 
-/// A line that was left out of the corpus (invalid UTF-8 or control characters).
+/// A line that was left out of the corpus (invalid UTF-8, control characters, or a JSON line
+/// without usable text).
 struct CorpusIssue {
   std::string file;        ///< the source file as given / found in a folder
   std::uint64_t line = 0;  ///< 1-based line number in that file
@@ -56,13 +57,21 @@ std::string normaliseCorpusLine(std::string_view line);
 /// Builds <folder>/corpus.txt from `config` (source "wordnet" or "text"), replacing it
 /// atomically, and returns its statistics and fingerprint.
 ///
+/// A "text" source reads each file as plain text or JSON lines (corpus.format; "auto" goes by
+/// the name, see readsAsJsonLines), decompressing .gz and .zst files as it streams them
+/// (CorpusFileReader). A JSON line's corpus.text_field is split at '\n' into paragraphs,
+/// each handled like a text line and reported at the JSON line's number; a JSON line that is
+/// not an object with that string field is a bad line, like one of invalid UTF-8.
+///
 /// Each line has a trailing CR (CRLF files) and a leading UTF-8 BOM removed, is checked
 /// (corpusLineProblem) and normalised (normaliseCorpusLine); blank lines are dropped and
 /// corpus.max_lines caps the kept lines. A bad line is reported in `issues` and skipped
 /// under corpus.invalid_utf8 = "skip"; under "reject" it throws DataError("file:line", ...).
 /// Throws DataError naming the path for: a missing path, a folder with no files, a binary
-/// file (a NUL byte in its first kBinaryProbeBytes, e.g. an image or UTF-16 text), an empty
+/// file (a NUL byte in its first kBinaryProbeBytes of decoded text, e.g. an image or UTF-16
+/// text), a .gz/.zst file without its magic bytes or with corrupt or truncated data, an empty
 /// corpus, and a corpus in which every line was rejected (with counts and the first one).
+/// On every error the previous corpus.txt stays as it was and no temporary is left.
 /// Throws ConfigError for an unknown corpus.source or corpus.invalid_utf8.
 CorpusBuild buildCorpus(const CorpusConfig& config, const std::filesystem::path& folder);
 

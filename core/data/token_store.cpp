@@ -2,7 +2,6 @@
 
 #include "core/data/data_files.h"
 #include "core/errors/error.h"
-#include "core/tokenizer/tokenizer.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -11,14 +10,10 @@
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <cstring>
-#include <exception>
 #include <fstream>
 #include <limits>
-#include <string_view>
 #include <system_error>
-#include <thread>
 
 namespace attnlab::core {
 
@@ -31,15 +26,14 @@ namespace {
 
 constexpr char kMagic[8] = {'A', 'T', 'L', 'T', 'O', 'K', 'S', '\0'};
 
-/// Ids of a run of consecutive lines, as one encoding thread produced them.
-struct EncodedChunk {
-  std::vector<std::int32_t> ids;
-  std::vector<std::uint64_t> lengths;
-};
+void removeQuietly(const fs::path& path) {
+  std::error_code ec;
+  fs::remove(path, ec);
+}
 
-void writeChunks(const fs::path& path, const std::vector<EncodedChunk>& chunks, int vocabSize,
-                 std::uint64_t corpusFingerprint, std::uint64_t tokenizerFingerprint) {
-  if (vocabSize <= 0) throw DataError(path.string(), "vocabulary size must be positive");
+TokenStoreHeader headerFor(std::span<const std::int32_t> ids,
+                           std::span<const std::uint64_t> lengths, int vocabSize,
+                           std::uint64_t corpusFingerprint, std::uint64_t tokenizerFingerprint) {
   TokenStoreHeader h{};
   std::memcpy(h.magic, kMagic, sizeof kMagic);
   h.version = kTokenStoreVersion;
@@ -47,63 +41,12 @@ void writeChunks(const fs::path& path, const std::vector<EncodedChunk>& chunks, 
   h.corpusFingerprint = corpusFingerprint;
   h.tokenizerFingerprint = tokenizerFingerprint;
   h.vocabSize = static_cast<std::uint32_t>(vocabSize);
-  for (const auto& c : chunks) {
-    h.lineCount += c.lengths.size();
-    h.tokenCount += c.ids.size();
-  }
-
-  const fs::path tmp = temporaryPathFor(path);
-  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-  if (!out) throw DataError(tmp.string(), "cannot open for writing");
-  out.write(reinterpret_cast<const char*>(&h), sizeof h);
-  std::vector<std::uint64_t> offsets;
-  offsets.reserve(h.lineCount + 1);
-  std::uint64_t at = 0;
-  for (const auto& c : chunks) {
-    for (const std::uint64_t len : c.lengths) {
-      offsets.push_back(at);
-      at += len;
-    }
-  }
-  offsets.push_back(at);
-  out.write(reinterpret_cast<const char*>(offsets.data()),
-            static_cast<std::streamsize>(offsets.size() * sizeof(std::uint64_t)));
-  for (const auto& c : chunks) {
-    for (const std::int32_t id : c.ids) {
-      if (id < 0 || id >= vocabSize) {
-        out.close();
-        std::error_code ec;
-        fs::remove(tmp, ec);
-        throw DataError(path.string(), "token id " + std::to_string(id) +
-                                           " is outside the vocabulary [0, " +
-                                           std::to_string(vocabSize) + ")");
-      }
-    }
-    if (h.idWidth == 2) {
-      std::vector<std::uint16_t> narrow(c.ids.begin(), c.ids.end());
-      out.write(reinterpret_cast<const char*>(narrow.data()),
-                static_cast<std::streamsize>(narrow.size() * 2));
-    } else {
-      out.write(reinterpret_cast<const char*>(c.ids.data()),
-                static_cast<std::streamsize>(c.ids.size() * 4));
-    }
-  }
-  out.close();
-  if (!out) throw DataError(tmp.string(), "write failed (disk full?)");
-  replaceFile(tmp, path);
-}
-
-/// The corpus file split into lines (views into `text`).
-std::vector<std::string_view> splitLines(const std::string& text) {
-  std::vector<std::string_view> lines;
-  std::size_t begin = 0;
-  while (begin < text.size()) {
-    std::size_t end = text.find('\n', begin);
-    if (end == std::string::npos) end = text.size();
-    lines.emplace_back(text.data() + begin, end - begin);
-    begin = end + 1;
-  }
-  return lines;
+  h.lineCount = lengths.size();
+  h.tokenCount = ids.size();
+  const bool noEmpty =
+      std::none_of(lengths.begin(), lengths.end(), [](std::uint64_t n) { return n == 0; });
+  h.flags = noEmpty ? kTokenStoreNoEmptyLines : 0;
+  return h;
 }
 
 }  // namespace
@@ -122,12 +65,58 @@ struct TokenStore::Mapping {
 void TokenStore::write(const fs::path& path, const std::vector<std::vector<std::int32_t>>& lines,
                        int vocabSize, std::uint64_t corpusFingerprint,
                        std::uint64_t tokenizerFingerprint) {
-  std::vector<EncodedChunk> chunks(1);
+  std::vector<std::int32_t> ids;
+  std::vector<std::uint64_t> lengths;
   for (const auto& l : lines) {
-    chunks[0].ids.insert(chunks[0].ids.end(), l.begin(), l.end());
-    chunks[0].lengths.push_back(l.size());
+    ids.insert(ids.end(), l.begin(), l.end());
+    lengths.push_back(l.size());
   }
-  writeChunks(path, chunks, vocabSize, corpusFingerprint, tokenizerFingerprint);
+  writeFlat(path, ids, lengths, vocabSize, corpusFingerprint, tokenizerFingerprint);
+}
+
+void TokenStore::writeFlat(const fs::path& path, std::span<const std::int32_t> ids,
+                           std::span<const std::uint64_t> lengths, int vocabSize,
+                           std::uint64_t corpusFingerprint, std::uint64_t tokenizerFingerprint) {
+  if (vocabSize <= 0) throw DataError(path.string(), "vocabulary size must be positive");
+  for (const std::int32_t id : ids) {
+    if (id < 0 || id >= vocabSize) {
+      throw DataError(path.string(), "token id " + std::to_string(id) +
+                                         " is outside the vocabulary [0, " +
+                                         std::to_string(vocabSize) + ")");
+    }
+  }
+  const TokenStoreHeader h =
+      headerFor(ids, lengths, vocabSize, corpusFingerprint, tokenizerFingerprint);
+  std::vector<std::uint64_t> offsets;
+  offsets.reserve(lengths.size() + 1);
+  std::uint64_t at = 0;
+  for (const std::uint64_t len : lengths) {
+    offsets.push_back(at);
+    at += len;
+  }
+  offsets.push_back(at);
+  if (at != ids.size()) throw DataError(path.string(), "line lengths do not add up to the ids");
+
+  const fs::path tmp = temporaryPathFor(path);
+  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+  if (!out) throw DataError(tmp.string(), "cannot open for writing");
+  out.write(reinterpret_cast<const char*>(&h), sizeof h);
+  out.write(reinterpret_cast<const char*>(offsets.data()),
+            static_cast<std::streamsize>(offsets.size() * sizeof(std::uint64_t)));
+  if (h.idWidth == 2) {
+    const std::vector<std::uint16_t> narrow(ids.begin(), ids.end());
+    out.write(reinterpret_cast<const char*>(narrow.data()),
+              static_cast<std::streamsize>(narrow.size() * 2));
+  } else {
+    out.write(reinterpret_cast<const char*>(ids.data()),
+              static_cast<std::streamsize>(ids.size() * 4));
+  }
+  out.close();
+  if (!out) {
+    removeQuietly(tmp);
+    throw DataError(tmp.string(), "write failed (disk full?)");
+  }
+  replaceFile(tmp, path);
 }
 
 std::optional<TokenStore> TokenStore::tryOpen(const fs::path& path, std::uint64_t corpusFingerprint,
@@ -195,6 +184,9 @@ std::optional<TokenStore> TokenStore::tryOpen(const fs::path& path, std::uint64_
     for (std::uint64_t i = 0; i < h->tokenCount; ++i) maxId = std::max(maxId, p[i]);
   }
   if (h->tokenCount > 0 && maxId >= h->vocabSize) return fail("corrupt ids (beyond vocabulary)");
+  // The check read every page; let them go from this process's resident set (they stay in
+  // the page cache), so opening a large store does not count its whole size as memory.
+  ::madvise(address, size, MADV_DONTNEED);
 
   TokenStore store;
   store.m_map = std::move(map);
@@ -204,61 +196,6 @@ std::optional<TokenStore> TokenStore::tryOpen(const fs::path& path, std::uint64_
   store.m_ids16 = reinterpret_cast<const std::uint16_t*>(ids);
   store.m_ids32 = reinterpret_cast<const std::uint32_t*>(ids);
   return store;
-}
-
-TokenStore TokenStore::openOrBuild(const fs::path& path, const fs::path& corpusText,
-                                   std::uint64_t corpusFingerprint, const Tokenizer& tokenizer,
-                                   std::uint64_t tokenizerFingerprint, int threads) {
-  std::string reason;
-  if (auto store = tryOpen(path, corpusFingerprint, tokenizerFingerprint, &reason)) {
-    return std::move(*store);
-  }
-  const auto start = std::chrono::steady_clock::now();
-  std::error_code ec;
-  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-
-  const std::string text = readFileBytes(corpusText);
-  const std::vector<std::string_view> lines = splitLines(text);
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  // Small corpora are not worth a thread each; big ones split into contiguous ranges so the
-  // chunks concatenate back in corpus order.
-  const std::size_t workers =
-      std::clamp<std::size_t>(lines.size() / 2048, 1, static_cast<std::size_t>(threads));
-  std::vector<EncodedChunk> chunks(workers);
-  std::vector<std::exception_ptr> errors(workers);
-  auto encodeRange = [&](std::size_t w) {
-    try {
-      const std::size_t begin = lines.size() * w / workers;
-      const std::size_t end = lines.size() * (w + 1) / workers;
-      EncodedChunk& c = chunks[w];
-      c.lengths.reserve(end - begin);
-      for (std::size_t i = begin; i < end; ++i) {
-        const std::vector<int> ids = tokenizer.encode(lines[i]);
-        c.ids.insert(c.ids.end(), ids.begin(), ids.end());
-        c.lengths.push_back(ids.size());
-      }
-    } catch (...) {
-      errors[w] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(encodeRange, w);
-  encodeRange(0);
-  for (auto& t : pool) t.join();
-  for (const auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
-
-  writeChunks(path, chunks, tokenizer.vocabSize(), corpusFingerprint, tokenizerFingerprint);
-  std::string again;
-  auto store = tryOpen(path, corpusFingerprint, tokenizerFingerprint, &again);
-  if (!store)
-    throw DataError(path.string(), "the token store just written is unreadable: " + again);
-  store->m_built = true;
-  store->m_buildReason = reason;
-  store->m_buildSeconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return std::move(*store);
 }
 
 void TokenStore::copyIds(std::int64_t begin, std::span<std::int64_t> out) const {

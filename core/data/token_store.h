@@ -10,8 +10,6 @@
 
 namespace attnlab::core {
 
-class Tokenizer;
-
 /// The fixed-size header at the start of a token store file (little-endian, 64 bytes).
 ///
 /// File layout, every part 8-byte aligned:
@@ -27,29 +25,23 @@ struct TokenStoreHeader {
   std::uint64_t corpusFingerprint;     ///< CorpusBuild::fingerprint of the encoded text
   std::uint64_t tokenizerFingerprint;  ///< FNV-1a 64 of the .model bytes
   std::uint32_t vocabSize;             ///< every id is < vocabSize
-  std::uint32_t reserved0;
-  std::uint64_t lineCount;   ///< L
-  std::uint64_t tokenCount;  ///< N
+  std::uint32_t flags;                 ///< kTokenStoreNoEmptyLines when every line has ids
+  std::uint64_t lineCount;             ///< L
+  std::uint64_t tokenCount;            ///< N
   std::uint64_t reserved1;
 };
 static_assert(sizeof(TokenStoreHeader) == 64);
 
 inline constexpr std::uint32_t kTokenStoreVersion = 1;
+/// TokenStoreHeader::flags: no line of the store is empty (a BlockSet over whole stores
+/// then needs no list of its non-empty lines). Version-1 files without it read as 0.
+inline constexpr std::uint32_t kTokenStoreNoEmptyLines = 1;
 
 /// The corpus encoded once: read-only, memory-mapped, cheap to copy (copies share the
 /// mapping) and safe to read from several threads.
 class TokenStore {
  public:
   TokenStore() = default;
-
-  /// Opens the store at `path` when it is intact and was built from this corpus and
-  /// tokenizer; otherwise encodes `corpusText` with `tokenizer` (over `threads` threads,
-  /// 0 = cores) into a temporary file renamed onto `path`, and opens that. A truncated or
-  /// corrupt file is rebuilt; wasBuilt()/buildReason() tell what happened.
-  static TokenStore openOrBuild(const std::filesystem::path& path,
-                                const std::filesystem::path& corpusText,
-                                std::uint64_t corpusFingerprint, const Tokenizer& tokenizer,
-                                std::uint64_t tokenizerFingerprint, int threads = 0);
 
   /// Opens an existing store; nullopt (with the reason in `whyNot`) when the file is
   /// missing, truncated, corrupt, of another format version, or its fingerprints differ
@@ -64,6 +56,11 @@ class TokenStore {
   static void write(const std::filesystem::path& path,
                     const std::vector<std::vector<std::int32_t>>& lines, int vocabSize,
                     std::uint64_t corpusFingerprint, std::uint64_t tokenizerFingerprint);
+  /// The same from the ids of all lines back to back and each line's length (how an
+  /// encoding thread produces them; no per-line vectors).
+  static void writeFlat(const std::filesystem::path& path, std::span<const std::int32_t> ids,
+                        std::span<const std::uint64_t> lengths, int vocabSize,
+                        std::uint64_t corpusFingerprint, std::uint64_t tokenizerFingerprint);
 
   bool isOpen() const { return m_map != nullptr; }
   const std::filesystem::path& path() const { return m_path; }
@@ -72,6 +69,7 @@ class TokenStore {
   std::int64_t tokenCount() const { return static_cast<std::int64_t>(m_header->tokenCount); }
   int vocabSize() const { return static_cast<int>(m_header->vocabSize); }
   int idWidth() const { return static_cast<int>(m_header->idWidth); }
+  bool hasEmptyLines() const { return (m_header->flags & kTokenStoreNoEmptyLines) == 0; }
 
   /// Index of line `line`'s first token in the whole id sequence.
   std::int64_t lineBegin(std::int64_t line) const {
@@ -90,13 +88,6 @@ class TokenStore {
   /// The ids of one line.
   std::vector<int> line(std::int64_t line) const;
 
-  /// True when openOrBuild encoded the corpus (rather than reusing the file).
-  bool wasBuilt() const { return m_built; }
-  /// Why it was (re)built: "no store yet", "corpus changed", "tokenizer changed", ...
-  const std::string& buildReason() const { return m_buildReason; }
-  /// Seconds openOrBuild spent encoding and writing (0 when reused).
-  double buildSeconds() const { return m_buildSeconds; }
-
  private:
   struct Mapping;
   std::shared_ptr<const Mapping> m_map;
@@ -105,9 +96,6 @@ class TokenStore {
   const std::uint64_t* m_offsets = nullptr;
   const std::uint16_t* m_ids16 = nullptr;
   const std::uint32_t* m_ids32 = nullptr;
-  bool m_built = false;
-  std::string m_buildReason;
-  double m_buildSeconds = 0.0;
 };
 
 }  // namespace attnlab::core

@@ -6,6 +6,7 @@
 #include "core/pretrained/hf_tokenizer.h"
 #include "core/pretrained/pretrained_folder.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -48,13 +49,28 @@ std::shared_ptr<const Tokenizer> loadedModel(const fs::path& modelPath) {
 
 }  // namespace
 
+const char* tokenizerOriginName(TokenizerOrigin origin) {
+  switch (origin) {
+    case TokenizerOrigin::Trained:
+      return "trained";
+    case TokenizerOrigin::Reused:
+      return "reused";
+    case TokenizerOrigin::Loaded:
+      return "loaded";
+    case TokenizerOrigin::Pretrained:
+      return "the pretrained model's";
+  }
+  return "?";
+}
+
 ProvidedTokenizer providePretrainedTokenizer(const fs::path& modelFolder, const fs::path& folder) {
   const fs::path copy = folder / "tokenizer";
   std::error_code ec;
   if (!fs::equivalent(modelFolder, copy, ec)) copyPretrainedTokenizer(modelFolder, copy);
   std::shared_ptr<const Tokenizer> tokenizer = loadHuggingFaceTokenizer(copy);
   const fs::path file = tokenizer->modelPath();
-  return ProvidedTokenizer{std::move(tokenizer), file, pretrainedTokenizerFingerprint(copy), false};
+  return ProvidedTokenizer{std::move(tokenizer), file, pretrainedTokenizerFingerprint(copy), false,
+                           TokenizerOrigin::Pretrained};
 }
 
 std::unique_ptr<Tokenizer> loadRunTokenizer(const RunConfig& config, const fs::path& runDir,
@@ -65,7 +81,7 @@ std::unique_ptr<Tokenizer> loadRunTokenizer(const RunConfig& config, const fs::p
 
 ProvidedTokenizer provideTokenizer(const TokenizerConfig& config, const fs::path& corpusText,
                                    std::uint64_t corpusFingerprint, const fs::path& folder,
-                                   std::uint64_t seed) {
+                                   std::uint64_t seed, std::int64_t corpusLines) {
   std::error_code ec;
   fs::create_directories(folder, ec);
   if (ec) throw DataError(folder.string(), "cannot create the folder: " + ec.message());
@@ -81,17 +97,13 @@ ProvidedTokenizer provideTokenizer(const TokenizerConfig& config, const fs::path
     SentencePieceTokenizer::load(given);
     const std::string bytes = readFileBytes(given);
     const std::uint64_t fp = fnv1a64(bytes);
-    bool copied = false;
     if (!fs::equivalent(given, modelPath, ec)) {
       const bool same = fs::is_regular_file(modelPath, ec) && fingerprintFile(modelPath) == fp;
-      if (!same) {
-        writeFileAtomically(modelPath, bytes);
-        copied = true;
-      }
+      if (!same) writeFileAtomically(modelPath, bytes);
       writeFileAtomically(
           sidecar, "format=1\nsource=" + fs::absolute(given).string() + "\n" + modelLine(fp));
     }
-    return ProvidedTokenizer{loadedModel(modelPath), modelPath, fp, copied};
+    return ProvidedTokenizer{loadedModel(modelPath), modelPath, fp, false, TokenizerOrigin::Loaded};
   }
 
   const TokenizerAlgorithm algorithm = config.algorithm;
@@ -112,7 +124,8 @@ ProvidedTokenizer provideTokenizer(const TokenizerConfig& config, const fs::path
     const std::uint64_t fp = fingerprintFile(modelPath);
     if (recorded == settings + modelLine(fp)) {
       try {
-        return ProvidedTokenizer{loadedModel(modelPath), modelPath, fp, false};
+        return ProvidedTokenizer{loadedModel(modelPath), modelPath, fp, false,
+                                 TokenizerOrigin::Reused};
       } catch (const TokenizerError&) {
         // An unreadable model is retrained below.
       }
@@ -127,14 +140,20 @@ ProvidedTokenizer provideTokenizer(const TokenizerConfig& config, const fs::path
   options.vocabSize = config.vocabSize;
   options.algorithm = algorithm;
   options.characterCoverage = config.characterCoverage;
-  options.inputSentenceSize = static_cast<std::uint64_t>(config.inputSentenceSize);
+  // SentencePiece samples while it reads (a seeded reservoir), so only the sample is held.
+  std::int64_t sample = config.inputSentenceSize;
+  if (sample == 0 && corpusLines > kTokenizerSampleLines) sample = kTokenizerSampleLines;
+  options.inputSentenceSize = static_cast<std::uint64_t>(sample);
   options.seed = seed;
   SentencePieceTokenizer::train(options);
   replaceFile(prefix.string() + ".model", modelPath);
   replaceFile(prefix.string() + ".vocab", folder / "tokenizer.vocab");
   const std::uint64_t fp = fingerprintFile(modelPath);
   writeFileAtomically(sidecar, settings + modelLine(fp));
-  return ProvidedTokenizer{loadedModel(modelPath), modelPath, fp, true};
+  const std::int64_t trainedOn =
+      sample > 0 && corpusLines > 0 ? std::min(sample, corpusLines) : corpusLines;
+  return ProvidedTokenizer{loadedModel(modelPath),   modelPath, fp, true,
+                           TokenizerOrigin::Trained, trainedOn};
 }
 
 }  // namespace attnlab::core

@@ -9,6 +9,17 @@
 
 namespace attnlab::core {
 
+/// Where a run's tokenizer came from (what the run's data line reports).
+enum class TokenizerOrigin {
+  Trained,     ///< trained now on the corpus (or its sample)
+  Reused,      ///< trained by an earlier start of this run, found intact and matching
+  Loaded,      ///< tokenizer.model named a file, loaded (and copied into the run)
+  Pretrained,  ///< a pretrained model's tokenizer (model.init_from)
+};
+
+/// "trained", "reused", "loaded", "the pretrained model's".
+const char* tokenizerOriginName(TokenizerOrigin origin);
+
 /// The tokenizer a run uses, and where it came from.
 struct ProvidedTokenizer {
   std::shared_ptr<const Tokenizer> tokenizer;
@@ -16,8 +27,18 @@ struct ProvidedTokenizer {
   std::filesystem::path modelPath;
   /// FNV-1a 64 of the .model bytes (of the tokenizer files for a pretrained model's)
   std::uint64_t fingerprint = 0;
-  bool trained = false;  ///< true when this call trained (or copied) the model
+  bool trained = false;  ///< true when this call trained the model
+  TokenizerOrigin origin = TokenizerOrigin::Trained;
+  /// Lines the model was trained on: all of the corpus's, or a seeded sample of them
+  /// (tokenizer.input_sentence_size, or kTokenizerSampleLines for a large corpus); 0 when
+  /// it was not trained now.
+  std::int64_t trainingLines = 0;
 };
+
+/// Above this many corpus lines a tokenizer is trained on a seeded sample of this many
+/// (when tokenizer.input_sentence_size is 0), so training memory does not grow with the
+/// corpus: SentencePiece keeps its sample in memory and builds its suffix array over it.
+inline constexpr std::int64_t kTokenizerSampleLines = 1000000;
 
 /// Provides <folder>/tokenizer.model and loads it.
 ///
@@ -33,7 +54,8 @@ struct ProvidedTokenizer {
 ProvidedTokenizer provideTokenizer(const TokenizerConfig& config,
                                    const std::filesystem::path& corpusText,
                                    std::uint64_t corpusFingerprint,
-                                   const std::filesystem::path& folder, std::uint64_t seed);
+                                   const std::filesystem::path& folder, std::uint64_t seed,
+                                   std::int64_t corpusLines = 0);
 
 /// The tokenizer of the Hugging Face folder `modelFolder` (model.init_from): its files
 /// copied to <folder>/tokenizer/ (so the run keeps the tokenizer it used) and loaded from

@@ -349,6 +349,24 @@ void DistributedContext::barrier() {
   m_state->wait(m_state->group->barrier(), "barrier");
 }
 
+void DistributedContext::publish(const std::string& key, const std::string& value) {
+  try {
+    m_state->store->set("attnlab/" + key, std::vector<std::uint8_t>(value.begin(), value.end()));
+  } catch (const std::exception& e) {
+    throw DistributedError("key-value store", "cannot publish " + key + ": " + e.what());
+  }
+}
+
+std::optional<std::string> DistributedContext::published(const std::string& key) {
+  try {
+    if (!m_state->store->check({"attnlab/" + key})) return std::nullopt;
+    const auto bytes = m_state->store->get("attnlab/" + key);
+    return std::string(bytes.begin(), bytes.end());
+  } catch (const std::exception& e) {
+    throw DistributedError("key-value store", "cannot read " + key + ": " + e.what());
+  }
+}
+
 void DistributedContext::requireSameAsRoot(const std::string& what, const std::string& value) {
   // Every rank publishes its value and reads everyone's, so every rank (rank 0 included)
   // reaches the same verdict and ends with the same message rather than a broken collective.

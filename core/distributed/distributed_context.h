@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,13 @@ class DistributedContext {
   void barrier();
   /// Refuses ranks whose `value` (a config hash) differs from rank 0's, naming both.
   void requireSameAsRoot(const std::string& what, const std::string& value);
+
+  /// Publishes `value` under `key` in the run's key-value store (the TCPStore or FileStore):
+  /// not a collective, so one rank can tell others something while they poll, for as long
+  /// as it takes (data preparation can outlast any collective's timeout).
+  void publish(const std::string& key, const std::string& value);
+  /// The value published under `key`, or nullopt while there is none (does not wait).
+  std::optional<std::string> published(const std::string& key);
 
   /// The address the Gloo device bound to (for the run log).
   const std::string& transport() const { return m_transport; }

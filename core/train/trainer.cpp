@@ -1,5 +1,7 @@
 #include "core/train/trainer.h"
 
+#include "core/train/data_on_ranks.h"
+
 #include "core/pretrained/hf_bert_import.h"
 #include "core/pretrained/pretrained_folder.h"
 
@@ -84,13 +86,18 @@ std::string describeData(const MlmData& data, double seconds) {
     }
   }
   msg << "; tokenizer " << data.tokenizer.tokenizer->vocabSize() << " pieces ("
-      << (data.tokenizer.tokenizer->kind() != TokenizerKind::SentencePiece
-              ? "the pretrained model's"
-          : data.tokenizer.trained ? "trained"
-                                   : "reused")
-      << "); " << data.store.tokenCount() << " tokens, " << data.train.blocksPerEpoch()
-      << " training and " << data.validation.blocksPerEpoch() << " validation blocks ("
-      << std::fixed << std::setprecision(1) << seconds << " s)";
+      << tokenizerOriginName(data.tokenizer.origin);
+  if (data.tokenizer.trainingLines > 0 &&
+      data.tokenizer.trainingLines < static_cast<std::int64_t>(data.corpus.stats.linesKept)) {
+    msg << " on a sample of " << data.tokenizer.trainingLines << " lines";
+  }
+  msg << "); " << data.store.tokenCount() << " tokens in " << data.store.shardCount()
+      << " shard(s)";
+  if (data.store.wasBuilt() && data.store.shardsReused() > 0) {
+    msg << " (" << data.store.shardsReused() << " kept from an interrupted build)";
+  }
+  msg << ", " << data.train.blocksPerEpoch() << " training and " << data.validation.blocksPerEpoch()
+      << " validation blocks (" << std::fixed << std::setprecision(1) << seconds << " s)";
   return msg.str();
 }
 
@@ -219,31 +226,45 @@ class TrainingRun {
     }
   }
 
-  /// prepareData() on rank 0 first (it may train the tokenizer and write the token store),
-  /// then on the other ranks, which find both made and reuse them.
+  /// The data on every rank: prepared here, or (multi-process) once per machine and opened
+  /// by the other ranks (core/train/data_on_ranks.h). False when a stop came first.
   bool prepareDataOnEveryRank() {
-    if (!m_distributed) return prepareData();
-    bool ready = isRoot() ? prepareData() : true;
-    m_distributed->barrier();
-    if (!isRoot()) ready = prepareData();
+    const auto start = std::chrono::steady_clock::now();
+    const DataOnRanks::Report report = [this](const DataProgress& p) {
+      m_events.send(PhaseEvent{"preparing data: " + p.phase,
+                               static_cast<std::int64_t>(p.done),
+                               static_cast<std::int64_t>(p.total),
+                               {},
+                               p.phaseSeconds,
+                               p.total > 0 ? PhaseUnit::Bytes : PhaseUnit::None});
+      return !m_control.stopRequested();
+    };
+    const DataOnRanks::Prepare prepare =
+        [this](const DataProgressCallback& progress) -> std::optional<MlmData> {
+      try {
+        return prepareMlmData(m_config, m_runDir, m_threads, progress);
+      } catch (const Cancelled&) {
+        return std::nullopt;  // the files of finished phases and shards stay for a restart
+      }
+    };
+    std::optional<MlmData> data =
+        m_distributed ? DataOnRanks(*m_distributed, m_config, m_runDir).run(prepare, report)
+                      : prepare(report);
+    bool ready = data.has_value();
+    if (ready) {
+      m_data.emplace(std::move(*data));
+      ready = dataPrepared(secondsSince(start));
+    } else {
+      m_events.run(0, RunEventKind::Stopped, "stopped during data preparation");
+    }
+    if (!m_distributed) return ready;
     // Stopped during preparation on any rank: every rank stops.
     return m_distributed->max(ready ? 0 : 1) == 0;
   }
 
-  /// Corpus, tokenizer, token store, batchers. False when a stop came between phases.
-  bool prepareData() {
-    const auto start = std::chrono::steady_clock::now();
-    try {
-      m_data.emplace(prepareMlmData(
-          m_config, m_runDir, m_threads, [this](const std::string& phase, int done, int total) {
-            m_events.send(PhaseEvent{"preparing data: " + phase, done, total, {}});
-            return !m_control.stopRequested();
-          }));
-    } catch (const Cancelled& e) {
-      m_events.run(0, RunEventKind::Stopped, std::string("stopped during ") + e.where());
-      return false;
-    }
-    m_events.run(0, RunEventKind::Data, describeData(*m_data, secondsSince(start)));
+  /// Reports the data and refuses a corpus without training blocks.
+  bool dataPrepared(double seconds) {
+    m_events.run(0, RunEventKind::Data, describeData(*m_data, seconds));
     if (m_resume && m_data->tokenizer.trained)
       m_events.run(0, RunEventKind::Note,
                    "note: the run's tokenizer did not match its record (replaced or damaged) "

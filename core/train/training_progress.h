@@ -14,13 +14,18 @@
 
 namespace attnlab::core {
 
+/// What a phase's done and total count.
+enum class PhaseUnit { None, Bytes };
+
 /// A long phase before or around training, with its progress: "corpus", "tokenizer",
 /// "token store", "model", "evaluation". `total` 0 = unknown; done == total = finished.
 struct PhaseEvent {
   std::string phase;
   std::int64_t done = 0;
   std::int64_t total = 0;
-  std::string detail;  ///< e.g. "117,659 lines, 1.46 M words"
+  std::string detail;    ///< e.g. "117,659 lines, 1.46 M words"
+  double seconds = 0.0;  ///< since the phase began (for a rate and an ETA)
+  PhaseUnit unit = PhaseUnit::None;
 };
 
 /// The metrics of one logging interval. Host numbers: the engine synchronises with the

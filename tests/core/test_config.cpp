@@ -374,6 +374,9 @@ class TestConfig : public QObject {
                      "must be one of skip, reject");
     expectParseError("[corpus]\nsource = \"books\"\n", "corpus.source",
                      "must be one of wordnet, text");
+    expectParseError("[corpus]\nformat = \"csv\"\n", "corpus.format",
+                     "must be one of auto, text, jsonl");
+    expectParseError("[corpus]\ntext_field = \"\"\n", "corpus.text_field", "must not be empty");
   }
 
   // --- typed choices ------------------------------------------------------------------
@@ -381,6 +384,7 @@ class TestConfig : public QObject {
   void choiceTablesAreComplete() {
     checkTable<CorpusSource>();
     checkTable<InvalidUtf8Policy>();
+    checkTable<CorpusFormat>();
     checkTable<TokenizerAlgorithm>();
     checkTable<Packing>();
     checkTable<NormPlacement>();

@@ -3,7 +3,8 @@
 #include "core/data/corpus_source.h"
 #include "core/data/data_files.h"
 #include "core/data/mlm_data.h"
-#include "core/data/token_store.h"
+#include "core/data/sharded_store_index.h"
+#include "core/data/sharded_token_store.h"
 #include "core/data/tokenizer_provider.h"
 #include "core/data/wordnet_corpus.h"
 #include "core/errors/error.h"
@@ -15,6 +16,7 @@
 #include <QtTest>
 
 #include <fstream>
+#include <map>
 
 namespace fs = std::filesystem;
 using namespace attnlab::core;
@@ -90,9 +92,12 @@ class TestTokenStore : public QObject {
     given.model = (root() / "tokenizer.model").string();
     const fs::path other = root() / "other_run";
     const auto t = provideTokenizer(given, corpus.textPath, corpus.fingerprint, other, 42);
-    QVERIFY(t.trained);  // copied into the run folder
+    QVERIFY(!t.trained);  // copied into the run folder, not trained
+    QVERIFY(t.origin == TokenizerOrigin::Loaded);
+    QVERIFY(fs::exists(other / "tokenizer.model"));
     QCOMPARE(t.fingerprint, fingerprintOf(root() / "tokenizer.model"));
-    QVERIFY(!provideTokenizer(given, corpus.textPath, corpus.fingerprint, other, 42).trained);
+    QVERIFY(provideTokenizer(given, corpus.textPath, corpus.fingerprint, other, 42).origin ==
+            TokenizerOrigin::Loaded);
     given.model = (root() / "nope.model").string();
     QVERIFY_THROWS_EXCEPTION(
         attnlab::DataError, provideTokenizer(given, corpus.textPath, corpus.fingerprint, other, 1));
@@ -101,117 +106,170 @@ class TestTokenStore : public QObject {
   void storeIsBuiltReusedAndDecodesBack() {
     const auto corpus = buildCorpus(m_corpusConfig, root() / "cache");
     const auto tok = provideTokenizer(m_tokConfig, corpus.textPath, corpus.fingerprint, root(), 42);
-    const fs::path storePath = root() / "cache" / "tokens.bin";
-    fs::remove(storePath);
-    const auto s1 = TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint,
-                                            *tok.tokenizer, tok.fingerprint);
+    const fs::path folder = root() / "cache" / "tokens";
+    fs::remove_all(folder);
+    const auto s1 = build(corpus, tok, folder);
     QVERIFY(s1.wasBuilt());
     QCOMPARE(s1.buildReason(), std::string("no store yet"));
     QCOMPARE(s1.lineCount(), std::int64_t(5000));
-    QCOMPARE(s1.idWidth(), 2);
     QCOMPARE(s1.vocabSize(), 96);
-    QCOMPARE(s1.header().corpusFingerprint, corpus.fingerprint);
-    QCOMPARE(s1.header().tokenizerFingerprint, tok.fingerprint);
-    QCOMPARE(std::uint64_t(fs::file_size(storePath)),
-             64 + 8 * (5000 + 1) + 2 * std::uint64_t(s1.tokenCount()));
+    // ~330 KB of text in 16 KiB shards.
+    QVERIFY2(s1.shardCount() > 15, std::to_string(s1.shardCount()).c_str());
+    QCOMPARE(s1.shardsEncoded(), s1.shardCount());
+    QVERIFY(fs::exists(folder / "index.json"));
 
+    // validation_fraction 0.01 of 5000 lines: n = 50, line i is validation when
+    // floor((i+1) 50 / 5000) > floor(i 50 / 5000), i.e. lines 99, 199, ..., 4999.
     const auto lines = readLines(corpus.textPath);
-    for (std::int64_t i = 0; i < s1.lineCount(); ++i) {
-      const auto ids = s1.line(i);
-      QCOMPARE(ids, tok.tokenizer->encode(lines[static_cast<size_t>(i)]));
-      QCOMPARE(tok.tokenizer->decode(ids), lines[static_cast<size_t>(i)]);
+    std::int64_t train = 0;
+    std::int64_t validation = 0;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      const bool isValidation = (i + 1) % 100 == 0;
+      const auto ids = isValidation ? s1.validation().line(validation++) : s1.train().line(train++);
+      QCOMPARE(ids, tok.tokenizer->encode(lines[i]));
+      QCOMPARE(tok.tokenizer->decode(ids), lines[i]);
     }
+    QCOMPARE(train, s1.train().lineCount());
+    QCOMPARE(validation, std::int64_t(50));
+    QCOMPARE(s1.validation().lineCount(), std::int64_t(50));
 
-    const auto mtime = fs::last_write_time(storePath);
-    const auto s2 = TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint,
-                                            *tok.tokenizer, tok.fingerprint);
+    const auto mtime = fs::last_write_time(folder / "index.json");
+    const auto s2 = build(corpus, tok, folder);
     QVERIFY(!s2.wasBuilt());
-    QVERIFY(fs::last_write_time(storePath) == mtime);
+    QVERIFY(fs::last_write_time(folder / "index.json") == mtime);
     QCOMPARE(s2.tokenCount(), s1.tokenCount());
+  }
 
-    // Encoding over 2 threads gives the same bytes as over 1 (5000 lines: 2 chunks).
-    const auto single =
-        TokenStore::openOrBuild(root() / "single.bin", corpus.textPath, corpus.fingerprint,
-                                *tok.tokenizer, tok.fingerprint, 1);
-    const auto dual =
-        TokenStore::openOrBuild(root() / "dual.bin", corpus.textPath, corpus.fingerprint,
-                                *tok.tokenizer, tok.fingerprint, 2);
+  // The files do not depend on how many threads encoded them.
+  void oneAndTwoThreadsWriteTheSameBytes() {
+    const auto corpus = buildCorpus(m_corpusConfig, root() / "cache");
+    const auto tok = provideTokenizer(m_tokConfig, corpus.textPath, corpus.fingerprint, root(), 42);
+    const auto single = build(corpus, tok, root() / "single", 1);
+    const auto dual = build(corpus, tok, root() / "dual", 2);
     QVERIFY(single.wasBuilt() && dual.wasBuilt());
-    QCOMPARE(fingerprintOf(root() / "single.bin"), fingerprintOf(root() / "dual.bin"));
+    const auto a = folderFingerprints(root() / "single");
+    QCOMPARE(a, folderFingerprints(root() / "dual"));
+    QVERIFY(a.size() > 30);  // index.json and two files per shard
   }
 
   void storeIsRebuiltWhenTheCorpusChanges() {
     auto config = m_corpusConfig;
     const auto corpus = buildCorpus(config, root() / "cache");
     const auto tok = provideTokenizer(m_tokConfig, corpus.textPath, corpus.fingerprint, root(), 42);
-    const fs::path storePath = root() / "cache" / "tokens.bin";
-    TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint, *tok.tokenizer,
-                            tok.fingerprint);
+    const fs::path folder = root() / "cache" / "tokens";
+    build(corpus, tok, folder);
     std::ofstream(root() / "more.txt") << "a dog painted the river near the harbour.\n";
     config.paths.push_back((root() / "more.txt").string());
     const auto bigger = buildCorpus(config, root() / "cache");
     QVERIFY(bigger.fingerprint != corpus.fingerprint);
-    const auto s = TokenStore::openOrBuild(storePath, bigger.textPath, bigger.fingerprint,
-                                           *tok.tokenizer, tok.fingerprint);
+    const auto s = build(bigger, tok, folder);
     QVERIFY(s.wasBuilt());
     QCOMPARE(s.buildReason(), std::string("corpus changed"));
+    QCOMPARE(s.shardsReused(), std::int64_t(0));  // another corpus: no shard is kept
     QCOMPARE(s.lineCount(), std::int64_t(5001));
-    QCOMPARE(tok.tokenizer->decode(s.line(5000)),
+    // 5001 lines, n = round(50.01) = 50: the last line is always a validation line
+    // (floor(L n / L) = n > floor((L - 1) n / L) = n - 1).
+    QCOMPARE(tok.tokenizer->decode(s.validation().line(49)),
              std::string("a dog painted the river near the harbour."));
   }
 
-  void storeIsRebuiltWhenTheTokenizerChanges() {
+  void storeIsRebuiltWhenTheTokenizerOrSplitChanges() {
     const auto corpus = buildCorpus(m_corpusConfig, root() / "cache");
     const auto tok = provideTokenizer(m_tokConfig, corpus.textPath, corpus.fingerprint, root(), 42);
-    const fs::path storePath = root() / "cache" / "tokens.bin";
-    const auto before = TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint,
-                                                *tok.tokenizer, tok.fingerprint);
+    const fs::path folder = root() / "cache" / "tokens";
+    const auto before = build(corpus, tok, folder);
     auto changed = m_tokConfig;
     changed.vocabSize = 80;
-    const fs::path otherRun = root() / "run_b";
-    const auto tok2 = provideTokenizer(changed, corpus.textPath, corpus.fingerprint, otherRun, 42);
+    const auto tok2 =
+        provideTokenizer(changed, corpus.textPath, corpus.fingerprint, root() / "run_b", 42);
     QVERIFY(tok2.fingerprint != tok.fingerprint);
-    const auto s = TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint,
-                                           *tok2.tokenizer, tok2.fingerprint);
+    const auto s = build(corpus, tok2, folder);
     QVERIFY(s.wasBuilt());
     QCOMPARE(s.buildReason(), std::string("tokenizer changed"));
     QCOMPARE(s.vocabSize(), 80);
     QVERIFY(s.tokenCount() != before.tokenCount());
+
+    TokenStoreKey key = keyOf(corpus, tok2);
+    key.validationLines = 10;
+    std::string why;
+    QVERIFY(!ShardedTokenStore::tryOpen(folder, key, &why));
+    QCOMPARE(why, std::string("validation split changed"));
+    const auto tail = ShardedTokenStore::openOrBuild(folder, corpus.textPath, key, *tok2.tokenizer);
+    QCOMPARE(tail.validation().lineCount(), std::int64_t(10));
+    // data.validation_lines = 10: the last ten lines.
+    const auto lines = readLines(corpus.textPath);
+    QCOMPARE(tail.validation().line(0), tok2.tokenizer->encode(lines[4990]));
   }
 
-  void corruptStoreIsRebuilt() {
+  void aDamagedShardIsEncodedAgainAlone() {
     const auto corpus = buildCorpus(m_corpusConfig, root() / "cache");
     const auto tok = provideTokenizer(m_tokConfig, corpus.textPath, corpus.fingerprint, root(), 42);
-    const fs::path storePath = root() / "cache" / "tokens.bin";
-    const auto good = TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint,
-                                              *tok.tokenizer, tok.fingerprint);
-    const auto size = fs::file_size(storePath);
-    const std::uint64_t fp = fingerprintOf(storePath);
+    const fs::path folder = root() / "damaged";
+    const auto good = build(corpus, tok, folder);
+    const auto reference = folderFingerprints(folder);
+    const fs::path shard = folder / "train-00003.bin";
 
-    fs::resize_file(storePath, size / 2);  // an interrupted copy, say
-    auto s = TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint, *tok.tokenizer,
-                                     tok.fingerprint);
+    fs::resize_file(shard, fs::file_size(shard) / 2);  // an interrupted copy, say
+    auto s = build(corpus, tok, folder);
     QVERIFY(s.wasBuilt());
-    QVERIFY2(s.buildReason().find("truncated") != std::string::npos, s.buildReason().c_str());
-    QCOMPARE(fingerprintOf(storePath), fp);
+    QVERIFY2(s.buildReason().rfind("shard train-00003.bin: truncated", 0) == 0,
+             s.buildReason().c_str());
+    QCOMPARE(s.shardsEncoded(), std::int64_t(1));
+    QCOMPARE(s.shardsReused(), good.shardCount() - 1);
+    QCOMPARE(folderFingerprints(folder), reference);
 
     {  // scribble over the offset table, keeping the size
-      std::fstream f(storePath, std::ios::in | std::ios::out | std::ios::binary);
+      std::fstream f(shard, std::ios::in | std::ios::out | std::ios::binary);
       f.seekp(64 + 8 * 10);
       const std::uint64_t junk = ~std::uint64_t(0);
       f.write(reinterpret_cast<const char*>(&junk), 8);
     }
-    s = TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint, *tok.tokenizer,
-                                tok.fingerprint);
-    QVERIFY(s.wasBuilt());
-    QCOMPARE(s.buildReason(), std::string("corrupt line offset table"));
-    QCOMPARE(fingerprintOf(storePath), fp);
+    s = build(corpus, tok, folder);
+    QCOMPARE(s.buildReason(), std::string("shard train-00003.bin: corrupt line offset table"));
+    QCOMPARE(s.shardsEncoded(), std::int64_t(1));
+    QCOMPARE(folderFingerprints(folder), reference);
 
-    fs::resize_file(storePath, 0);
-    s = TokenStore::openOrBuild(storePath, corpus.textPath, corpus.fingerprint, *tok.tokenizer,
-                                tok.fingerprint);
+    // A shard of another chunk under this one's name is not taken for it.
+    fs::copy_file(folder / "train-00004.bin", shard, fs::copy_options::overwrite_existing);
+    s = build(corpus, tok, folder);
+    QCOMPARE(s.buildReason(), std::string("shard train-00003.bin: corpus changed"));
+    QCOMPARE(folderFingerprints(folder), reference);
+  }
+
+  // What a build killed halfway leaves: finished shards, no index, a temporary a writer
+  // was writing, a shard cut short (a disk that filled up). The restart keeps the finished
+  // shards, encodes the others, and equals a clean build. A stop asked for before the first
+  // shard ends the build with Cancelled and no index.
+  void anInterruptedBuildResumesFromItsFinishedShards() {
+    const auto corpus = buildCorpus(m_corpusConfig, root() / "cache");
+    const auto tok = provideTokenizer(m_tokConfig, corpus.textPath, corpus.fingerprint, root(), 42);
+    const fs::path folder = root() / "interrupted";
+    fs::remove_all(folder);
+    ShardBuildOptions stopAtOnce;
+    stopAtOnce.progress = [](std::uint64_t, std::uint64_t) { return false; };
+    QVERIFY_THROWS_EXCEPTION(attnlab::Cancelled, ShardedTokenStore::openOrBuild(
+                                                     folder, corpus.textPath, keyOf(corpus, tok),
+                                                     *tok.tokenizer, stopAtOnce));
+    QVERIFY(!fs::exists(folder / "index.json"));
+
+    const auto clean = build(corpus, tok, folder);
+    const auto reference = folderFingerprints(folder);
+    fs::remove(folder / "index.json");
+    std::int64_t removed = 0;
+    for (std::int64_t i = 0; i < clean.shardCount(); i += 3, ++removed) {
+      fs::remove(folder / shardFileName(ShardRole::Train, static_cast<std::size_t>(i)));
+    }
+    const fs::path cut = folder / shardFileName(ShardRole::Validation, 1);
+    fs::resize_file(cut, fs::file_size(cut) - 2);
+    std::ofstream(folder / "train-00000.bin.tmp-999999999") << "half";  // a killed writer's
+
+    const auto s = build(corpus, tok, folder, 2);
     QVERIFY(s.wasBuilt());
-    QCOMPARE(s.tokenCount(), good.tokenCount());
+    QCOMPARE(s.buildReason(), std::string("no store yet"));
+    QCOMPARE(s.shardsEncoded(), removed + 1);
+    QCOMPARE(s.shardsReused(), clean.shardCount() - removed - 1);
+    QVERIFY(!fs::exists(folder / "train-00000.bin.tmp-999999999"));
+    QCOMPARE(folderFingerprints(folder), reference);
   }
 
   void pipelineEndToEndReusesItsWork() {
@@ -225,7 +283,8 @@ class TestTokenStore : public QObject {
     QVERIFY(first.tokenizer.trained);
     QVERIFY(first.store.wasBuilt());
     QCOMPARE(first.cacheDir, runDir / "cache");
-    QCOMPARE(first.split.validationLines.size(), size_t(50));
+    QCOMPARE(first.store.validation().lineCount(), std::int64_t(50));
+    QCOMPARE(first.cacheDir / "tokens", first.store.folder());
     QVERIFY(first.train.blocksPerEpoch() > 1000);
     QVERIFY(first.validation.blocksPerEpoch() > 5);
     const auto b = first.train.batch(0);
@@ -268,17 +327,40 @@ class TestTokenStore : public QObject {
     QVERIFY(!again.tokenizer.trained && !again.store.wasBuilt());
     qInfo("wordnet: second prepare (reuse) %lld ms", secondMs);
     const auto lines = readLines(data.corpus.textPath);
-    for (const std::int64_t i : {std::int64_t(0), std::int64_t(5000), std::int64_t(117658)}) {
-      const auto& text = lines[static_cast<size_t>(i)];
-      const auto ids = data.store.line(i);
-      QCOMPARE(ids, data.tokenizer.tokenizer->encode(text));
-    }
+    // validation_fraction 0.01 of 117,659 lines: n = 1177. Lines 0 and 1 are training lines
+    // (floor(2 n / L) = 0); the last line is the last (1177th) validation line.
+    QCOMPARE(data.store.train().line(0), data.tokenizer.tokenizer->encode(lines[0]));
+    QCOMPARE(data.store.train().line(1), data.tokenizer.tokenizer->encode(lines[1]));
+    QCOMPARE(data.store.validation().line(1176), data.tokenizer.tokenizer->encode(lines[117658]));
     for (int s = 0; s < 20; ++s) data.train.batch(s);
     qInfo("wordnet: 20 batches of 32x128 in %lld ms", timer.restart());
   }
 
  private:
   static std::uint64_t fingerprintOf(const fs::path& p) { return fingerprintFile(p); }
+  static TokenStoreKey keyOf(const CorpusBuild& corpus, const ProvidedTokenizer& tok) {
+    TokenStoreKey key;
+    key.corpusFingerprint = corpus.fingerprint;
+    key.tokenizerFingerprint = tok.fingerprint;
+    key.validationFraction = 0.01;
+    key.chunkBytes = 16 * 1024;  // many shards from a small corpus
+    return key;
+  }
+  static ShardedTokenStore build(const CorpusBuild& corpus, const ProvidedTokenizer& tok,
+                                 const fs::path& folder, int threads = 0) {
+    ShardBuildOptions options;
+    options.threads = threads;
+    return ShardedTokenStore::openOrBuild(folder, corpus.textPath, keyOf(corpus, tok),
+                                          *tok.tokenizer, options);
+  }
+  /// Every file of `folder` by name, with its FNV-1a fingerprint.
+  static std::map<std::string, std::uint64_t> folderFingerprints(const fs::path& folder) {
+    std::map<std::string, std::uint64_t> out;
+    for (const auto& e : fs::directory_iterator(folder)) {
+      out[e.path().filename().string()] = fingerprintFile(e.path());
+    }
+    return out;
+  }
   fs::path root() const { return fs::path(m_dir.path().toStdString()); }
   QTemporaryDir m_dir;
   CorpusConfig m_corpusConfig;
