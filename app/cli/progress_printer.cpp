@@ -33,6 +33,48 @@ void ProgressPrinter::line(const std::string& text, JsonLine json) {
   std::fflush(m_out);
 }
 
+void ProgressPrinter::onPhase(const core::PhaseEvent& ph) {
+  // A line when a phase starts (the phases are few and each can take minutes); within a
+  // phase that counts bytes, the bar on a terminal and a line every kPhaseLineSeconds
+  // elsewhere, with the rate and the ETA.
+  const bool starts = ph.phase != m_phase;
+  m_phase = ph.phase;
+  if (starts) {
+    m_phaseLineAt = 0.0;
+    line(ph.phase + " ...", JsonLine()
+                                .add("event", progress_events::kPhase)
+                                .add("phase", ph.phase)
+                                .add("done", ph.done)
+                                .add("total", ph.total));
+    return;
+  }
+  if (ph.unit != core::PhaseUnit::Bytes || ph.total <= 0) return;
+  const bool last = ph.done >= ph.total;
+  if (!m_bar.interactive() && !last && ph.seconds - m_phaseLineAt < kPhaseLineSeconds) return;
+  m_phaseLineAt = ph.seconds;
+  constexpr double kMb = 1024.0 * 1024.0;
+  const double rate = ph.seconds > 0 ? double(ph.done) / kMb / ph.seconds : 0.0;
+  ProgressBar::Report report;
+  report.label =
+      format("%s %.0f/%.0f MB", ph.phase.c_str(), double(ph.done) / kMb, double(ph.total) / kMb);
+  report.fraction = double(ph.done) / double(ph.total);
+  report.elapsedSeconds = ph.seconds;
+  report.terminalDetails = format("%.1f MB/s", rate);
+  report.plainDetails = report.terminalDetails;
+  if (m_format == ProgressFormat::Human) {
+    m_bar.report(report);
+    if (last) m_bar.endStatusLine();
+    return;
+  }
+  line(ProgressBar::plainLine(report), JsonLine()
+                                           .add("event", progress_events::kPhase)
+                                           .add("phase", ph.phase)
+                                           .add("done", ph.done)
+                                           .add("total", ph.total)
+                                           .add("seconds", ph.seconds)
+                                           .add("mb_per_s", rate));
+}
+
 void ProgressPrinter::message(const std::string& text) {
   line(text, JsonLine().add("event", progress_events::kMessage));
 }
@@ -97,13 +139,7 @@ void ProgressPrinter::onEvent(const core::TrainingEvent& event) {
                                                .add("step", c->step)
                                                .add("path", c->path.string()));
   } else if (const auto* ph = std::get_if<core::PhaseEvent>(&event)) {
-    // One line when a phase starts; the phases are few and each can take minutes.
-    if (ph->done < ph->total)
-      line(ph->phase + " ...", JsonLine()
-                                   .add("event", progress_events::kPhase)
-                                   .add("phase", ph->phase)
-                                   .add("done", ph->done)
-                                   .add("total", ph->total));
+    onPhase(*ph);
   } else if (const auto* m = std::get_if<core::MilestoneEvent>(&event)) {
     onMilestone(*m);
   }

@@ -31,6 +31,7 @@ class ProgressPrinter : public core::TrainingObserver {
 
  private:
   void onStep(const core::StepEvent& step);
+  void onPhase(const core::PhaseEvent& phase);
   void onMilestone(const core::MilestoneEvent& milestone);
   /// A line of its own: `text` for people, `json` (completed with "text") for programs.
   void line(const std::string& text, class JsonLine json);
@@ -38,6 +39,10 @@ class ProgressPrinter : public core::TrainingObserver {
   std::FILE* m_out;
   ProgressFormat m_format;
   ProgressBar m_bar;
+  std::string m_phase;         ///< the phase last reported
+  double m_phaseLineAt = 0.0;  ///< its seconds at the last progress line
+  /// Seconds between progress lines of a phase when the output is not a terminal.
+  static constexpr double kPhaseLineSeconds = 5.0;
 };
 
 }  // namespace attnlab::app

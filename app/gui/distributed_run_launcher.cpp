@@ -255,9 +255,13 @@ void DistributedRunLauncher::handleEvent(const QJsonObject& event) {
         kind == RunEventKind::Distributed)
       markLogOpened();
   } else if (name == QLatin1String(names::kPhase) && !m_logOpened) {
+    // A worker's data phase: its bytes and rate when the phase counts them (--progress jsonl).
     m_progress.phase = event.value(QStringLiteral("phase")).toString();
-    m_progress.done = 0;
-    m_progress.total = 0;
+    m_progress.doneInBytes = event.contains(QStringLiteral("mb_per_s"));
+    m_progress.done = m_progress.doneInBytes ? event.value(QStringLiteral("done")).toInteger() : 0;
+    m_progress.total =
+        m_progress.doneInBytes ? event.value(QStringLiteral("total")).toInteger() : 0;
+    m_progress.phaseSeconds = event.value(QStringLiteral("seconds")).toDouble();
     emit progressChanged();
   }
 }

@@ -228,12 +228,15 @@ void TrainingController::onPhase(const core::PhaseEvent& e, BatchReport& batch) 
   m_progress.phase = QString::fromStdString(e.phase);
   m_progress.done = e.done;
   m_progress.total = e.total;
+  m_progress.doneInBytes = e.unit == core::PhaseUnit::Bytes;
+  m_progress.phaseSeconds = e.seconds;
   batch.progressed = true;
 }
 
 void TrainingController::onStep(const core::StepEvent& e, BatchReport& batch) {
   if (m_progress.startStep < 0) m_progress.startStep = e.step;
   m_progress.phase = QStringLiteral("training");
+  m_progress.doneInBytes = false;
   m_progress.done = e.step;
   m_progress.total = e.totalSteps;
   m_progress.tokensPerSecond = e.tokensPerSecond;

@@ -27,6 +27,8 @@ namespace attnlab::app {
 struct EngineProgress {
   QString phase;  ///< "preparing data: tokenizer", "training", ...
   std::int64_t done = 0, total = 0;
+  bool doneInBytes = false;  ///< done and total count bytes of text (data preparation)
+  double phaseSeconds = 0;   ///< since the phase began (rate and ETA of a data phase)
   double tokensPerSecond = 0;
   double elapsedSeconds = 0;    ///< of training in this process
   std::int64_t startStep = -1;  ///< first step this process trained (for the ETA)

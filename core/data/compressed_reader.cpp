@@ -24,6 +24,8 @@ class ByteSource {
  public:
   virtual ~ByteSource() = default;
   virtual std::size_t read(char* dst, std::size_t cap) = 0;
+  /// Bytes of the file itself read so far (compressed bytes for a compressed file).
+  virtual std::uint64_t fileBytesRead() const = 0;
 };
 
 }  // namespace detail
@@ -62,21 +64,25 @@ class RawInput {
     if (m_in.bad()) throw DataError(m_name, "read failed");
     const auto got = static_cast<std::size_t>(m_in.gcount());
     m_eof = got < cap;
+    m_bytesRead += got;
     return got;
   }
 
   const std::string& name() const { return m_name; }
+  std::uint64_t bytesRead() const { return m_bytesRead; }
 
  private:
   std::ifstream m_in;
   std::string m_name;
   bool m_eof = false;
+  std::uint64_t m_bytesRead = 0;
 };
 
 class PlainSource final : public detail::ByteSource {
  public:
   PlainSource(const fs::path& file, const std::string& name) : m_raw(file, name) {}
   std::size_t read(char* dst, std::size_t cap) override { return m_raw.read(dst, cap); }
+  std::uint64_t fileBytesRead() const override { return m_raw.bytesRead(); }
 
  private:
   RawInput m_raw;
@@ -115,6 +121,7 @@ class CompressedInput {
   const char* data() const { return m_buf.data() + m_used; }
   std::size_t available() const { return m_size - m_used; }
   void consume(std::size_t n) { m_used += n; }
+  std::uint64_t fileBytesRead() const { return m_raw.bytesRead(); }
   /// Consumes the zero bytes at the front; true when that used up the buffer.
   bool skipZeros() {
     while (m_used < m_size && m_buf[m_used] == '\0') ++m_used;
@@ -142,6 +149,7 @@ class GzipSource final : public detail::ByteSource {
   GzipSource(const GzipSource&) = delete;
   GzipSource& operator=(const GzipSource&) = delete;
 
+  std::uint64_t fileBytesRead() const override { return m_in.fileBytesRead(); }
   std::size_t read(char* dst, std::size_t cap) override {
     m_z.next_out = reinterpret_cast<Bytef*>(dst);
     m_z.avail_out = static_cast<uInt>(cap);
@@ -190,6 +198,7 @@ class ZstdSource final : public detail::ByteSource {
   ZstdSource(const ZstdSource&) = delete;
   ZstdSource& operator=(const ZstdSource&) = delete;
 
+  std::uint64_t fileBytesRead() const override { return m_in.fileBytesRead(); }
   std::size_t read(char* dst, std::size_t cap) override {
     ZSTD_outBuffer out{dst, cap, 0};
     while (out.pos == 0) {
@@ -264,6 +273,10 @@ CorpusFileReader::CorpusFileReader(const fs::path& file, std::string name)
 }
 
 CorpusFileReader::~CorpusFileReader() = default;
+
+std::uint64_t CorpusFileReader::fileBytesRead() const {
+  return m_source->fileBytesRead();
+}
 
 std::string_view CorpusFileReader::head(std::size_t n) {
   if (m_started) throw std::logic_error("CorpusFileReader::head after nextLine");

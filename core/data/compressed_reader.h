@@ -55,6 +55,9 @@ class CorpusFileReader {
   /// False at the end of the file.
   bool nextLine(std::string& line);
 
+  /// Bytes of the file read so far (compressed bytes when it is compressed): progress
+  /// against its size on disk.
+  std::uint64_t fileBytesRead() const;
   /// The 1-based number of the line nextLine returned last (0 before the first).
   std::uint64_t lineNumber() const { return m_lineNo; }
 

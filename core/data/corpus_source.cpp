@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <system_error>
@@ -31,13 +32,18 @@ std::string hexByte(unsigned char c) {
 /// Appends kept lines to the temporary corpus file and keeps the books.
 class CorpusWriter {
  public:
-  CorpusWriter(const fs::path& tmp, InvalidLinePolicy policy, std::int64_t maxLines)
+  CorpusWriter(const fs::path& tmp, InvalidLinePolicy policy, std::int64_t maxLines,
+               CorpusProgress progress)
       : m_tmp(tmp),
         m_out(tmp, std::ios::binary | std::ios::trunc),
         m_policy(policy),
-        m_maxLines(maxLines) {
+        m_maxLines(maxLines),
+        m_progress(std::move(progress)) {
     if (!m_out) throw DataError(tmp.string(), "cannot open for writing");
   }
+
+  /// Bytes on disk of every file to read: progress is reported against it.
+  void expectBytes(std::uint64_t total) { m_totalBytes = total; }
 
   bool full() const {
     return m_maxLines > 0 && m_build.stats.linesKept >= static_cast<std::uint64_t>(m_maxLines);
@@ -53,6 +59,7 @@ class CorpusWriter {
     ++m_build.stats.files;
     std::string line;
     while (!full() && in.nextLine(line)) {
+      if (in.lineNumber() % kLinesPerProgressCheck == 0) report(m_filesDone + in.fileBytesRead());
       std::string_view view(line);
       if (in.lineNumber() == 1 && view.substr(0, 3) == "\xEF\xBB\xBF") view.remove_prefix(3);
       if (jsonLines) {
@@ -61,6 +68,8 @@ class CorpusWriter {
         addLine(view, name, in.lineNumber());
       }
     }
+    m_filesDone += in.fileBytesRead();
+    report(m_filesDone);
   }
 
   CorpusBuild finish(const fs::path& target) {
@@ -78,6 +87,19 @@ class CorpusWriter {
   std::uint64_t badRecordLines() const { return m_badRecords; }
 
  private:
+  static constexpr std::uint64_t kLinesPerProgressCheck = 4096;
+
+  /// Tells the caller a few times a second how far reading is; throws Cancelled on a stop.
+  void report(std::uint64_t done) {
+    if (!m_progress) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - m_reportedAt < std::chrono::milliseconds(200)) return;
+    m_reportedAt = now;
+    if (!m_progress(std::min(done, m_totalBytes), m_totalBytes)) {
+      throw Cancelled("data preparation (corpus)", "stopped on request");
+    }
+  }
+
   /// One text line (or one paragraph of a JSON record): checked, normalised, kept.
   void addLine(std::string_view view, const std::string& name, std::uint64_t lineNo) {
     if (!view.empty() && view.back() == '\r') view.remove_suffix(1);
@@ -174,6 +196,10 @@ class CorpusWriter {
   std::ofstream m_out;
   InvalidLinePolicy m_policy;
   std::int64_t m_maxLines;
+  CorpusProgress m_progress;
+  std::uint64_t m_totalBytes = 0;
+  std::uint64_t m_filesDone = 0;  ///< bytes of the files read completely
+  std::chrono::steady_clock::time_point m_reportedAt{};
   CorpusBuild m_build;
   Fnv1a64 m_hash;
   std::uint64_t m_invalidUtf8 = 0;
@@ -275,7 +301,8 @@ std::vector<fs::path> listCorpusFiles(const CorpusConfig& config) {
   return files;
 }
 
-CorpusBuild buildCorpus(const CorpusConfig& config, const fs::path& folder) {
+CorpusBuild buildCorpus(const CorpusConfig& config, const fs::path& folder,
+                        const CorpusProgress& progress) {
   const InvalidLinePolicy policy = config.invalidUtf8;
   if (config.maxLines < 0) {
     throw ConfigError("corpus.max_lines",
@@ -287,7 +314,7 @@ CorpusBuild buildCorpus(const CorpusConfig& config, const fs::path& folder) {
 
   const fs::path target = folder / "corpus.txt";
   std::string where;
-  CorpusWriter writer(temporaryPathFor(target), policy, config.maxLines);
+  CorpusWriter writer(temporaryPathFor(target), policy, config.maxLines, progress);
   try {
     switch (config.source) {
       case CorpusSource::Wordnet: {
@@ -296,6 +323,8 @@ CorpusBuild buildCorpus(const CorpusConfig& config, const fs::path& folder) {
         // same checks and normalisation as any text source.
         const fs::path raw = folder / "wordnet_glosses.txt";
         writeWordNetGlosses(config.wordnetDir, raw);
+        const auto size = fs::file_size(raw, ec);
+        writer.expectBytes(ec ? 0 : size);
         writer.addFile(raw, raw.string(), /*jsonLines=*/false);
         fs::remove(raw, ec);
         break;
@@ -303,6 +332,12 @@ CorpusBuild buildCorpus(const CorpusConfig& config, const fs::path& folder) {
       case CorpusSource::Text: {
         const auto files = listCorpusFiles(config);
         where = config.paths.size() == 1 ? config.paths.front() : std::string("corpus.paths");
+        std::uint64_t total = 0;
+        for (const fs::path& f : files) {
+          const auto size = fs::file_size(f, ec);
+          if (!ec) total += size;  // unreadable files fail with their own message below
+        }
+        writer.expectBytes(total);
         for (const fs::path& f : files) {
           writer.addFile(f, f.string(), readsAsJsonLines(config.format, f), config.textField);
         }

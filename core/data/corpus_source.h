@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,11 @@ std::string normaliseCorpusLine(std::string_view line);
 /// corpus, and a corpus in which every line was rejected (with counts and the first one).
 /// On every error the previous corpus.txt stays as it was and no temporary is left.
 /// Throws ConfigError for an unknown corpus.source or corpus.invalid_utf8.
-CorpusBuild buildCorpus(const CorpusConfig& config, const std::filesystem::path& folder);
+/// `progress` (optional) hears (bytes of the source files read, their size on disk) a few
+/// times a second; false stops the build with attnlab::Cancelled, leaving no corpus.txt
+/// behind but the previous one.
+using CorpusProgress = std::function<bool(std::uint64_t done, std::uint64_t total)>;
+CorpusBuild buildCorpus(const CorpusConfig& config, const std::filesystem::path& folder,
+                        const CorpusProgress& progress = {});
 
 }  // namespace attnlab::core

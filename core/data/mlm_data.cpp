@@ -98,7 +98,9 @@ MlmData prepareMlmData(const RunConfig& config, const fs::path& runDir, int thre
 
   phases.begin("corpus");
   phases.throwIfStopped();
-  CorpusBuild corpus = buildCorpus(config.corpus, cache);
+  CorpusBuild corpus = buildCorpus(
+      config.corpus, cache,
+      [&](std::uint64_t done, std::uint64_t total) { return phases.report(done, total); });
   // The split's settings are checked against the real line count before any training.
   (void)ValidationRule(static_cast<std::int64_t>(corpus.stats.linesKept), config.data);
 

@@ -5,3 +5,8 @@ add_dependencies(app_test_cli_crash_resume attnlab-cli)
 if(TARGET attnlab)
   add_dependencies(app_test_cli_crash_resume attnlab)
 endif()
+# attnlab-cli train killed with SIGKILL while it encodes the token store (a 16 MB text
+# corpus in 0.05 MB shards): the restart keeps the finished shards and ends with the store
+# an uninterrupted run writes, byte for byte.
+attnlab_add_qtest(app test_cli_data_resume LIBS Qt6::Core attnlab_core LABELS deepbind TIMEOUT 300)
+add_dependencies(app_test_cli_data_resume attnlab-cli)

@@ -46,11 +46,14 @@ void RunStatusBar::showProgress(const QString& runName, const EngineProgress& p,
     m_bar->setRange(0, 1000);
     m_bar->setValue(
         static_cast<int>(1000.0 * static_cast<double>(p.done) / static_cast<double>(p.total)));
-    m_bar->setFormat(QStringLiteral("%1 / %2").arg(p.done).arg(p.total));
+    m_bar->setFormat(p.doneInBytes ? QStringLiteral("%1 / %2 MB")
+                                         .arg(QLocale().toString(double(p.done) / kMb, 'f', 0),
+                                              QLocale().toString(double(p.total) / kMb, 'f', 0))
+                                   : QStringLiteral("%1 / %2").arg(p.done).arg(p.total));
   } else {
     m_bar->setRange(0, 0);  // busy indicator: the phase has no known length
   }
-  QString rate;
+  QString rate = p.doneInBytes ? dataRate(p) : QString();
   if (training && p.tokensPerSecond > 0) {
     rate = QStringLiteral("%1 tokens/s").arg(QLocale().toString(p.tokensPerSecond, 'f', 0));
     const std::int64_t doneHere = p.done - std::max<std::int64_t>(p.startStep, 0);
@@ -67,6 +70,16 @@ void RunStatusBar::showProgress(const QString& runName, const EngineProgress& p,
       rate += QStringLiteral(" %1").arg(QLocale().formattedDataSize(p.deviceMemoryBytes));
   }
   m_rate->setText(rate);
+}
+
+QString RunStatusBar::dataRate(const EngineProgress& p) {
+  if (p.phaseSeconds <= 0 || p.done <= 0) return {};
+  const double perSecond = double(p.done) / p.phaseSeconds;
+  QString rate = QStringLiteral("%1 MB/s").arg(QLocale().toString(perSecond / kMb, 'f', 1));
+  if (p.total > p.done) {
+    rate += QStringLiteral(" · ETA %1").arg(formatDuration(double(p.total - p.done) / perSecond));
+  }
+  return rate;
 }
 
 void RunStatusBar::showIdle() {

@@ -21,6 +21,9 @@ class RunStatusBar : public QWidget {
   void showIdle();
   /// "1:02:03" / "4:05" for an ETA in seconds.
   static QString formatDuration(double seconds);
+  /// "45.1 MB/s · ETA 0:16" for a data phase that counts bytes; empty before any progress.
+  static QString dataRate(const EngineProgress& progress);
+  static constexpr double kMb = 1024.0 * 1024.0;
   QString text() const;
 
  private:
