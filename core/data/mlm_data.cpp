@@ -109,7 +109,8 @@ MlmData prepareMlmData(const RunConfig& config, const fs::path& runDir, int thre
   ProvidedTokenizer tokenizer =
       config.model.initFrom.empty()
           ? provideTokenizer(config.tokenizer, corpus.textPath, corpus.fingerprint, runDir,
-                             config.run.seed, static_cast<std::int64_t>(corpus.stats.linesKept))
+                             config.run.seed, static_cast<std::int64_t>(corpus.stats.linesKept),
+                             corpus.stats.bytes)
           : providePretrainedTokenizer(config.model.initFrom, runDir);
 
   phases.begin("token store");

@@ -49,6 +49,15 @@ std::shared_ptr<const Tokenizer> loadedModel(const fs::path& modelPath) {
 
 }  // namespace
 
+std::int64_t tokenizerSampleLines(std::int64_t inputSentenceSize, std::int64_t lines,
+                                  std::uint64_t bytes) {
+  if (inputSentenceSize > 0) return inputSentenceSize;
+  if (lines <= 0 || bytes <= kTokenizerSampleBytes) return 0;
+  const double meanLine = static_cast<double>(bytes) / static_cast<double>(lines);
+  return std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(static_cast<double>(kTokenizerSampleBytes) / meanLine));
+}
+
 const char* tokenizerOriginName(TokenizerOrigin origin) {
   switch (origin) {
     case TokenizerOrigin::Trained:
@@ -81,7 +90,8 @@ std::unique_ptr<Tokenizer> loadRunTokenizer(const RunConfig& config, const fs::p
 
 ProvidedTokenizer provideTokenizer(const TokenizerConfig& config, const fs::path& corpusText,
                                    std::uint64_t corpusFingerprint, const fs::path& folder,
-                                   std::uint64_t seed, std::int64_t corpusLines) {
+                                   std::uint64_t seed, std::int64_t corpusLines,
+                                   std::uint64_t corpusBytes) {
   std::error_code ec;
   fs::create_directories(folder, ec);
   if (ec) throw DataError(folder.string(), "cannot create the folder: " + ec.message());
@@ -141,8 +151,8 @@ ProvidedTokenizer provideTokenizer(const TokenizerConfig& config, const fs::path
   options.algorithm = algorithm;
   options.characterCoverage = config.characterCoverage;
   // SentencePiece samples while it reads (a seeded reservoir), so only the sample is held.
-  std::int64_t sample = config.inputSentenceSize;
-  if (sample == 0 && corpusLines > kTokenizerSampleLines) sample = kTokenizerSampleLines;
+  const std::int64_t sample =
+      tokenizerSampleLines(config.inputSentenceSize, corpusLines, corpusBytes);
   options.inputSentenceSize = static_cast<std::uint64_t>(sample);
   options.seed = seed;
   SentencePieceTokenizer::train(options);

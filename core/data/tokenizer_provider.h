@@ -30,15 +30,24 @@ struct ProvidedTokenizer {
   bool trained = false;  ///< true when this call trained the model
   TokenizerOrigin origin = TokenizerOrigin::Trained;
   /// Lines the model was trained on: all of the corpus's, or a seeded sample of them
-  /// (tokenizer.input_sentence_size, or kTokenizerSampleLines for a large corpus); 0 when
+  /// (tokenizer.input_sentence_size, or tokenizerSampleLines for a large corpus); 0 when
   /// it was not trained now.
   std::int64_t trainingLines = 0;
 };
 
-/// Above this many corpus lines a tokenizer is trained on a seeded sample of this many
-/// (when tokenizer.input_sentence_size is 0), so training memory does not grow with the
-/// corpus: SentencePiece keeps its sample in memory and builds its suffix array over it.
-inline constexpr std::int64_t kTokenizerSampleLines = 1000000;
+/// Above this much corpus text a tokenizer is trained on a seeded sample of about this much
+/// (when tokenizer.input_sentence_size is 0): floor(kTokenizerSampleBytes / the corpus's
+/// mean line length) lines. SentencePiece keeps its sample in memory and builds a suffix
+/// array over it, about 24 bytes per byte of text for the unigram model (measured: a sample
+/// of 1,000,000 WordNet-like lines, 91 MB, peaked at 2.4 GB; of 300,000, at 0.87 GB), so
+/// this bounds training memory near 1 GB whatever the corpus size (docs/data.md).
+inline constexpr std::uint64_t kTokenizerSampleBytes = std::uint64_t{40} << 20;
+
+/// The lines SentencePiece should sample from a corpus of `lines` lines and `bytes` bytes
+/// under `inputSentenceSize` (tokenizer.input_sentence_size): that when positive, else all
+/// lines (0) up to kTokenizerSampleBytes of text, else the mean-length share of it.
+std::int64_t tokenizerSampleLines(std::int64_t inputSentenceSize, std::int64_t lines,
+                                  std::uint64_t bytes);
 
 /// Provides <folder>/tokenizer.model and loads it.
 ///
@@ -55,7 +64,7 @@ ProvidedTokenizer provideTokenizer(const TokenizerConfig& config,
                                    const std::filesystem::path& corpusText,
                                    std::uint64_t corpusFingerprint,
                                    const std::filesystem::path& folder, std::uint64_t seed,
-                                   std::int64_t corpusLines = 0);
+                                   std::int64_t corpusLines = 0, std::uint64_t corpusBytes = 0);
 
 /// The tokenizer of the Hugging Face folder `modelFolder` (model.init_from): its files
 /// copied to <folder>/tokenizer/ (so the run keeps the tokenizer it used) and loaded from

@@ -1,7 +1,8 @@
 // attnlab-cli train killed with SIGKILL while it encodes the token store, then started again
 // by the same command, as a person would after a crash (real processes): a text corpus of
 // 16 MB in shards of 0.05 MB (over 300), an existing tokenizer, one thread.
-// - the kill leaves finished shards and no index.json (the store is unfinished);
+// - the kill leaves finished shards and no index.json (the store is unfinished), and perhaps
+//   a half-written shard under its temporary name (planted when the kill missed one);
 // - the restart keeps every finished shard pair ("K kept from an interrupted build", K the
 //   validation shards the kill left), trains to the end, and leaves no temporary file;
 // - its store equals, file by file and byte by byte (index.json included), the store of an
@@ -83,6 +84,7 @@ class TestCliDataResume : public QObject {
     timer.start();
     first.start(tests::kCli, trainArgs(run));
     QVERIFY(first.waitForStarted());
+    const qint64 firstPid = first.processId();
     QTRY_VERIFY_WITH_TIMEOUT(countFiles(tokens, "train-*.bin") >= kShardsBeforeTheKill ||
                                  QFile::exists(tokens + "/index.json") ||
                                  first.state() == QProcess::NotRunning,
@@ -102,6 +104,16 @@ class TestCliDataResume : public QObject {
           countFiles(tokens, "*.tmp-*"));
     QVERIFY(trainShards >= kShardsBeforeTheKill);
     QVERIFY(finishedPairs > 0);
+    // What a kill in the middle of a write leaves, when this one came between two files:
+    // the next shard half written under the dead process's temporary name.
+    if (countFiles(tokens, "*.tmp-*") == 0) {
+      QFile shard(tokens + QStringLiteral("/train-%1.bin").arg(trainShards - 1, 5, 10, QChar('0')));
+      QVERIFY(shard.open(QIODevice::ReadOnly));
+      QVERIFY(tests::writeBytes(tokens + QStringLiteral("/train-%1.bin.tmp-%2")
+                                             .arg(trainShards, 5, 10, QChar('0'))
+                                             .arg(firstPid),
+                                shard.read(shard.size() / 2)));
+    }
 
     // The same command again, to the end.
     timer.restart();

@@ -7,3 +7,7 @@ add_dependencies(app_test_cli_distributed attnlab-cli)
 # where namespaces cannot be made.
 attnlab_add_qtest(app test_cli_two_machines LIBS Qt6::Core attnlab_core LABELS deepbind TIMEOUT 600)
 add_dependencies(app_test_cli_two_machines attnlab-cli)
+# The same launch on a text corpus whose tokenizer the run trains: rank 0 alone prepares
+# the data (rank 1 waits and opens its store), and the end equals one process's.
+attnlab_add_qtest(app test_cli_distributed_data LIBS Qt6::Core attnlab_core LABELS deepbind TIMEOUT 300)
+add_dependencies(app_test_cli_distributed_data attnlab-cli)

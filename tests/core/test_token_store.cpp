@@ -85,6 +85,15 @@ class TestTokenStore : public QObject {
     QVERIFY(!provideTokenizer(m_tokConfig, corpus.textPath, corpus.fingerprint, root(), 7).trained);
   }
 
+  // Above 40 MiB of text the tokenizer trains on 40 MiB's worth of mean-length lines.
+  void largeCorporaTrainTheTokenizerOnASample() {
+    QCOMPARE(tokenizerSampleLines(0, 1000, 1 << 20), std::int64_t(0));  // all lines
+    QCOMPARE(tokenizerSampleLines(0, 1000000, std::uint64_t(40) << 20), std::int64_t(0));
+    // 100 MiB in 1,000,000 lines: 104.8576 bytes a line, 40 MiB / 104.8576 = 400,000.
+    QCOMPARE(tokenizerSampleLines(0, 1000000, std::uint64_t(100) << 20), std::int64_t(400000));
+    QCOMPARE(tokenizerSampleLines(5000, 1000000, std::uint64_t(100) << 20), std::int64_t(5000));
+  }
+
   void givenModelIsLoadedAndCopied() {
     const auto corpus = buildCorpus(m_corpusConfig, root() / "cache");
     provideTokenizer(m_tokConfig, corpus.textPath, corpus.fingerprint, root(), 42);
@@ -313,6 +322,8 @@ class TestTokenStore : public QObject {
     QCOMPARE(data.corpus.stats.linesKept, std::uint64_t(117659));
     QCOMPARE(data.store.lineCount(), std::int64_t(117659));
     QVERIFY(data.store.wasBuilt());
+    QVERIFY(data.tokenizer.origin == TokenizerOrigin::Trained);
+    QCOMPARE(data.tokenizer.trainingLines, std::int64_t(30000));
     qInfo(
         "wordnet: corpus %llu lines %llu words %llu bytes; %lld tokens; store built in %.2f s; "
         "first prepare %lld ms; train blocks %lld, validation blocks %lld",

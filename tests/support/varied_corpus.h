@@ -15,14 +15,15 @@ namespace attnlab::tests {
 /// About `bytes` bytes of sentences, one per line, from the generator seeded with `seed`.
 inline std::string variedCorpusText(std::uint64_t bytes, std::uint64_t seed = 7) {
   static const char* const kWords[] = {
-      "the",     "a",        "an",       "of",      "river",    "star",     "village", "house",
-      "teacher", "prince",   "girl",     "dog",     "cat",      "old",      "young",   "bright",
-      "quiet",   "empty",    "watched",  "admired", "followed", "painted",  "near",    "harbour",
-      "under",   "over",     "beside",   "morning", "evening",  "winter",   "summer",  "green",
-      "silver",  "heavy",    "small",    "ancient", "narrow",   "wide",     "singing", "running",
-      "slowly",  "quickly",  "garden",   "window",  "bridge",   "forest",   "valley",  "island",
-      "letter",  "story",    "music",    "lantern", "candle",   "remembered", "mountains",
-      "sailors", "whispered", "carried", "beneath", "orchard"};
+      "the",       "a",       "an",      "of",      "river",      "star",      "village",
+      "house",     "teacher", "prince",  "girl",    "dog",        "cat",       "old",
+      "young",     "bright",  "quiet",   "empty",   "watched",    "admired",   "followed",
+      "painted",   "near",    "harbour", "under",   "over",       "beside",    "morning",
+      "evening",   "winter",  "summer",  "green",   "silver",     "heavy",     "small",
+      "ancient",   "narrow",  "wide",    "singing", "running",    "slowly",    "quickly",
+      "garden",    "window",  "bridge",  "forest",  "valley",     "island",    "letter",
+      "story",     "music",   "lantern", "candle",  "remembered", "mountains", "sailors",
+      "whispered", "carried", "beneath", "orchard"};
   constexpr std::uint64_t kWordCount = sizeof kWords / sizeof kWords[0];
   std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
   const auto next = [&state] {  // splitmix64
