@@ -41,6 +41,7 @@ void ProgressPrinter::onPhase(const core::PhaseEvent& ph) {
   m_phase = ph.phase;
   if (starts) {
     m_phaseLineAt = 0.0;
+    m_phaseEnded = false;
     line(ph.phase + " ...", JsonLine()
                                 .add("event", progress_events::kPhase)
                                 .add("phase", ph.phase)
@@ -48,8 +49,9 @@ void ProgressPrinter::onPhase(const core::PhaseEvent& ph) {
                                 .add("total", ph.total));
     return;
   }
-  if (ph.unit != core::PhaseUnit::Bytes || ph.total <= 0) return;
+  if (ph.unit != core::PhaseUnit::Bytes || ph.total <= 0 || m_phaseEnded) return;
   const bool last = ph.done >= ph.total;
+  m_phaseEnded = last;  // the end may be reported more than once
   if (!m_bar.interactive() && !last && ph.seconds - m_phaseLineAt < kPhaseLineSeconds) return;
   m_phaseLineAt = ph.seconds;
   constexpr double kMb = 1024.0 * 1024.0;

@@ -41,6 +41,7 @@ class ProgressPrinter : public core::TrainingObserver {
   ProgressBar m_bar;
   std::string m_phase;         ///< the phase last reported
   double m_phaseLineAt = 0.0;  ///< its seconds at the last progress line
+  bool m_phaseEnded = false;   ///< its last line (done == total) is printed
   /// Seconds between progress lines of a phase when the output is not a terminal.
   static constexpr double kPhaseLineSeconds = 5.0;
 };

@@ -17,7 +17,28 @@
 #include <thread>
 
 namespace attnlab::app {
+
 namespace {
+
+/// What a rank other than 0 prints: its data phases when it is its machine's local rank 0
+/// (it prepares, or opens rank 0's shared cache), else only the line saying whom it waits
+/// for (the launcher prefixes "[rank r]").
+class DataPhaseRelay : public core::TrainingObserver {
+ public:
+  DataPhaseRelay(ProgressPrinter& printer, bool localRoot)
+      : m_printer(printer), m_localRoot(localRoot) {}
+  void onEvent(const core::TrainingEvent& event) override {
+    const auto* phase = std::get_if<core::PhaseEvent>(&event);
+    if (phase == nullptr) return;
+    if (m_localRoot || phase->phase.rfind("preparing data: waiting", 0) == 0) {
+      m_printer.onEvent(event);
+    }
+  }
+
+ private:
+  ProgressPrinter& m_printer;
+  bool m_localRoot;
+};
 
 std::atomic<bool> g_stopRequested{false};
 
@@ -82,8 +103,13 @@ int runTrain(const TrainOptions& options) {
 
     ProgressPrinter printer(stdout, !options.plainProgress && ProgressPrinter::isTerminal(stdout),
                             options.progress);
-    // Rank 0 reports for the run; the other ranks speak only when something fails.
-    core::Trainer trainer(config, runDir, root ? &printer : nullptr, distributed.get());
+    // Rank 0 reports for the run; the other ranks speak only of their data (another machine's
+    // local rank 0 may prepare its own copy; the rest say once whom they wait for) and when
+    // something fails.
+    DataPhaseRelay relay(printer, environment && environment->localRank == 0);
+    core::Trainer trainer(config, runDir,
+                          root ? static_cast<core::TrainingObserver*>(&printer) : &relay,
+                          distributed.get());
     core::TrainingControl control;
     control.linkStopFlag(&g_stopRequested);
     if (options.stopAfterStep >= 0) control.stopAfterStep(options.stopAfterStep);
