@@ -18,6 +18,7 @@
 #include "app/gui/training_controller.h"
 #include "app/gui/training_coordinator.h"
 #include "core/runlog/run_log_reader.h"
+#include "tests/support/form_typing.h"
 #include "tests/support/listening_socket.h"
 #include "tests/support/tiny_run_setup.h"
 
@@ -47,31 +48,7 @@ namespace {
 
 using tests::Listener;
 
-/// Types `text` into the form field of `key` as a person would (select all, type).
-bool typeField(QWidget* dialog, const QString& key, const QString& text) {
-  QWidget* editor = dialog->findChild<QWidget*>(key);
-  if (editor == nullptr) return false;
-  if (auto* line = qobject_cast<QLineEdit*>(editor)) {
-    line->setFocus();
-    line->selectAll();
-    QTest::keyClick(line, Qt::Key_Backspace);
-    QTest::keyClicks(line, text);
-    return line->text() == text;
-  }
-  if (auto* lines = qobject_cast<QPlainTextEdit*>(editor)) {
-    lines->setFocus();
-    lines->selectAll();
-    QTest::keyClick(lines, Qt::Key_Backspace);
-    QTest::keyClicks(lines, text);
-    return lines->toPlainText() == text;
-  }
-  if (auto* combo = qobject_cast<QComboBox*>(editor)) {
-    combo->setFocus();
-    QTest::keyClicks(combo, text);
-    return combo->currentText() == text;
-  }
-  return false;
-}
+using tests::typeField;
 
 /// File > New run (Ctrl+N) in `window`: the dialog, once visible.
 app::NewRunDialog* openNewRunDialog(app::MainWindow& window) {

@@ -24,6 +24,7 @@
 #include "core/runlog/run_log_reader.h"
 #include "core/runtime/compute_environment.h"
 #include "tests/support/cli_process.h"
+#include "tests/support/form_typing.h"
 #include "tests/support/tiny_run_setup.h"
 #include "widgets/plots/attention_heatmap.h"
 #include "widgets/plots/curve_plot.h"
@@ -58,31 +59,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Types `text` into the form field of `key` as a person would (select all, type).
-bool typeField(QWidget* dialog, const QString& key, const QString& text) {
-  QWidget* editor = dialog->findChild<QWidget*>(key);
-  if (editor == nullptr) return false;
-  if (auto* line = qobject_cast<QLineEdit*>(editor)) {
-    line->setFocus();
-    line->selectAll();
-    QTest::keyClick(line, Qt::Key_Backspace);
-    QTest::keyClicks(line, text);
-    return line->text() == text;
-  }
-  if (auto* lines = qobject_cast<QPlainTextEdit*>(editor)) {
-    lines->setFocus();
-    lines->selectAll();
-    QTest::keyClick(lines, Qt::Key_Backspace);
-    QTest::keyClicks(lines, text);
-    return lines->toPlainText() == text;
-  }
-  if (auto* combo = qobject_cast<QComboBox*>(editor)) {
-    combo->setFocus();
-    QTest::keyClicks(combo, text);  // keyboard search, as typing on a closed combo does
-    return combo->currentText() == text;
-  }
-  return false;
-}
+using tests::typeField;
 
 std::size_t curvePoints(app::MainWindow& window, app::RunSession* run, const QString& scalar) {
   widgets::CurvePlot* plot = window.parts().views->curvesPanel()->plotFor(scalar);

@@ -8,6 +8,9 @@ if(TARGET app_test_training_controller)
   add_dependencies(app_test_opened_runs attnlab-cli)
   add_dependencies(app_test_main_window attnlab-cli)
 endif()
+# Data preparation watched in the window: a compressed JSON-lines corpus, the token store's
+# progress in MB with a rate and an ETA in the status bar (a screenshot), then the run ends.
+attnlab_add_qtest(app test_data_preparation_window LIBS attnlab_gui attnlab_core ZLIB::ZLIB GUI LABELS deepbind threads TIMEOUT 300)
 # Faults mid-run: the app killed with SIGKILL (resumed by the CLI and the app), a full disk.
 attnlab_add_qtest(app test_training_faults LIBS attnlab_gui attnlab_core GUI LABELS deepbind threads TIMEOUT 900)
 if(TARGET app_test_training_faults)

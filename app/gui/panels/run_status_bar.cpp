@@ -17,6 +17,8 @@ RunStatusBar::RunStatusBar(QWidget* parent) : QWidget(parent) {
   m_bar = new QProgressBar(this);
   m_bar->setObjectName(QStringLiteral("engineProgress"));
   m_bar->setMaximumWidth(240);
+  // Room for "1,234 / 10,240 MB" while a large corpus is prepared.
+  m_bar->setMinimumWidth(170);
   m_bar->setTextVisible(true);
   m_rate = new QLabel(this);
   m_rate->setObjectName(QStringLiteral("engineRate"));

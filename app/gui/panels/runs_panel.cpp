@@ -123,11 +123,15 @@ RunSession* RunsPanel::currentRun() const {
 }
 
 QString RunsPanel::rowText(RunSession* run) const {
+  const QString status = runStatusText(run->status(), run->processes());
+  // Before the first step the count says nothing; the status bar shows the data's progress.
+  if (run->status() == RunStatus::PreparingData) {
+    return QStringLiteral("%1\n%2").arg(displayName(run), status);
+  }
   QString steps = run->totalSteps() > 0
                       ? QStringLiteral("%1 / %2").arg(run->step()).arg(run->totalSteps())
                       : QStringLiteral("step %1").arg(run->step());
-  return QStringLiteral("%1\n%2 · %3")
-      .arg(displayName(run), runStatusText(run->status(), run->processes()), steps);
+  return QStringLiteral("%1\n%2 · %3").arg(displayName(run), status, steps);
 }
 
 QString RunsPanel::displayName(RunSession* run) const {
