@@ -38,10 +38,11 @@ struct ProvidedTokenizer {
 /// Above this much corpus text a tokenizer is trained on a seeded sample of about this much
 /// (when tokenizer.input_sentence_size is 0): floor(kTokenizerSampleBytes / the corpus's
 /// mean line length) lines. SentencePiece keeps its sample in memory and builds a suffix
-/// array over it, about 24 bytes per byte of text for the unigram model (measured: a sample
-/// of 1,000,000 WordNet-like lines, 91 MB, peaked at 2.4 GB; of 300,000, at 0.87 GB), so
-/// this bounds training memory near 1 GB whatever the corpus size (docs/data.md).
-inline constexpr std::uint64_t kTokenizerSampleBytes = std::uint64_t{40} << 20;
+/// array over it, some 20 to 40 bytes per byte of text for the unigram model (measured
+/// through attnlab-cli train, whole process: 40 MiB samples peaked at 1.18 GB (WordNet-like
+/// lines) and 1.65 GB (the paragraphs of a 4 GB JSON-lines corpus); 24 MiB of the latter at
+/// 0.79 GB), so this bounds training memory well under 1.5 GB whatever the corpus size.
+inline constexpr std::uint64_t kTokenizerSampleBytes = std::uint64_t{24} << 20;
 
 /// The lines SentencePiece should sample from a corpus of `lines` lines and `bytes` bytes
 /// under `inputSentenceSize` (tokenizer.input_sentence_size): that when positive, else all

@@ -2,6 +2,7 @@
 // rebuilds on change, corruption, round trips, and the pipeline end to end.
 #include "core/data/corpus_source.h"
 #include "core/data/data_files.h"
+#include "core/data/line_sample.h"
 #include "core/data/mlm_data.h"
 #include "core/data/sharded_store_index.h"
 #include "core/data/sharded_token_store.h"
@@ -15,6 +16,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 
@@ -85,13 +88,46 @@ class TestTokenStore : public QObject {
     QVERIFY(!provideTokenizer(m_tokConfig, corpus.textPath, corpus.fingerprint, root(), 7).trained);
   }
 
-  // Above 40 MiB of text the tokenizer trains on 40 MiB's worth of mean-length lines.
+  // Above 24 MiB of text the tokenizer trains on 24 MiB's worth of mean-length lines.
   void largeCorporaTrainTheTokenizerOnASample() {
     QCOMPARE(tokenizerSampleLines(0, 1000, 1 << 20), std::int64_t(0));  // all lines
-    QCOMPARE(tokenizerSampleLines(0, 1000000, std::uint64_t(40) << 20), std::int64_t(0));
-    // 100 MiB in 1,000,000 lines: 104.8576 bytes a line, 40 MiB / 104.8576 = 400,000.
-    QCOMPARE(tokenizerSampleLines(0, 1000000, std::uint64_t(100) << 20), std::int64_t(400000));
+    QCOMPARE(tokenizerSampleLines(0, 1000000, std::uint64_t(24) << 20), std::int64_t(0));
+    // 100 MiB in 1,000,000 lines: 104.8576 bytes a line, 24 MiB / 104.8576 = 240,000.
+    QCOMPARE(tokenizerSampleLines(0, 1000000, std::uint64_t(100) << 20), std::int64_t(240000));
     QCOMPARE(tokenizerSampleLines(5000, 1000000, std::uint64_t(100) << 20), std::int64_t(5000));
+  }
+
+  // The tokenizer's sample of a large corpus: exactly the count asked for, in the file's order,
+  // reproducible by seed, spread over the whole file (mean index and first-half share within
+  // five standard deviations of a uniform draw without replacement).
+  void lineSampleIsSeededUniformAndInOrder() {
+    const fs::path text = root() / "numbered.txt";
+    {
+      std::ofstream out(text);
+      for (int i = 0; i < 10000; ++i) out << "line " << i << '\n';
+    }
+    QCOMPARE(writeLineSample(text, 1000, 7, root() / "s7.txt"), std::int64_t(1000));
+    const auto lines = readLines(root() / "s7.txt");
+    QCOMPARE(lines.size(), size_t(1000));
+    std::vector<int> index;
+    for (const auto& l : lines) index.push_back(std::stoi(l.substr(5)));
+    QVERIFY(std::is_sorted(index.begin(), index.end()));
+    QVERIFY(std::adjacent_find(index.begin(), index.end()) == index.end());
+    QVERIFY(index.front() >= 0 && index.back() < 10000);
+    double mean = 0;
+    for (const int i : index) mean += i / 1000.0;
+    // sd of the mean: 2886.8 / sqrt(1000) * sqrt(1 - 1000/10000) = 86.6
+    QVERIFY2(std::abs(mean - 4999.5) < 5 * 86.6, std::to_string(mean).c_str());
+    const auto firstHalf =
+        std::count_if(index.begin(), index.end(), [](int i) { return i < 5000; });
+    QVERIFY2(std::abs(firstHalf - 500) < 5 * 15.0, std::to_string(firstHalf).c_str());
+
+    writeLineSample(text, 1000, 7, root() / "again.txt");
+    QCOMPARE(fingerprintOf(root() / "again.txt"), fingerprintOf(root() / "s7.txt"));
+    writeLineSample(text, 1000, 8, root() / "s8.txt");
+    QVERIFY(fingerprintOf(root() / "s8.txt") != fingerprintOf(root() / "s7.txt"));
+    QCOMPARE(writeLineSample(text, 20000, 7, root() / "all.txt"), std::int64_t(10000));
+    QCOMPARE(fingerprintOf(root() / "all.txt"), fingerprintOf(text));
   }
 
   void givenModelIsLoadedAndCopied() {
