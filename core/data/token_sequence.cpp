@@ -18,6 +18,10 @@ TokenSequence::TokenSequence(std::vector<TokenStore> parts) : m_parts(std::move(
                                                 " of the store before it");
     }
     m_hasEmptyLines = m_hasEmptyLines || (part.lineCount() > 0 && part.hasEmptyLines());
+    if (part.lineCount() > 0) {
+      m_partsWithLines.push_back(m_lineStarts.size() - 1);
+      m_streamStarts.push_back(m_tokenStarts.back() + m_lineStarts.back());
+    }
     m_lineStarts.push_back(m_lineStarts.back() + part.lineCount());
     m_tokenStarts.push_back(m_tokenStarts.back() + part.tokenCount());
   }
@@ -60,18 +64,25 @@ std::vector<int> TokenSequence::line(std::int64_t line) const {
 }
 
 std::int64_t TokenSequence::lineAtStreamPosition(std::int64_t position) const {
-  // Stream positions grow with the line index, so a binary search over lines finds it.
-  std::int64_t lo = 0;
-  std::int64_t hi = lineCount();  // invariant: start(lo) <= position < start(hi)
-  while (hi - lo > 1) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (lineBegin(mid) + mid <= position) {
-      lo = mid;
+  // The part first, from numbers held here, then a binary search inside that one part's
+  // offset table: a block touches a few pages of one shard, not pages all over the store.
+  const auto it = std::upper_bound(m_streamStarts.begin(), m_streamStarts.end(), position);
+  const auto k =
+      static_cast<std::size_t>(std::max<std::ptrdiff_t>(it - m_streamStarts.begin(), 1) - 1);
+  const std::size_t p = m_partsWithLines[k];
+  const TokenStore& part = m_parts[p];
+  const std::int64_t local = position - m_streamStarts[k];
+  std::int64_t a = 0;
+  std::int64_t b = part.lineCount();  // invariant: start(a) <= local < start(b)
+  while (b - a > 1) {
+    const std::int64_t mid = a + (b - a) / 2;
+    if (part.lineBegin(mid) + mid <= local) {
+      a = mid;
     } else {
-      hi = mid;
+      b = mid;
     }
   }
-  return lo;
+  return m_lineStarts[p] + a;
 }
 
 }  // namespace attnlab::core

@@ -47,6 +47,8 @@ class TokenSequence {
   std::vector<TokenStore> m_parts;
   std::vector<std::int64_t> m_lineStarts{0};   ///< first line of each part, then the count
   std::vector<std::int64_t> m_tokenStarts{0};  ///< first token of each part, then the count
+  std::vector<std::size_t> m_partsWithLines;   ///< parts holding at least one line
+  std::vector<std::int64_t> m_streamStarts;    ///< their first line's stream position
   int m_vocabSize = 0;
   bool m_hasEmptyLines = false;
 };

@@ -187,6 +187,10 @@ std::optional<TokenStore> TokenStore::tryOpen(const fs::path& path, std::uint64_
   // The check read every page; let them go from this process's resident set (they stay in
   // the page cache), so opening a large store does not count its whole size as memory.
   ::madvise(address, size, MADV_DONTNEED);
+  // Blocks are read in shuffled order: without this hint each page fault also maps the
+  // cached pages around it (fault-around, 64 KB), and 20 steps on a 4 GB corpus's store
+  // counted 0.95 GB of file pages as resident; with it, a fault maps its page alone.
+  ::madvise(address, size, MADV_RANDOM);
 
   TokenStore store;
   store.m_map = std::move(map);

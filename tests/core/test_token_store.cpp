@@ -185,6 +185,53 @@ class TestTokenStore : public QObject {
     QCOMPARE(s2.tokenCount(), s1.tokenCount());
   }
 
+  // Blocks cut from many shards are those of the training lines' stream, built here from the
+  // corpus and the tokenizer alone: ids(l0) </s> ids(l1) </s> ..., cut every T - 2 ids, each
+  // block <s> + slice + </s> + padding (and in line mode one line per block).
+  void blocksOfManyShardsAreTheCorpusStream() {
+    const auto corpus = buildCorpus(m_corpusConfig, root() / "cache");
+    const auto tok = provideTokenizer(m_tokConfig, corpus.textPath, corpus.fingerprint, root(), 42);
+    const auto store = build(corpus, tok, root() / "blocks");
+    QVERIFY(store.train().parts().size() > 15);
+    const auto specials = tok.tokenizer->specialIds();
+    const auto lines = readLines(corpus.textPath);
+    std::vector<std::int64_t> stream;
+    std::vector<std::vector<int>> trainLines;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if ((i + 1) % 100 == 0) continue;  // validation: lines 99, 199, ...
+      trainLines.push_back(tok.tokenizer->encode(lines[i]));
+      if (!stream.empty()) stream.push_back(specials.eos);
+      stream.insert(stream.end(), trainLines.back().begin(), trainLines.back().end());
+    }
+    const int T = 24;
+    const BlockSet packed(store.train(), T, Packing::Pack, specials);
+    const std::int64_t content = T - 2;
+    // A last block under kMinLastBlockTokens (8) ids is dropped.
+    std::int64_t blocks = (std::ssize(stream) + content - 1) / content;
+    if (std::ssize(stream) - (blocks - 1) * content < 8) --blocks;
+    QCOMPARE(packed.size(), blocks);
+    std::vector<std::int64_t> out(T);
+    for (std::int64_t b = 0; b < packed.size(); ++b) {
+      packed.fill(b, out);
+      const std::int64_t begin = b * content;
+      const std::int64_t n = std::min<std::int64_t>(content, std::ssize(stream) - begin);
+      std::vector<std::int64_t> want{specials.bos};
+      want.insert(want.end(), stream.begin() + begin, stream.begin() + begin + n);
+      want.push_back(specials.eos);
+      want.resize(T, specials.pad);
+      QCOMPARE(out, want);
+    }
+    const BlockSet perLine(store.train(), T, Packing::Line, specials);
+    QCOMPARE(perLine.size(), std::ssize(trainLines));
+    for (const std::int64_t b : {std::int64_t(0), std::int64_t(1234), perLine.size() - 1}) {
+      perLine.fill(b, out);
+      const auto& ids = trainLines[static_cast<std::size_t>(b)];
+      const auto n = std::min<std::size_t>(ids.size(), content);
+      QCOMPARE(std::vector<std::int64_t>(out.begin() + 1, out.begin() + 1 + std::ptrdiff_t(n)),
+               std::vector<std::int64_t>(ids.begin(), ids.begin() + std::ptrdiff_t(n)));
+    }
+  }
+
   // The files do not depend on how many threads encoded them.
   void oneAndTwoThreadsWriteTheSameBytes() {
     const auto corpus = buildCorpus(m_corpusConfig, root() / "cache");
