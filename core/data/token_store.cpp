@@ -187,9 +187,10 @@ std::optional<TokenStore> TokenStore::tryOpen(const fs::path& path, std::uint64_
   // The check read every page; let them go from this process's resident set (they stay in
   // the page cache), so opening a large store does not count its whole size as memory.
   ::madvise(address, size, MADV_DONTNEED);
-  // Blocks are read in shuffled order: without this hint each page fault also maps the
-  // cached pages around it (fault-around, 64 KB), and 20 steps on a 4 GB corpus's store
-  // counted 0.95 GB of file pages as resident; with it, a fault maps its page alone.
+  // Blocks are read in shuffled order: no read-ahead. (Page faults may still map the cached
+  // pages around them, 64 KB of fault-around, so training counts the clean file pages it
+  // has touched as resident: reclaimable page cache, about 0.8 GB after 20 steps on a 4 GB
+  // corpus's 1.9 GB store; docs/data.md, Memory.)
   ::madvise(address, size, MADV_RANDOM);
 
   TokenStore store;
