@@ -67,15 +67,20 @@ void EvaluationSet::State::openValidation(const core::AttentionInspector& inspec
   // The run's finished token store opens without a pass over the corpus; without one, the
   // pipeline runs, asking a few times a second whether to go on (false throws
   // attnlab::Cancelled); with the run's cache in place every phase but the corpus is a reuse.
+  constexpr int kDataPhases = 4;  // corpus, tokenizer, token store, batches
+  report(0, kDataPhases);
+  throwIfCancelled(cancel, kPhaseBuildEvaluationSet);
   try {
     data.emplace(core::openPreparedMlmData(inspector.config(), runDir));
   } catch (const attnlab::Error&) {  // no finished store, or no tokenizer beside it
-    data.emplace(core::prepareMlmData(inspector.config(), runDir, 0,
-                                      [&](const core::DataProgress& p) {
-                                        report(p.phaseIndex, p.phases);
-                                        return !cancelRequested(cancel);
-                                      }));
+    data.emplace(
+        core::prepareMlmData(inspector.config(), runDir, 0, [&](const core::DataProgress& p) {
+          report(p.phaseIndex, p.phases);
+          return !cancelRequested(cancel);
+        }));
   }
+  report(kDataPhases, kDataPhases);
+  throwIfCancelled(cancel, kPhaseBuildEvaluationSet);
   const auto blocks = data->validation.blocksPerEpoch();
   if (blocks == 0) {
     throw DataError(runDir.string(),

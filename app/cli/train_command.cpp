@@ -72,6 +72,15 @@ core::DistributedOptions distributedOptions(const LaunchOptions& launch) {
   return d;
 }
 
+/// SIGINT and SIGTERM ask the trainer to stop at the next step (onInterrupt).
+void stopOnInterrupt() {
+  struct sigaction action {};
+  action.sa_handler = onInterrupt;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
 int runTrain(const TrainOptions& options) {
   return runReportingErrors("train", [&] {
     const auto environment = core::readLaunchEnvironment();
@@ -95,11 +104,7 @@ int runTrain(const TrainOptions& options) {
     const std::filesystem::path runDir =
         options.runDir.empty() ? std::filesystem::path("runs") / config.run.name : options.runDir;
 
-    struct sigaction action {};
-    action.sa_handler = onInterrupt;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
+    stopOnInterrupt();
 
     ProgressPrinter printer(stdout, !options.plainProgress && ProgressPrinter::isTerminal(stdout),
                             options.progress);

@@ -49,6 +49,19 @@ TokenStoreHeader headerFor(std::span<const std::int32_t> ids,
   return h;
 }
 
+/// The largest of `count` ids of `width` bytes at `ids` (0 when there are none).
+std::uint32_t largestId(const unsigned char* ids, std::uint32_t width, std::uint64_t count) {
+  std::uint32_t maxId = 0;
+  if (width == 2) {
+    const auto* p = reinterpret_cast<const std::uint16_t*>(ids);
+    for (std::uint64_t i = 0; i < count; ++i) maxId = std::max<std::uint32_t>(maxId, p[i]);
+  } else {
+    const auto* p = reinterpret_cast<const std::uint32_t*>(ids);
+    for (std::uint64_t i = 0; i < count; ++i) maxId = std::max(maxId, p[i]);
+  }
+  return maxId;
+}
+
 }  // namespace
 
 struct TokenStore::Mapping {
@@ -175,14 +188,7 @@ std::optional<TokenStore> TokenStore::tryOpen(const fs::path& path, std::uint64_
   }
   const unsigned char* ids = base + sizeof(TokenStoreHeader) + 8 * (h->lineCount + 1);
   // A wrong id would index past the embedding table later; one pass now is cheap.
-  std::uint32_t maxId = 0;
-  if (h->idWidth == 2) {
-    const auto* p = reinterpret_cast<const std::uint16_t*>(ids);
-    for (std::uint64_t i = 0; i < h->tokenCount; ++i) maxId = std::max<std::uint32_t>(maxId, p[i]);
-  } else {
-    const auto* p = reinterpret_cast<const std::uint32_t*>(ids);
-    for (std::uint64_t i = 0; i < h->tokenCount; ++i) maxId = std::max(maxId, p[i]);
-  }
+  const std::uint32_t maxId = largestId(ids, h->idWidth, h->tokenCount);
   if (h->tokenCount > 0 && maxId >= h->vocabSize) return fail("corrupt ids (beyond vocabulary)");
   // The check read every page; let them go from this process's resident set (they stay in
   // the page cache), so opening a large store does not count its whole size as memory.

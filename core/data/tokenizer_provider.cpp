@@ -48,6 +48,71 @@ std::shared_ptr<const Tokenizer> loadedModel(const fs::path& modelPath) {
   return std::make_shared<const SentencePieceTokenizer>(SentencePieceTokenizer::load(modelPath));
 }
 
+/// tokenizer.model names a file: loaded first (a file that is not a SentencePiece model fails
+/// here, before any copy), then copied to <folder>/tokenizer.model when the copy differs.
+ProvidedTokenizer provideGivenModel(const TokenizerConfig& config, const fs::path& modelPath,
+                                    const fs::path& sidecar) {
+  std::error_code ec;
+  const fs::path given(config.model);
+  if (!fs::is_regular_file(given, ec)) {
+    throw DataError(config.model, "tokenizer.model: file not found");
+  }
+  SentencePieceTokenizer::load(given);
+  const std::string bytes = readFileBytes(given);
+  const std::uint64_t fp = fnv1a64(bytes);
+  if (!fs::equivalent(given, modelPath, ec)) {
+    const bool same = fs::is_regular_file(modelPath, ec) && fingerprintFile(modelPath) == fp;
+    if (!same) writeFileAtomically(modelPath, bytes);
+    writeFileAtomically(sidecar,
+                        "format=1\nsource=" + fs::absolute(given).string() + "\n" + modelLine(fp));
+  }
+  return ProvidedTokenizer{loadedModel(modelPath), modelPath, fp, false, TokenizerOrigin::Loaded};
+}
+
+/// Trains <folder>/tokenizer.model on the corpus, or on a sample of a large one, and records
+/// `settings` with the model's fingerprint in the sidecar.
+ProvidedTokenizer trainTokenizer(const TokenizerConfig& config, const fs::path& corpusText,
+                                 std::uint64_t corpusFingerprint, const fs::path& folder,
+                                 std::uint64_t seed, std::int64_t corpusLines,
+                                 std::uint64_t corpusBytes, const std::string& settings) {
+  std::error_code ec;
+  const fs::path modelPath = folder / "tokenizer.model";
+  const fs::path prefix = folder / ("tokenizer.training-" + toHex64(corpusFingerprint));
+  TokenizerTrainOptions options;
+  options.inputs = {corpusText};
+  // A large corpus with the default input_sentence_size: our own seeded reservoir writes the
+  // sample and SentencePiece reads only that. (SentencePiece's own sampler, which a positive
+  // input_sentence_size keeps using, reads the whole corpus.)
+  const fs::path samplePath = folder / ("tokenizer.sample-" + toHex64(corpusFingerprint) + ".txt");
+  const std::int64_t sample =
+      tokenizerSampleLines(config.inputSentenceSize, corpusLines, corpusBytes);
+  if (config.inputSentenceSize == 0 && sample > 0) {
+    writeLineSample(corpusText, sample, seed, samplePath);
+    options.inputs = {samplePath};
+  }
+  options.modelPrefix = prefix;
+  options.vocabSize = config.vocabSize;
+  options.algorithm = config.algorithm;
+  options.characterCoverage = config.characterCoverage;
+  options.inputSentenceSize = static_cast<std::uint64_t>(config.inputSentenceSize);
+  options.seed = seed;
+  try {
+    SentencePieceTokenizer::train(options);
+  } catch (...) {
+    fs::remove(samplePath, ec);
+    throw;
+  }
+  fs::remove(samplePath, ec);
+  replaceFile(prefix.string() + ".model", modelPath);
+  replaceFile(prefix.string() + ".vocab", folder / "tokenizer.vocab");
+  const std::uint64_t fp = fingerprintFile(modelPath);
+  writeFileAtomically(folder / "tokenizer.settings", settings + modelLine(fp));
+  const std::int64_t trainedOn =
+      sample > 0 && corpusLines > 0 ? std::min(sample, corpusLines) : corpusLines;
+  return ProvidedTokenizer{loadedModel(modelPath),   modelPath, fp, true,
+                           TokenizerOrigin::Trained, trainedOn};
+}
+
 }  // namespace
 
 std::int64_t tokenizerSampleLines(std::int64_t inputSentenceSize, std::int64_t lines,
@@ -99,25 +164,8 @@ ProvidedTokenizer provideTokenizer(const TokenizerConfig& config, const fs::path
   const fs::path modelPath = folder / "tokenizer.model";
   const fs::path sidecar = folder / "tokenizer.settings";
 
-  if (!config.model.empty()) {
-    const fs::path given(config.model);
-    if (!fs::is_regular_file(given, ec)) {
-      throw DataError(config.model, "tokenizer.model: file not found");
-    }
-    // Load first: a file that is not a SentencePiece model fails here, before any copy.
-    SentencePieceTokenizer::load(given);
-    const std::string bytes = readFileBytes(given);
-    const std::uint64_t fp = fnv1a64(bytes);
-    if (!fs::equivalent(given, modelPath, ec)) {
-      const bool same = fs::is_regular_file(modelPath, ec) && fingerprintFile(modelPath) == fp;
-      if (!same) writeFileAtomically(modelPath, bytes);
-      writeFileAtomically(
-          sidecar, "format=1\nsource=" + fs::absolute(given).string() + "\n" + modelLine(fp));
-    }
-    return ProvidedTokenizer{loadedModel(modelPath), modelPath, fp, false, TokenizerOrigin::Loaded};
-  }
+  if (!config.model.empty()) return provideGivenModel(config, modelPath, sidecar);
 
-  const TokenizerAlgorithm algorithm = config.algorithm;
   if (config.vocabSize < 8) {
     throw ConfigError(
         "tokenizer.vocab_size",
@@ -144,43 +192,8 @@ ProvidedTokenizer provideTokenizer(const TokenizerConfig& config, const fs::path
   }
 
   fs::remove(sidecar, ec);  // a crash during training must not leave a matching sidecar
-  const fs::path prefix = folder / ("tokenizer.training-" + toHex64(corpusFingerprint));
-  TokenizerTrainOptions options;
-  options.inputs = {corpusText};
-  // A large corpus with the default input_sentence_size: our own seeded reservoir writes the
-  // sample and SentencePiece reads only that. (SentencePiece's own sampler, which a positive
-  // input_sentence_size keeps using, reads the whole corpus, and its memory grew with it:
-  // 1.55 GB for a 24 MiB sample of a 3.5 GB corpus, 0.79 GB of a 0.3 GB one.)
-  const fs::path samplePath = folder / ("tokenizer.sample-" + toHex64(corpusFingerprint) + ".txt");
-  const std::int64_t autoSample =
-      config.inputSentenceSize == 0 ? tokenizerSampleLines(0, corpusLines, corpusBytes) : 0;
-  if (autoSample > 0) {
-    writeLineSample(corpusText, autoSample, seed, samplePath);
-    options.inputs = {samplePath};
-  }
-  options.modelPrefix = prefix;
-  options.vocabSize = config.vocabSize;
-  options.algorithm = algorithm;
-  options.characterCoverage = config.characterCoverage;
-  const std::int64_t sample =
-      tokenizerSampleLines(config.inputSentenceSize, corpusLines, corpusBytes);
-  options.inputSentenceSize = static_cast<std::uint64_t>(config.inputSentenceSize);
-  options.seed = seed;
-  try {
-    SentencePieceTokenizer::train(options);
-  } catch (...) {
-    fs::remove(samplePath, ec);
-    throw;
-  }
-  fs::remove(samplePath, ec);
-  replaceFile(prefix.string() + ".model", modelPath);
-  replaceFile(prefix.string() + ".vocab", folder / "tokenizer.vocab");
-  const std::uint64_t fp = fingerprintFile(modelPath);
-  writeFileAtomically(sidecar, settings + modelLine(fp));
-  const std::int64_t trainedOn =
-      sample > 0 && corpusLines > 0 ? std::min(sample, corpusLines) : corpusLines;
-  return ProvidedTokenizer{loadedModel(modelPath),   modelPath, fp, true,
-                           TokenizerOrigin::Trained, trainedOn};
+  return trainTokenizer(config, corpusText, corpusFingerprint, folder, seed, corpusLines,
+                        corpusBytes, settings);
 }
 
 }  // namespace attnlab::core

@@ -93,7 +93,7 @@ class TestCliEditedRunDir : public QObject {
     // Stopped after step 4 (its step-8 checkpoint removed), the store truncated, resumed.
     const QString run = copyOfReference("store");
     QVERIFY(QFile::remove(run + "/checkpoints/step-0000008.h5"));
-    QFile store(run + "/cache/tokens.bin");
+    QFile store(run + "/cache/tokens/train-00000.bin");
     QVERIFY(store.exists());
     QVERIFY(store.resize(store.size() / 2));
     const auto result = train(run, m_config);
