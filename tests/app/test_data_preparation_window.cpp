@@ -201,15 +201,8 @@ class TestDataPreparationWindow : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&window));
 
     // File > New run (Ctrl+N): the tiny preset over the compressed JSON lines, 2 steps.
-    QTest::keyClick(&window, Qt::Key_N, Qt::ControlModifier);
-    app::NewRunDialog* dialog = nullptr;
-    QTRY_VERIFY((dialog = window.findChild<app::NewRunDialog*>()) != nullptr);
-    QTRY_VERIFY(dialog->isVisible());
-    auto* preset = dialog->findChild<QComboBox*>("presetCombo");
-    QVERIFY(preset != nullptr);
-    preset->setFocus();
-    QTest::keyClicks(preset, "tiny");
-    QCOMPARE(dialog->currentPreset(), QStringLiteral("tiny"));
+    app::NewRunDialog* dialog = tests::openNewRunDialog(window, "tiny");
+    QVERIFY(dialog != nullptr);
     QVERIFY(typeField(dialog, "corpus.source", "text"));
     QVERIFY(typeField(dialog, "corpus.paths", qpath("corpus.jsonl.gz")));
     QVERIFY(typeField(dialog, "tokenizer.model", m_tokenizerModel));

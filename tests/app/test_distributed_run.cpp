@@ -48,19 +48,8 @@ namespace {
 
 using tests::Listener;
 
+using tests::openNewRunDialog;
 using tests::typeField;
-
-/// File > New run (Ctrl+N) in `window`: the dialog, once visible.
-app::NewRunDialog* openNewRunDialog(app::MainWindow& window) {
-  QTest::keyClick(&window, Qt::Key_N, Qt::ControlModifier);
-  app::NewRunDialog* dialog = nullptr;
-  if (!QTest::qWaitFor([&] {
-        dialog = window.findChild<app::NewRunDialog*>();
-        return dialog != nullptr && dialog->isVisible();
-      }))
-    return nullptr;
-  return dialog;
-}
 
 std::vector<core::RunEvent> logEvents(const QString& runDir) {
   return core::RunLogReader((runDir + "/run.h5").toStdString()).events();

@@ -176,15 +176,8 @@ class TestMainWindow : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&window));
 
     // File > New run (Ctrl+N): the tiny preset, our corpus and tokenizer, 400 steps.
-    QTest::keyClick(&window, Qt::Key_N, Qt::ControlModifier);
-    app::NewRunDialog* dialog = nullptr;
-    QTRY_VERIFY((dialog = window.findChild<app::NewRunDialog*>()) != nullptr);
-    QTRY_VERIFY(dialog->isVisible());
-    auto* preset = dialog->findChild<QComboBox*>("presetCombo");
-    QVERIFY(preset != nullptr);
-    preset->setFocus();
-    QTest::keyClicks(preset, "tiny");
-    QCOMPARE(dialog->currentPreset(), QStringLiteral("tiny"));
+    app::NewRunDialog* dialog = tests::openNewRunDialog(window, "tiny");
+    QVERIFY(dialog != nullptr);
     QVERIFY(typeField(dialog, "corpus.source", "text"));
     QVERIFY(typeField(dialog, "corpus.paths", qpath("corpus.txt")));
     QVERIFY(typeField(dialog, "tokenizer.model", qpath("tok.model")));

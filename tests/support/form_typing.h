@@ -3,6 +3,9 @@
 // Typing into the New run dialog's form as a person does, for the tests that drive the
 // real main window (QTest keys, offscreen).
 
+#include "app/gui/main_window.h"
+#include "app/gui/new_run/new_run_dialog.h"
+
 #include <QComboBox>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -36,6 +39,24 @@ inline bool typeField(QWidget* dialog, const QString& key, const QString& text) 
     return combo->currentText() == text;
   }
   return false;
+}
+
+/// File > New run (Ctrl+N) in `window`: the dialog once visible, with `preset` chosen when
+/// one is given (typed into the preset box as a person does); nullptr when either fails.
+inline app::NewRunDialog* openNewRunDialog(app::MainWindow& window, const QString& preset = {}) {
+  QTest::keyClick(&window, Qt::Key_N, Qt::ControlModifier);
+  app::NewRunDialog* dialog = nullptr;
+  if (!QTest::qWaitFor([&] {
+        dialog = window.findChild<app::NewRunDialog*>();
+        return dialog != nullptr && dialog->isVisible();
+      }))
+    return nullptr;
+  if (preset.isEmpty()) return dialog;
+  auto* box = dialog->findChild<QComboBox*>("presetCombo");
+  if (box == nullptr) return nullptr;
+  box->setFocus();
+  QTest::keyClicks(box, preset);
+  return dialog->currentPreset() == preset ? dialog : nullptr;
 }
 
 }  // namespace attnlab::tests
