@@ -87,7 +87,7 @@ quiet coref-conll "$cli" probe coref "$run" --dataset "conll:$fixtures/sample.co
 cp "$run/run.h5" "$seeds/fuzz_run_log/cli-run.h5"
 cp "$run"/checkpoints/step-*.h5 "$seeds/fuzz_checkpoint/cli-checkpoint.h5"
 cp "$work"/run-asa/checkpoints/step-*.h5 "$seeds/fuzz_checkpoint/cli-checkpoint-asa.h5"
-cp "$run/cache/tokens.bin" "$seeds/fuzz_token_store/cli-tokens.bin"
+cp "$run/cache/tokens/train-00000.bin" "$seeds/fuzz_token_store/cli-tokens.bin"  # one shard (docs/data.md)
 # Written by Hugging Face's safetensors library (tests/fixtures/safetensors/make_fixture.py).
 cp "$root/tests/fixtures/safetensors/small.safetensors" "$seeds/fuzz_safetensors/hf-small.safetensors"
 cp "$work/analysis/analysis.json" "$seeds/fuzz_analysis_json/cli-analysis.json"
