@@ -239,7 +239,8 @@ std::optional<ShardedTokenStore> ShardedTokenStore::tryOpen(const fs::path& fold
     const ShardRecord& want = index->shards[i];
     const auto got = openShardPair(folder, key, want.chunk, i, &why, &train[i], &validation[i]);
     if (got && (got->trainTokens != want.trainTokens || got->trainLines != want.trainLines ||
-                got->validationTokens != want.validationTokens)) {
+                got->validationTokens != want.validationTokens ||
+                got->validationLines != want.validationLines)) {
       why = "shard " + shardFileName(ShardRole::Train, i) + ": counts differ from index.json";
     }
     if (got) store.m_emptyLines += got->emptyLines;

@@ -82,7 +82,7 @@ ProvidedTokenizer trainTokenizer(const TokenizerConfig& config, const fs::path& 
   options.inputs = {corpusText};
   // A large corpus with the default input_sentence_size: our own seeded reservoir writes the
   // sample and SentencePiece reads only that. (SentencePiece's own sampler, which a positive
-  // input_sentence_size keeps using, reads the whole corpus.)
+  // input_sentence_size keeps using, reads and counts the whole corpus.)
   const fs::path samplePath = folder / ("tokenizer.sample-" + toHex64(corpusFingerprint) + ".txt");
   const std::int64_t sample =
       tokenizerSampleLines(config.inputSentenceSize, corpusLines, corpusBytes);

@@ -38,10 +38,10 @@ struct ProvidedTokenizer {
 /// Above this much corpus text a tokenizer is trained on a seeded sample of about this much
 /// (when tokenizer.input_sentence_size is 0): floor(kTokenizerSampleBytes / the corpus's
 /// mean line length) lines. SentencePiece keeps its sample in memory and builds a suffix
-/// array over it, some 20 to 40 bytes per byte of text for the unigram model (measured
-/// through attnlab-cli train, whole process: 40 MiB samples peaked at 1.18 GB (WordNet-like
-/// lines) and 1.65 GB (the paragraphs of a 4 GB JSON-lines corpus); 24 MiB of the latter at
-/// 0.79 GB), so this bounds training memory well under 1.5 GB whatever the corpus size.
+/// array over it, about 20 to 25 bytes per byte of text for the unigram model (attnlab-cli
+/// train, whole process: a 91 MB sample peaked at 2.4 GB, 40 MiB at 1.18 GB; VmHWM at the
+/// end of the tokenizer phase with a 24 MiB sample of a 4 GB JSON-lines corpus: 0.82 GB), so
+/// this bounds training memory under 1 GB whatever the corpus size (docs/data.md).
 inline constexpr std::uint64_t kTokenizerSampleBytes = std::uint64_t{24} << 20;
 
 /// The lines SentencePiece should sample from a corpus of `lines` lines and `bytes` bytes
