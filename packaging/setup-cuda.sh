@@ -8,16 +8,22 @@
 #   bash packaging/setup-cuda.sh --headless-check [BUILD_DIR]
 #
 # --headless-check (CI's CUDA step): first packaging/check-headless.sh on this line (the
-# headless targets built with Qt's GUI packages hidden, their tests run on the CPU), then the
-# same folder reconfigured with the GUI and every remaining target built: one build proves
-# the headless layering and compiles and links every target against LibTorch 2.x.
+# headless targets built with Qt's GUI packages hidden, their tests run on the CPU); then,
+# with ATTNLAB_CUDA_GUI=ON (the default), the same folder reconfigured with the GUI and every
+# remaining target built, the benchmarks included. CI sets ATTNLAB_CUDA_GUI=OFF and stops
+# after the headless check: the GUI targets' second build cost it about 16 minutes of its 90
+# (docs/building.md, "What CI runs").
 #
 # Environment:
 #   ATTNLAB_TORCH_VERSION  the wheel's version (default 2.11.0: the GPU machine's torch,
 #                          built for CUDA 13.0 like this machine's nvcc)
 #   ATTNLAB_TORCH_VENV     where the environment goes (default build/torch-venv)
-#   ATTNLAB_CUDA_GUI       ON (default) builds every target, the desktop app included;
-#                          OFF builds the headless targets only
+#   ATTNLAB_CUDA_GUI       ON (default) builds every target, the desktop app and the
+#                          benchmarks included; OFF builds the headless targets only (with
+#                          --headless-check: the check's build and nothing more)
+#   ATTNLAB_TEST_SCOPE     all (default) or engine: only the tests labelled `engine` (the
+#                          model, the golden test, training, exact resume, c10d) are built
+#                          and run; CI's CUDA step uses engine
 #   TORCH_CUDA_ARCH_LIST   GPU architectures for TorchConfig (default "8.0;9.0": A100, H100;
 #                          the project has no CUDA sources of its own, so this only silences
 #                          TorchConfig's probe for a GPU that this machine does not have)
@@ -73,11 +79,15 @@ torch_root=$(dirname "$(dirname "$torch_prefix")")
 torch_defs=(-DATTNLAB_CUDA=ON -DCMAKE_PREFIX_PATH="${torch_root};${torch_prefix}"
   -DTorch_DIR="${torch_prefix}/Torch" -DCaffe2_DIR="${torch_prefix}/Caffe2"
   -DATTNLAB_PYTHON="$(cd "$venv" && pwd)/bin/python"
-  -DATTNLAB_HF_PYTHON="$(cd "$venv" && pwd)/bin/python")
+  -DATTNLAB_HF_PYTHON="$(cd "$venv" && pwd)/bin/python"
+  -DATTNLAB_TEST_SCOPE="${ATTNLAB_TEST_SCOPE:-all}")
 if [ "$headless_check" = 1 ]; then
   bash packaging/check-headless.sh "$build_dir" "${torch_defs[@]}" -- \
     -LE gui --output-on-failure -j2 --timeout 900
-  gui=ON
+  if [ "$gui" != ON ]; then
+    echo "setup-cuda: headless check passed; ATTNLAB_CUDA_GUI=${gui}: no GUI build"
+    exit 0
+  fi
 fi
 cmake --preset cuda -B "$build_dir" "${torch_defs[@]}" -DATTNLAB_GUI="$gui"
 # `benchmarks`: the benchmarks, the soak and the widget gallery, which the default build leaves

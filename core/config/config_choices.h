@@ -47,6 +47,12 @@ enum class Packing {
   Line   ///< one block per line, truncated
 };
 enum class NormPlacement { Post, Pre };
+/// How the model knows positions: a learned table added to the embeddings (BERT), or rotary
+/// embeddings applied to each head's queries and keys (Su et al. 2021; ModernBERT).
+enum class PositionEncoding { Learned, Rope };
+/// The feed-forward block's non-linearity: GELU(x W1) W2 (BERT), or GeGLU,
+/// (GELU(x W_in) * x W_gate) W2 (Shazeer 2020; ModernBERT).
+enum class FeedForward { Gelu, Geglu };
 enum class LearningRateDecay { Linear, Constant };
 /// `Auto` picks CUDA when this LibTorch has it and a GPU is present.
 enum class DeviceChoice { Cpu, Cuda, Auto };
@@ -108,6 +114,9 @@ ATTNLAB_CHOICE_TABLE(TokenizerAlgorithm, {TokenizerAlgorithm::Unigram, "unigram"
                      {TokenizerAlgorithm::Bpe, "bpe"})
 ATTNLAB_CHOICE_TABLE(Packing, {Packing::Pack, "pack"}, {Packing::Line, "line"})
 ATTNLAB_CHOICE_TABLE(NormPlacement, {NormPlacement::Post, "post"}, {NormPlacement::Pre, "pre"})
+ATTNLAB_CHOICE_TABLE(PositionEncoding, {PositionEncoding::Learned, "learned"},
+                     {PositionEncoding::Rope, "rope"})
+ATTNLAB_CHOICE_TABLE(FeedForward, {FeedForward::Gelu, "gelu"}, {FeedForward::Geglu, "geglu"})
 ATTNLAB_CHOICE_TABLE(LearningRateDecay, {LearningRateDecay::Linear, "linear"},
                      {LearningRateDecay::Constant, "constant"})
 ATTNLAB_CHOICE_TABLE(DeviceChoice, {DeviceChoice::Cpu, "cpu"}, {DeviceChoice::Cuda, "cuda"},

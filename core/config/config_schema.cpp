@@ -240,6 +240,39 @@ std::vector<ConfigKey> buildSchema() {
           "model.position_embeddings", [](auto& c) -> auto& { return c.model.positionEmbeddings; },
           "learned absolute position embeddings"),
       configKey(
+          "model.position", [](auto& c) -> auto& { return c.model.position; },
+          "`learned`: the position table (model.position_embeddings) added to the "
+          "embeddings; `rope`: rotary embeddings turn each head's queries and keys by their "
+          "positions (Su et al. 2021; ModernBERT), in every attention path"),
+      configKey(
+          "model.rope_theta", [](auto& c) -> auto& { return c.model.ropeTheta; },
+          "RoPE's base in global layers (ModernBERT: 160000)", greaterThan(1)),
+      configKey(
+          "model.rope_theta_local", [](auto& c) -> auto& { return c.model.ropeThetaLocal; },
+          "RoPE's base in windowed layers (ModernBERT: 10000)", greaterThan(1)),
+      configKey(
+          "model.attention_window", [](auto& c) -> auto& { return c.model.attentionWindow; },
+          "sliding-window attention: a windowed layer's query sees the keys at most "
+          "attention_window / 2 positions away, the rest are masked (exactly zero weight); "
+          "ModernBERT: 128; 0 = every layer global",
+          atLeast(0)),
+      configKey(
+          "model.global_every", [](auto& c) -> auto& { return c.model.globalEvery; },
+          "with a window, layer L attends globally when L % global_every == 0 (ModernBERT: 3)",
+          atLeast(1)),
+      configKey(
+          "model.feed_forward", [](auto& c) -> auto& { return c.model.feedForward; },
+          "feed-forward block: `gelu` (BERT) or `geglu`, GELU(x W_in) * (x W_gate) "
+          "(ModernBERT: W_in and W_gate are one [2 ffn_size] projection)"),
+      configKey(
+          "model.bias", [](auto& c) -> auto& { return c.model.bias; },
+          "biases in every linear layer and LayerNorm (ModernBERT: false; the MLM decoder's "
+          "bias stays)"),
+      configKey(
+          "model.first_attention_norm", [](auto& c) -> auto& { return c.model.firstAttentionNorm; },
+          "with model.norm = pre, LayerNorm on layer 0's attention input (ModernBERT: false, "
+          "its embeddings are normalised already)"),
+      configKey(
           "model.max_positions", [](auto& c) -> auto& { return c.model.maxPositions; },
           "longest sequence the position embeddings cover", atLeast(1)),
       configKey(
@@ -553,6 +586,56 @@ std::vector<ConfigRule> buildRules() {
            return "attention.position.mode = " + choiceText(c.attention.position.mode) +
                   " replaces the learned position embeddings; set model.position_embeddings = "
                   "false";
+         }
+         return {};
+       }},
+      {{"model.position", "model.position_embeddings"},
+       "rotary positions replace the position table",
+       [](const RunConfig& c) -> std::string {
+         if (c.model.position == PositionEncoding::Rope && c.model.positionEmbeddings) {
+           return "= rope turns queries and keys by their positions instead of adding a "
+                  "learned table; set model.position_embeddings = false";
+         }
+         return {};
+       }},
+      {{"model.position", "model.hidden_size", "model.heads"},
+       "RoPE turns pairs of a head's dimensions",
+       [](const RunConfig& c) -> std::string {
+         if (c.model.position != PositionEncoding::Rope || c.model.heads <= 0) return {};
+         const int headSize = c.model.hiddenSize / c.model.heads;
+         if (headSize % 2 != 0) {
+           return "= rope turns pairs of each head's dimensions; the head size "
+                  "model.hidden_size / model.heads = " +
+                  std::to_string(headSize) + " is odd";
+         }
+         return {};
+       }},
+      {{"model.position", "attention.differential"},
+       "differential attention's halves would share RoPE's pairs",
+       [](const RunConfig& c) -> std::string {
+         if (c.model.position == PositionEncoding::Rope && c.attention.differential) {
+           return "= rope turns dimension i of a head with dimension i + d/2; "
+                  "attention.differential = true splits each head's q and k into those two "
+                  "halves, so each half's scores would lose RoPE's relative form";
+         }
+         return {};
+       }},
+      {{"model.attention_window", "attention.conv"},
+       "convolved attention would spread weight outside the window",
+       [](const RunConfig& c) -> std::string {
+         if (c.model.attentionWindow > 0 && c.attention.conv != ConvAttention::None) {
+           return "masks every key outside the window (weight exactly 0); attention.conv = " +
+                  choiceText(c.attention.conv) +
+                  " convolves the whole attention matrix and would move weight there";
+         }
+         return {};
+       }},
+      {{"model.first_attention_norm", "model.norm"},
+       "first_attention_norm = false is a Pre-LN layout",
+       [](const RunConfig& c) -> std::string {
+         if (!c.model.firstAttentionNorm && c.model.norm != NormPlacement::Pre) {
+           return "= false leaves out layer 0's Pre-LN attention norm; model.norm = post has "
+                  "none there to leave out (set model.norm = \"pre\")";
          }
          return {};
        }},

@@ -72,9 +72,25 @@ struct ModelConfig {
   double attentionDropout = 0.1;             ///< model.attention_dropout (attention probabilities)
   NormPlacement norm = NormPlacement::Post;  ///< model.norm: post (BERT/RoBERTa) or pre (GPT-2)
   bool positionEmbeddings = true;  ///< model.position_embeddings: learned absolute positions
-  int maxPositions = 512;          ///< model.max_positions (>= data.sequence_length)
-  double initStd = 0.02;           ///< model.init_std: normal init of weights
-  double layerNormEps = 1e-12;     ///< model.layer_norm_eps
+  /// model.position: `learned` (the table above, when on) or `rope` (rotary q and k).
+  PositionEncoding position = PositionEncoding::Learned;
+  double ropeTheta = 10000.0;       ///< model.rope_theta: RoPE base of global layers
+  double ropeThetaLocal = 10000.0;  ///< model.rope_theta_local: RoPE base of windowed layers
+  /// model.attention_window: tokens a windowed layer's query sees, itself in the middle
+  /// (ModernBERT's local_attention: keys at most window / 2 positions away); 0 = every layer
+  /// global.
+  int attentionWindow = 0;
+  /// model.global_every: with a window, layer L attends globally when L % global_every == 0.
+  int globalEvery = 3;
+  FeedForward feedForward = FeedForward::Gelu;  ///< model.feed_forward: gelu | geglu
+  /// model.bias: biases in every linear layer and LayerNorm (the MLM decoder's bias stays).
+  bool bias = true;
+  /// model.first_attention_norm: Pre-LN's LayerNorm on layer 0's attention input (ModernBERT
+  /// leaves it out: the embeddings are normalised already).
+  bool firstAttentionNorm = true;
+  int maxPositions = 512;       ///< model.max_positions (>= data.sequence_length)
+  double initStd = 0.02;        ///< model.init_std: normal init of weights
+  double layerNormEps = 1e-12;  ///< model.layer_norm_eps
   /// model.fused_attention: LibTorch 2.x's fused attention kernel in layers whose mechanisms
   /// neither read nor change the probabilities (docs/variants.md, "Fused attention").
   bool fusedAttention = true;

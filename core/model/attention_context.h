@@ -18,6 +18,11 @@ struct AttentionContext {
   /// ASA's adversarial pass: per layer [B, 1, T, T] biases that *replace* the padding bias
   /// (they mask padding keys themselves). Empty in a clean pass.
   std::vector<at::Tensor> adversarialBiases;
+  /// Sliding-window attention (model.attention_window): [1, 1, T, T], 0 inside the band and
+  /// -10000 outside, added by the windowed layers only; undefined without a window.
+  at::Tensor windowBias;
+  /// paddingBias + windowBias, made once per pass for the windowed layers ([B or 1, 1, T, T]).
+  at::Tensor windowedPaddingBias;
   /// RealFormer: the running sum of the scaled raw scores, unmasked, carried to the next
   /// layer (undefined before layer 0).
   at::Tensor residualScores;

@@ -1,14 +1,14 @@
 #pragma once
 
+#include "core/model/layer_norm.h"
 #include "core/model/self_attention.h"
-
-#include <torch/nn/modules/normalization.h>
 
 namespace attnlab::core {
 
-/// One transformer encoder layer: self-attention and a GELU feed-forward block, each
-/// with a residual connection and LayerNorm, in Post-LN (BERT, RoBERTa: LN after the
-/// residual sum) or Pre-LN (GPT-2: LN on the branch input) order. Hook points
+/// One transformer encoder layer: self-attention and a feed-forward block (GELU, or GeGLU as
+/// in ModernBERT), each with a residual connection and LayerNorm, in Post-LN (BERT, RoBERTa:
+/// LN after the residual sum) or Pre-LN (GPT-2, ModernBERT: LN on the branch input) order;
+/// ModernBERT leaves out layer 0's attention norm (model.first_attention_norm). Hook points
 /// "blocks.{L}.resid_pre|resid_mid|resid_post" and "blocks.{L}.mlp.*" (docs/hook-points.md).
 class EncoderLayerImpl : public torch::nn::Module {
  public:
@@ -30,11 +30,12 @@ class EncoderLayerImpl : public torch::nn::Module {
   std::string m_hookPrefix;  ///< "blocks.{L}."
 
   bool m_preNorm;
+  bool m_geglu;
   SelfAttention m_attention{nullptr};
-  torch::nn::LayerNorm m_attentionNorm{nullptr};
-  torch::nn::Linear m_ffnIn{nullptr};
+  AffineLayerNorm m_attentionNorm{nullptr};  // null: identity (Pre-LN layer 0, ModernBERT)
+  torch::nn::Linear m_ffnIn{nullptr};        // [H -> F], or [H -> 2F] for GeGLU (input, gate)
   torch::nn::Linear m_ffnOut{nullptr};
-  torch::nn::LayerNorm m_ffnNorm{nullptr};
+  AffineLayerNorm m_ffnNorm{nullptr};
   FastDropout m_dropout{nullptr};
 };
 TORCH_MODULE(EncoderLayer);

@@ -1,6 +1,7 @@
 #include "core/model/masked_lm.h"
 
 #include "core/config/run_config.h"
+#include "core/model/attention_window.h"
 
 #include <torch/torch.h>
 
@@ -32,20 +33,23 @@ MaskedLanguageModelImpl::MaskedLanguageModelImpl(const ModelConfig& config, int 
 
 void MaskedLanguageModelImpl::build(const ModelConfig& config, const AttentionConfig& attention,
                                     int sequenceLength, int vocabSize) {
-  const auto norm = torch::nn::LayerNormOptions({config.hiddenSize}).eps(config.layerNormEps);
+  const auto norm = [&] {
+    return AffineLayerNorm(config.hiddenSize, config.layerNormEps, config.bias);
+  };
+  m_attentionWindow = config.attentionWindow;
   m_tokenEmbedding =
       register_module("token_embedding", torch::nn::Embedding(vocabSize, config.hiddenSize));
-  if (config.positionEmbeddings) {
+  if (config.positionEmbeddings && config.position == PositionEncoding::Learned) {
     m_positionEmbedding = register_module(
         "position_embedding", torch::nn::Embedding(config.maxPositions, config.hiddenSize));
   }
-  m_embeddingNorm = register_module("embedding_norm", torch::nn::LayerNorm(norm));
+  m_embeddingNorm = register_module("embedding_norm", norm());
   m_embeddingDropout = register_module("embedding_dropout", FastDropout(config.dropout));
   m_layers = register_module("layers", torch::nn::ModuleList());
   for (int i = 0; i < config.layers; ++i) {
     m_layers->push_back(EncoderLayer(config, attention, i, sequenceLength));
   }
-  if (m_preNorm) m_finalNorm = register_module("final_norm", torch::nn::LayerNorm(norm));
+  if (m_preNorm) m_finalNorm = register_module("final_norm", norm());
   if (attention.squeeze.enabled) {
     m_squeeze = register_module(
         "squeeze",
@@ -58,9 +62,11 @@ void MaskedLanguageModelImpl::build(const ModelConfig& config, const AttentionCo
       m_adversaries->push_back(AttentionAdversary(config.hiddenSize));
     }
   }
-  m_headTransform =
-      register_module("mlm_transform", torch::nn::Linear(config.hiddenSize, config.hiddenSize));
-  m_headNorm = register_module("mlm_norm", torch::nn::LayerNorm(norm));
+  m_headTransform = register_module(
+      "mlm_transform",
+      torch::nn::Linear(
+          torch::nn::LinearOptions(config.hiddenSize, config.hiddenSize).bias(config.bias)));
+  m_headNorm = register_module("mlm_norm", norm());
   m_decoderBias = register_parameter("mlm_bias", torch::zeros({vocabSize}));
 }
 
@@ -72,9 +78,8 @@ void MaskedLanguageModelImpl::resetParameters(double initStd) {
       if (linear->bias.defined()) linear->bias.zero_();
     } else if (auto* embedding = module->as<torch::nn::Embedding>()) {
       embedding->weight.normal_(0.0, initStd);
-    } else if (auto* layerNorm = module->as<torch::nn::LayerNorm>()) {
-      layerNorm->weight.fill_(1.0);
-      layerNorm->bias.zero_();
+    } else if (auto* layerNorm = module->as<AffineLayerNorm>()) {
+      layerNorm->resetParameters();
     }
   }
   m_tokenEmbedding->weight[m_padId].zero_();
@@ -106,6 +111,11 @@ torch::Tensor MaskedLanguageModelImpl::encodeWith(const torch::Tensor& inputIds,
   // kernel, which takes no mask, instead of the memory-efficient one.
   if (options.padding == BatchPadding::Some)
     ctx.paddingBias = additiveAttentionMask(attentionMask, x.scalar_type());
+  if (m_attentionWindow > 0) {
+    ctx.windowBias = windowBias(x.size(1), m_attentionWindow, x.scalar_type(), x.device());
+    ctx.windowedPaddingBias =
+        ctx.paddingBias.defined() ? ctx.paddingBias + ctx.windowBias : ctx.windowBias;
+  }
   ctx.hooks = hooks;
   ctx.keepProbabilitiesForGuidance = options.keepGuidanceProbabilities;
   const bool adversarial = options.adversarial && m_adversaries;

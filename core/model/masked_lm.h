@@ -49,8 +49,10 @@ struct MlmOutput {
 };
 
 /// A BERT/RoBERTa-style encoder trained with masked language modelling: token
-/// embeddings (+ learned absolute positions, switchable), embedding LayerNorm and
-/// dropout, L encoder layers (Post-LN or Pre-LN, the latter with a final LayerNorm),
+/// embeddings (+ learned absolute positions, switchable; or rotary positions in the
+/// attention, model.position), embedding LayerNorm and dropout, L encoder layers (Post-LN or
+/// Pre-LN, the latter with a final LayerNorm; windowed or global attention; GELU or GeGLU;
+/// with or without biases: ModernBERT's layout is Pre-LN, RoPE, windows, GeGLU, no biases),
 /// optional Squeeze-and-Excitation over the layers (SesameBERT), and an MLM head (dense,
 /// GELU, LayerNorm, decoder tied to the token embeddings). With ASA it also owns one
 /// adversary per layer ("adversaries.<l>"). Parameter names double as checkpoint keys.
@@ -114,16 +116,17 @@ class MaskedLanguageModelImpl : public torch::nn::Module {
   int m_padId;
   bool m_preNorm;
   bool m_weightedAverage = true;
+  int m_attentionWindow = 0;  ///< model.attention_window (0: every layer global)
   torch::nn::Embedding m_tokenEmbedding{nullptr};
   torch::nn::Embedding m_positionEmbedding{nullptr};  // null when positions are off
-  torch::nn::LayerNorm m_embeddingNorm{nullptr};
+  AffineLayerNorm m_embeddingNorm{nullptr};
   FastDropout m_embeddingDropout{nullptr};
   torch::nn::ModuleList m_layers{nullptr};
-  torch::nn::LayerNorm m_finalNorm{nullptr};  // Pre-LN only
+  AffineLayerNorm m_finalNorm{nullptr};  // Pre-LN only
   LayerSqueezeExcitation m_squeeze{nullptr};
   torch::nn::ModuleList m_adversaries{nullptr};
   torch::nn::Linear m_headTransform{nullptr};
-  torch::nn::LayerNorm m_headNorm{nullptr};
+  AffineLayerNorm m_headNorm{nullptr};
   torch::Tensor m_decoderBias;
 };
 TORCH_MODULE(MaskedLanguageModel);

@@ -1,6 +1,7 @@
 #include "core/model/self_attention.h"
 
 #include "core/config/run_config.h"
+#include "core/model/attention_window.h"
 #include "core/model/qkv_split.h"
 #include "core/model/variants/gaussian_blur.h"
 #include "core/model/variants/qk_norm.h"
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 namespace attnlab::core {
 
@@ -23,8 +25,16 @@ SelfAttentionImpl::SelfAttentionImpl(const ModelConfig& model, const AttentionCo
       m_residual(attention.residual),
       m_blurTarget(attention.blur.target),
       m_outputGate(attention.outputGate) {
-  m_qkv = register_module("qkv", torch::nn::Linear(model.hiddenSize, 3 * model.hiddenSize));
-  m_output = register_module("output", torch::nn::Linear(model.hiddenSize, model.hiddenSize));
+  const auto linear = [&](int in, int out) {
+    return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(model.bias));
+  };
+  m_qkv = register_module("qkv", linear(model.hiddenSize, 3 * model.hiddenSize));
+  m_output = register_module("output", linear(model.hiddenSize, model.hiddenSize));
+  m_windowed = isWindowedLayer(model, layerIndex);
+  if (model.position == PositionEncoding::Rope) {
+    // ModernBERT turns windowed layers' q and k with a smaller base than global ones'.
+    m_rope = RotaryPositions(m_headSize, m_windowed ? model.ropeThetaLocal : model.ropeTheta);
+  }
   m_attentionDropout = register_module("attention_dropout", FastDropout(model.attentionDropout));
   const auto& pos = attention.position;
   if (pos.mode != PositionMode::None && (pos.layers == PositionLayers::All || layerIndex == 0)) {
@@ -133,6 +143,7 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContex
     q = m_qNorm(q);
     k = m_kNorm(k);
   }
+  if (m_rope.enabled()) std::tie(q, k) = m_rope.apply(q, k);  // after QK-norm, as OLMo 2
   if (m_tauQ.defined()) {
     // Dufter et al.'s learnable temperature: tau_q tau_k scales the logits, tau_v the values.
     q = q * m_tauQ.view({1, m_heads, 1, 1});
@@ -193,7 +204,8 @@ bool SelfAttentionImpl::fusedAllowedBy(const AttentionContext& ctx, const torch:
   // goes through the explicit product, whose gradient reaches it. Decided before the bias
   // is computed, so it is computed once.
   if (torch::GradMode::is_enabled() &&
-      (m_position || (!ctx.adversarialBiases.empty() && maskBias(ctx).requires_grad())))
+      (m_position || (!ctx.adversarialBiases.empty() &&
+                      ctx.adversarialBiases[static_cast<size_t>(m_layerIndex)].requires_grad())))
     return false;
   // The fused kernel draws its dropout from LibTorch's global generator. On the CPU a run
   // draws from its own generator (core/runtime/engine_random.h) so that results do not
@@ -204,7 +216,7 @@ bool SelfAttentionImpl::fusedAllowedBy(const AttentionContext& ctx, const torch:
 
 torch::Tensor SelfAttentionImpl::fusedAttention(const torch::Tensor& q, const torch::Tensor& k,
                                                 const torch::Tensor& v, AttentionContext& ctx) {
-  const auto& mask = maskBias(ctx);
+  const auto mask = maskBias(ctx);
   auto bias = mask;
   if (m_position) {
     const auto position = m_position->forward(q.size(2)).unsqueeze(0);
@@ -214,9 +226,12 @@ torch::Tensor SelfAttentionImpl::fusedAttention(const torch::Tensor& q, const to
                                       1.0 / std::sqrt(double(m_headSize)));
 }
 
-const torch::Tensor& SelfAttentionImpl::maskBias(const AttentionContext& ctx) const {
-  return ctx.adversarialBiases.empty() ? ctx.paddingBias
-                                       : ctx.adversarialBiases[static_cast<size_t>(m_layerIndex)];
+torch::Tensor SelfAttentionImpl::maskBias(const AttentionContext& ctx) const {
+  if (!ctx.adversarialBiases.empty()) {
+    const auto& adversarial = ctx.adversarialBiases[static_cast<size_t>(m_layerIndex)];
+    return m_windowed && ctx.windowBias.defined() ? adversarial + ctx.windowBias : adversarial;
+  }
+  return m_windowed && ctx.windowBias.defined() ? ctx.windowedPaddingBias : ctx.paddingBias;
 }
 
 torch::Tensor SelfAttentionImpl::rawScores(const torch::Tensor& q, const torch::Tensor& k) {
@@ -236,7 +251,7 @@ torch::Tensor SelfAttentionImpl::explicitAttention(const torch::Tensor& q, const
   }
   scores = hook(ctx, "scores", scores);  // after every additive term, before the mask
 
-  const auto& mask = maskBias(ctx);  // undefined for a batch without padding
+  const auto mask = maskBias(ctx);  // undefined for a global layer of a batch without padding
   auto probs = m_normalizer ? m_normalizer->forward(scores, mask)
                             : torch::softmax(mask.defined() ? scores + mask : scores, -1);
   probs = hook(ctx, "probs", probs);
@@ -254,7 +269,7 @@ torch::Tensor SelfAttentionImpl::differentialAttention(const torch::Tensor& q,
   const auto s1 = hook(ctx, "scores", rawScores(q.narrow(-1, 0, half), k.narrow(-1, 0, half)));
   const auto s2 =
       hook(ctx, "scores2", rawScores(q.narrow(-1, half, half), k.narrow(-1, half, half)));
-  const auto& mask = maskBias(ctx);
+  const auto mask = maskBias(ctx);
   const auto p1 = torch::softmax(mask.defined() ? s1 + mask : s1, -1);
   const auto p2 = torch::softmax(mask.defined() ? s2 + mask : s2, -1);
   // The signed map: "probs" holds it, though its rows sum to 1 - lambda and may be negative.

@@ -3,6 +3,7 @@
 #include "core/config/config_choices.h"
 #include "core/model/attention_context.h"
 #include "core/model/fast_dropout.h"
+#include "core/model/rotary_positions.h"
 #include "core/model/variants/attention_normalizer.h"
 #include "core/model/variants/conv_attention.h"
 #include "core/model/variants/differential_attention.h"
@@ -23,10 +24,12 @@ struct AttentionConfig;
 /// Multi-head self-attention written as explicit stages, so the five papers' variants
 /// attach between them instead of forking the block:
 ///   project q, k, v -> [QK-norm: LayerNorm/RMSNorm of each head's q and k]
-///   -> [temperature: tau_q, tau_k, tau_v per head] -> [blur values]
+///   -> [rotary positions: q and k turned by position (RoPE)] -> [temperature: tau_q, tau_k, tau_v
+///   per head] -> [blur values]
 ///   -> scores = q k^T / sqrt(d) -> [position interactions (Dufter)]
 ///   -> [residual scores: running sum or mean over layers (RealFormer)]
-///   -> + mask (padding, or ASA's adversarial mask) -> softmax [or softmax1, softpick,
+///   -> + mask (padding, or ASA's adversarial mask; plus the window's band in a windowed
+///      layer) -> softmax [or softmax1, softpick,
 ///      sigmoid, clipped softmax: attention.normalizer]
 ///   [differential attention: two softmax maps of q and k's halves, p1 - lambda p2]
 ///   -> [convolution over the attention matrix, 1-D or 2-D (Dufter)] -> dropout
@@ -85,13 +88,16 @@ class SelfAttentionImpl : public torch::nn::Module {
   /// them.
   void hookValueNorms(const torch::Tensor& v, AttentionContext& ctx) const;
   void hookMixing(const torch::Tensor& pattern, AttentionContext& ctx) const;
-  /// The additive bias of this pass: padding, or ASA's adversarial mask for this layer.
-  const torch::Tensor& maskBias(const AttentionContext& ctx) const;
+  /// The additive bias of this pass: padding, or ASA's adversarial mask for this layer; in a
+  /// windowed layer (model.attention_window) the band's bias added. Undefined: none.
+  torch::Tensor maskBias(const AttentionContext& ctx) const;
 
   int m_layerIndex;
   std::string m_hookPrefix;  ///< "blocks.{L}.attn."
   int m_heads;
   int m_headSize;
+  bool m_windowed = false;    ///< sliding-window layer (attention_window.h)
+  RotaryPositions m_rope;     ///< model.position = rope; disabled otherwise
   ResidualScores m_residual;  ///< RealFormer: attention.residual
   BlurTarget m_blurTarget;    ///< SesameBERT: attention.blur.target
   OutputGate m_outputGate;    ///< gated attention: attention.output_gate

@@ -41,6 +41,14 @@ std::vector<std::string> hfBertRefusals(const RunConfig& c) {
   const auto& a = c.attention;
   addIf(out, c.model.norm != NormPlacement::Post, "model.norm", choiceText(c.model.norm),
         "BERT normalises after each sublayer (post), with no final LayerNorm");
+  addIf(out, c.model.position != PositionEncoding::Learned, "model.position",
+        choiceText(c.model.position), "BERT adds a learned position table to the embeddings");
+  addIf(out, c.model.attentionWindow > 0, "model.attention_window",
+        std::to_string(c.model.attentionWindow), "BERT's every layer attends to every token");
+  addIf(out, c.model.feedForward != FeedForward::Gelu, "model.feed_forward",
+        choiceText(c.model.feedForward), "BERT's feed-forward block is GELU(x W1) W2");
+  addIf(out, !c.model.bias, "model.bias", asText(c.model.bias),
+        "every BERT linear layer and LayerNorm has a bias");
   addIf(out, a.position.mode != PositionMode::None, "attention.position.mode",
         choiceText(a.position.mode), "position interaction terms in the attention scores");
   addIf(out, a.temperature, "attention.temperature", asText(a.temperature),

@@ -79,7 +79,17 @@ void adoptPretrainedShapes(RunConfig& config, const PretrainedModel& model) {
   config.model.ffnSize = model.model.ffnSize;
   config.model.maxPositions = model.model.maxPositions;
   config.model.layerNormEps = model.model.layerNormEps;
-  config.model.positionEmbeddings = true;
+  config.model.positionEmbeddings = model.model.positionEmbeddings;
+  // The architecture is the checkpoint's, like its shapes (BERT and RoBERTa: learned
+  // positions, global attention, GELU, biases).
+  config.model.position = model.model.position;
+  config.model.ropeTheta = model.model.ropeTheta;
+  config.model.ropeThetaLocal = model.model.ropeThetaLocal;
+  config.model.attentionWindow = model.model.attentionWindow;
+  config.model.globalEvery = model.model.globalEvery;
+  config.model.feedForward = model.model.feedForward;
+  config.model.bias = model.model.bias;
+  config.model.firstAttentionNorm = model.model.firstAttentionNorm;
   config.tokenizer.vocabSize = model.vocabSize;
   if (config.data.sequenceLength > model.model.maxPositions)
     throw ConfigError("data.sequence_length",

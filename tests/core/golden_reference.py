@@ -66,6 +66,16 @@ class Config:
         self.position_embeddings = m["position_embeddings"]
         self.max_positions = m["max_positions"]
         self.eps = m["layer_norm_eps"]
+        # ModernBERT's layout (docs/configuration.md, model.*): rotary positions, sliding
+        # windows, GeGLU, bias-free linears and norms, no LayerNorm on layer 0's input.
+        self.rope = m["position"] == "rope"
+        self.rope_theta = m["rope_theta"]
+        self.rope_theta_local = m["rope_theta_local"]
+        self.window = m["attention_window"]
+        self.global_every = m["global_every"]
+        self.geglu = m["feed_forward"] == "geglu"
+        self.bias = m["bias"]
+        self.first_attention_norm = m["first_attention_norm"]
         assert m["dropout"] == 0.0 and m["attention_dropout"] == 0.0, "the golden test runs without dropout"
         self.vocab = c["tokenizer"]["vocab_size"]
         self.length = c["data"]["sequence_length"]
@@ -139,16 +149,46 @@ class LayerNorm(nn.Module):
         return F.layer_norm(x, x.shape[-1:], self.weight, self.bias, self.eps)
 
 
+def windowed(cfg, layer_index):
+    """Sliding-window attention: every layer but each global_every-th (0, N, 2N, ...)."""
+    return cfg.window > 0 and layer_index % cfg.global_every != 0
+
+
+def window_mask(cfg, T):
+    """-10000 where key j is more than window // 2 positions from query i, else 0: [T, T]."""
+    i = torch.arange(T).view(T, 1)
+    j = torch.arange(T).view(1, T)
+    return ((i - j).abs() > cfg.window // 2).to(DTYPE) * -10000.0
+
+
+def rotate(x, theta):
+    """RoFormer's rotary embedding (Su et al. 2021) in the GPT-NeoX pairing that ModernBERT
+    uses: for each i < d/2 the pair (x_i, x_(i + d/2)) at position t is turned by the angle
+    t * theta^(-2i/d), as a 2x2 rotation. x: [B, heads, T, d]."""
+    d, T = x.shape[-1], x.shape[-2]
+    half = d // 2
+    out = torch.empty_like(x)
+    for i in range(half):
+        angle = torch.arange(T, dtype=DTYPE) * theta ** (-2.0 * i / d)  # [T]
+        c, s = torch.cos(angle)[:, None], torch.sin(angle)[:, None]
+        a, b = x[..., i : i + 1], x[..., half + i : half + i + 1]
+        out[..., i : i + 1] = a * c - b * s
+        out[..., half + i : half + i + 1] = a * s + b * c
+    return out
+
+
 class SelfAttention(nn.Module):
     def __init__(self, cfg, layer_index):
         super().__init__()
         H, nh = cfg.hidden, cfg.heads
         self.cfg = cfg
         self.layer_index = layer_index
-        self.query = nn.Linear(H, H)
-        self.key = nn.Linear(H, H)
-        self.value = nn.Linear(H, H)
-        self.dense = nn.Linear(H, H)
+        self.query = nn.Linear(H, H, bias=cfg.bias)
+        self.key = nn.Linear(H, H, bias=cfg.bias)
+        self.value = nn.Linear(H, H, bias=cfg.bias)
+        self.dense = nn.Linear(H, H, bias=cfg.bias)
+        self.windowed = windowed(cfg, layer_index)
+        self.theta = cfg.rope_theta_local if self.windowed else cfg.rope_theta
         # Dufter et al.: learnable temperatures tau_Q, tau_K, tau_V per head.
         if cfg.temperature:
             self.tau_q = nn.Parameter(torch.ones(nh, dtype=DTYPE))
@@ -284,6 +324,10 @@ class SelfAttention(nn.Module):
         q, k, v = self.split(q), self.split(k), self.split(v)
         if self.cfg.qk_norm != "none":  # before the temperature (docs/variants.md)
             q, k = self.q_norm(q), self.k_norm(k)
+        if self.cfg.rope:  # after QK-norm (OLMo 2's order); a scalar temperature commutes
+            q, k = rotate(q, self.theta), rotate(k, self.theta)
+        if self.windowed:  # the band: keys more than window // 2 away are masked
+            additive_mask = additive_mask + window_mask(self.cfg, T)
         if self.cfg.temperature:
             q = q * self.tau_q.view(1, -1, 1, 1)
             k = k * self.tau_k.view(1, -1, 1, 1)
@@ -359,18 +403,26 @@ class Layer(nn.Module):
     def __init__(self, cfg, layer_index):
         super().__init__()
         self.pre_norm = cfg.norm == "pre"
+        self.geglu = cfg.geglu
         self.attention = SelfAttention(cfg, layer_index)
-        self.attention_norm = nn.LayerNorm(cfg.hidden, eps=cfg.eps)
-        self.intermediate = nn.Linear(cfg.hidden, cfg.ffn)
-        self.output = nn.Linear(cfg.ffn, cfg.hidden)
-        self.output_norm = nn.LayerNorm(cfg.hidden, eps=cfg.eps)
+        # ModernBERT: no LayerNorm on layer 0's attention input (the embeddings are normed).
+        first_identity = self.pre_norm and layer_index == 0 and not cfg.first_attention_norm
+        self.attention_norm = None if first_identity else LayerNorm(cfg.hidden, cfg.eps, shift=cfg.bias)
+        # GeGLU (Shazeer 2020): GELU(x W) * (x V), W and V one [2F, H] projection (ModernBERT's Wi).
+        self.intermediate = nn.Linear(cfg.hidden, (2 if cfg.geglu else 1) * cfg.ffn, bias=cfg.bias)
+        self.output = nn.Linear(cfg.ffn, cfg.hidden, bias=cfg.bias)
+        self.output_norm = LayerNorm(cfg.hidden, cfg.eps, shift=cfg.bias)
 
     def ffn(self, h):
+        if self.geglu:
+            a, gate = self.intermediate(h).chunk(2, dim=-1)
+            return self.output(F.gelu(a) * gate)
         return self.output(F.gelu(self.intermediate(h)))
 
     def forward(self, x, mask, carried):
         if self.pre_norm:
-            a, A, carried = self.attention(self.attention_norm(x), mask, carried)
+            normed = x if self.attention_norm is None else self.attention_norm(x)
+            a, A, carried = self.attention(normed, mask, carried)
             h = x + a
             return h + self.ffn(self.output_norm(h)), A, carried
         a, A, carried = self.attention(x, mask, carried)
@@ -406,14 +458,14 @@ class Bert(nn.Module):
         H = cfg.hidden
         self.word_embeddings = nn.Embedding(cfg.vocab, H)
         self.position_embeddings = nn.Embedding(cfg.max_positions, H) if cfg.position_embeddings else None
-        self.embedding_norm = nn.LayerNorm(H, eps=cfg.eps)
+        self.embedding_norm = LayerNorm(H, cfg.eps, shift=cfg.bias)
         self.layers = nn.ModuleList(Layer(cfg, i) for i in range(cfg.layers))
-        self.final_norm = nn.LayerNorm(H, eps=cfg.eps) if cfg.norm == "pre" else None
+        self.final_norm = LayerNorm(H, cfg.eps, shift=cfg.bias) if cfg.norm == "pre" else None
         self.squeeze = SqueezeExcitation(cfg) if cfg.squeeze["enabled"] else None
         self.adversaries = nn.ModuleList(Adversary(H) for _ in range(cfg.layers)) if cfg.asa["enabled"] else None
         # MLM head: dense, GELU, LayerNorm, decoder tied to the word embeddings, own bias.
-        self.transform = nn.Linear(H, H)
-        self.transform_norm = nn.LayerNorm(H, eps=cfg.eps)
+        self.transform = nn.Linear(H, H, bias=cfg.bias)
+        self.transform_norm = LayerNorm(H, cfg.eps, shift=cfg.bias)
         self.decoder_bias = nn.Parameter(torch.zeros(cfg.vocab, dtype=DTYPE))
 
     def forward(self, ids, real, labels, adversarial=False):
@@ -661,7 +713,7 @@ def engine_layout(model, cfg):
             layout[p + "attention.qkv." + what] = (
                 [getattr(att.query, what), getattr(att.key, what), getattr(att.value, what)], "cat")
             layout[p + "attention.output." + what] = ([getattr(att.dense, what)], "same")
-            layout[p + "attention_norm." + what] = ([getattr(layer.attention_norm, what)], "same")
+            layout[p + "attention_norm." + what] = ([getattr(layer.attention_norm, what, None)], "same")
             layout[p + "ffn_in." + what] = ([getattr(layer.intermediate, what)], "same")
             layout[p + "ffn_out." + what] = ([getattr(layer.output, what)], "same")
             layout[p + "ffn_norm." + what] = ([getattr(layer.output_norm, what)], "same")
@@ -693,7 +745,10 @@ def engine_layout(model, cfg):
         elif cfg.conv == "1d":
             layout[p + "attention.conv.weight"] = ([att.conv_weight], "reshape")
             layout[p + "attention.conv.bias"] = ([att.conv_bias], "reshape")
-    return layout
+    # Bias-free layouts (model.bias = false) and layer 0 without its attention norm have no
+    # such tensors in either model.
+    return {name: (tensors, how) for name, (tensors, how) in layout.items()
+            if all(t is not None for t in tensors)}
 
 
 def load_engine_parameters(layout, engine):

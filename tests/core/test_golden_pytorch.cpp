@@ -198,6 +198,31 @@ const std::vector<GoldenCase>& goldenCases() {
       {"softmax1_asa_sesame",
        {"attention.normalizer=softmax1", "attention.asa.enabled=true",
         "attention.blur.target=context", "attention.squeeze.enabled=true"}},
+      // ModernBERT's parts (docs/configuration.md, model.*), alone and together: rotary
+      // positions with a small base so that 14 positions turn far; a window of 6 (3 either
+      // side) in layer 1 of 3 (global_every 2); GeGLU; ModernBERT's whole layout.
+      {"rope",
+       {"model.position_embeddings=false", "model.position=rope", "model.rope_theta=100.0"}},
+      {"sliding_window", {"model.attention_window=6", "model.global_every=2"}},
+      {"geglu", {"model.feed_forward=geglu"}},
+      {"modernbert_layout",
+       {"model.norm=pre", "model.first_attention_norm=false", "model.position_embeddings=false",
+        "model.position=rope", "model.rope_theta=160.0", "model.rope_theta_local=10.0",
+        "model.attention_window=6", "model.global_every=2", "model.feed_forward=geglu",
+        "model.bias=false", "model.layer_norm_eps=1e-5"}},
+      // With the seed mechanisms: RoPE beside Dufter's relative interactions, QK-norm and the
+      // temperature; ASA's masks and RealFormer's carried scores in windowed layers; guidance
+      // on a windowed, bias-free GeGLU model.
+      {"rope_relative_qk_norm_temperature",
+       {"model.position_embeddings=false", "model.position=rope", "model.rope_theta=100.0",
+        "attention.position.mode=relative", "attention.qk_norm=rms", "attention.temperature=true"}},
+      {"window_asa_realformer",
+       {"model.attention_window=6", "model.global_every=2", "attention.asa.enabled=true",
+        "attention.residual=sum"}},
+      {"window_geglu_guidance_no_bias",
+       {"model.attention_window=6", "model.global_every=3", "model.feed_forward=geglu",
+        "model.bias=false", "attention.guidance.enabled=true",
+        "attention.guidance.head_fraction=0.75", "attention.guidance.weight=0.5"}},
       {"combined",
        {"model.position_embeddings=false", "attention.position.mode=relative",
         "attention.temperature=true", "attention.residual=mean", "attention.blur.target=context",
