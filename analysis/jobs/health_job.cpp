@@ -206,7 +206,8 @@ HealthReport measureHealth(const HealthJobOptions& options, const SelectedCheckp
     config = inspector.config();
     r.configToml = inspector.configToml();
     const auto& tokenizer = inspector.tokenizer();
-    for (int id = 0; id < tokenizer.vocabSize(); ++id) in.pieces.push_back(tokenizer.idToPiece(id));
+    for (int id = 0; id < tokenizer.vocabSize(); ++id)
+      in.pieces.push_back(tokenizer.displayPiece(id));
     in.pad = tokenizer.specialIds().pad;
     if (config.attention.conv == core::ConvAttention::OneD)
       in.fixedLength = config.data.sequenceLength;

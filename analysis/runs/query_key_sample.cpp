@@ -101,7 +101,7 @@ void addTokens(const core::Tokenizer& tokenizer, const EvaluationBatch& batch, s
     out.position.push_back(t);
     out.tokenIds.push_back(ids[t]);
     out.special.push_back(isSpecial(ids[t], tokenizer.specialIds()) ? 1 : 0);
-    out.pieces.push_back(tokenizer.idToPiece(static_cast<int>(ids[t])));
+    out.pieces.push_back(tokenizer.displayPiece(static_cast<int>(ids[t])));
   }
 }
 

@@ -15,6 +15,7 @@ const QString kState = QStringLiteral("window/state");
 const QString kWaitPolicy = QStringLiteral("engine/ompWaitPolicy");
 const QString kLastPreset = QStringLiteral("newRun/lastPreset");
 const QString kLastConfigFolder = QStringLiteral("newRun/lastConfigFolder");
+const QString kLastModelParent = QStringLiteral("paths/lastModelParent");
 const QString kDefaultPreset = QStringLiteral("tiny");
 const QString kHealthEntropy = QStringLiteral("health/entropyCollapseNats");
 const QString kHealthMassive = QStringLiteral("health/massiveRatio");
@@ -99,6 +100,16 @@ QString AppSettings::lastPreset() const {
 
 void AppSettings::setLastPreset(const QString& preset) {
   QSettings().setValue(kLastPreset, preset);
+}
+
+QString AppSettings::modelDialogFolder() const {
+  const QString last = QSettings().value(kLastModelParent).toString();
+  return !last.isEmpty() && QFileInfo(last).isDir() ? last : QDir::homePath();
+}
+
+void AppSettings::setLastModelFolder(const QString& modelFolder) {
+  QDir parent(modelFolder);
+  if (parent.cdUp()) QSettings().setValue(kLastModelParent, parent.absolutePath());
 }
 
 QString AppSettings::lastConfigFolder(const QString& fallback) const {

@@ -55,6 +55,11 @@ class AppSettings : public QObject {
   /// The demo's preset, "tiny".
   static QString defaultPreset();
   void setLastPreset(const QString& preset);
+  /// Where File > Open model starts: the folder that held the model folder opened last
+  /// ("paths/lastModelParent"), or the home folder when none was or it no longer exists.
+  QString modelDialogFolder() const;
+  /// Remembers the folder that holds `modelFolder`, after it opened.
+  void setLastModelFolder(const QString& modelFolder);
   /// Where the New run dialog last opened or saved a config file ("newRun/lastConfigFolder";
   /// `fallback` when none).
   QString lastConfigFolder(const QString& fallback) const;

@@ -76,7 +76,7 @@ std::shared_ptr<const LensFrame> lensOf(const core::LensPredictions& p,
   lens->targetProbability.assign(own.data_ptr<float>(), own.data_ptr<float>() + own.numel());
   lens->topPieces.reserve(static_cast<qsizetype>(lens->topIds.size()));
   for (const qint64 id : lens->topIds)
-    lens->topPieces << QString::fromStdString(tokenizer.idToPiece(static_cast<int>(id)));
+    lens->topPieces << QString::fromStdString(tokenizer.displayPiece(static_cast<int>(id)));
   return lens;
 }
 
@@ -111,7 +111,7 @@ void addBeyondWeights(InspectionFrame& frame, const core::Inspection& inspection
   frame.originalPieces = frame.pieces;
   for (const int p : frame.maskedPositions)
     if (p < static_cast<int>(inspection.originalIds.size()))
-      frame.originalPieces[p] = QString::fromStdString(tokenizer.idToPiece(
+      frame.originalPieces[p] = QString::fromStdString(tokenizer.displayPiece(
           static_cast<int>(inspection.originalIds[static_cast<std::size_t>(p)])));
   frame.rollout = rolloutOf(frame);
 }

@@ -189,10 +189,12 @@ void MainWindow::openRunDialog() {
 }
 
 void MainWindow::openModelDialog() {
+  // Model folders live wherever a person downloaded them, not in the runs folder: start where
+  // the last one was opened from (or the home folder).
   const QString dir = QFileDialog::getExistingDirectory(
       this, QStringLiteral("Open a Hugging Face model folder (config.json, model.safetensors)"),
-      m_parts.settings->runsFolder());
-  if (!dir.isEmpty()) openRun(dir);
+      m_parts.settings->modelDialogFolder());
+  if (!dir.isEmpty() && openRun(dir) != nullptr) m_parts.settings->setLastModelFolder(dir);
 }
 
 void MainWindow::updateWelcome() {

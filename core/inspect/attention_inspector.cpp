@@ -255,7 +255,7 @@ Inspection AttentionInspector::tokenize(const std::string& text) const {
   result.configToml = s.configToml;
   result.ids = encodeForInspection(text, result);
   for (const auto id : result.ids)
-    result.pieces.push_back(s.tokenizer->idToPiece(static_cast<int>(id)));
+    result.pieces.push_back(s.tokenizer->displayPiece(static_cast<int>(id)));
   return result;
 }
 
@@ -265,7 +265,7 @@ Inspection AttentionInspector::inspect(const std::string& text, const InspectOpt
   maskPositions(result, options.maskPositions, s.tokenizer->specialIds().mask);
   result.pieces.clear();
   for (const auto id : result.ids)
-    result.pieces.push_back(s.tokenizer->idToPiece(static_cast<int>(id)));
+    result.pieces.push_back(s.tokenizer->displayPiece(static_cast<int>(id)));
 
   torch::NoGradGuard noGrad;
   const auto input = torch::tensor(result.ids, torch::kLong).unsqueeze(0);

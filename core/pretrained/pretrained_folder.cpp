@@ -70,9 +70,10 @@ void copyPretrainedTokenizer(const fs::path& folder, const fs::path& into) {
 }
 
 void adoptPretrainedShapes(RunConfig& config, const PretrainedModel& model) {
-  if (config.model.norm == NormPlacement::Pre)
+  if (config.model.norm == NormPlacement::Pre && model.model.norm == NormPlacement::Post)
     throw ConfigError("model.norm", "pre: a model started from " + model.folder.string() +
                                         " (model.init_from) is post-LN, as BERT and RoBERTa are");
+  config.model.norm = model.model.norm;
   config.model.layers = model.model.layers;
   config.model.hiddenSize = model.model.hiddenSize;
   config.model.heads = model.model.heads;

@@ -1,5 +1,7 @@
 #include "core/tokenizer/byte_level_bpe_tokenizer.h"
 
+#include "core/tokenizer/piece_display.h"
+
 #include "core/tokenizer/unicode_text.h"
 
 #include <algorithm>
@@ -267,6 +269,14 @@ int ByteLevelBpeTokenizer::pieceToId(std::string_view piece) const {
   if (const auto it = m_addedIds.find(piece); it != m_addedIds.end()) return it->second;
   if (const auto it = m_vocab.find(piece); it != m_vocab.end()) return it->second;
   return m_unk >= 0 ? m_unk : m_special.unk;
+}
+
+std::string ByteLevelBpeTokenizer::displayPiece(int id) const {
+  if (id < 0 || id >= vocabSize()) return {};
+  const auto index = static_cast<std::size_t>(id);
+  if (m_specialId[index] || m_addedId[index]) return m_pieces[index];
+  const int one[] = {id};
+  return displayBytes(decode(one));
 }
 
 std::string ByteLevelBpeTokenizer::idToPiece(int id) const {

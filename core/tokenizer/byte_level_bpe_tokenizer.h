@@ -45,6 +45,8 @@ class ByteLevelBpeTokenizer final : public Tokenizer {
   std::string decode(std::span<const int> ids) const override;
   int pieceToId(std::string_view piece) const override;
   std::string idToPiece(int id) const override;
+  /// Added and special tokens as spelled; other pieces' bytes shown by displayBytes().
+  std::string displayPiece(int id) const override;
   int vocabSize() const override { return static_cast<int>(m_pieces.size()); }
   const SpecialTokenIds& specialIds() const override { return m_special; }
   TokenizerKind kind() const override { return TokenizerKind::ByteLevelBpe; }

@@ -40,6 +40,10 @@ class Tokenizer {
   virtual int pieceToId(std::string_view piece) const = 0;
   /// The piece as the vocabulary spells it ("##ing", "Ġthe", "▁the").
   virtual std::string idToPiece(int id) const = 0;
+  /// The piece as a person reads it, the same way for every kind (piece_display.h): "▁the"
+  /// for SentencePiece's "▁the" and byte-level BPE's "Ġthe", "é" for "Ã©". For views and
+  /// exports; logic that reads pieces uses idToPiece().
+  virtual std::string displayPiece(int id) const { return idToPiece(id); }
   virtual int vocabSize() const = 0;
   virtual const SpecialTokenIds& specialIds() const = 0;
   virtual TokenizerKind kind() const = 0;

@@ -61,7 +61,7 @@ AttentionSnapshots::AttentionSnapshots(const RunConfig& config, const BlockSet* 
   m_mask = m_ids.ne(special.pad);
   const auto* ids = m_ids.data_ptr<std::int64_t>();
   for (std::int64_t i = 0; i < m_ids.numel(); ++i) {
-    m_pieces.push_back(tokenizer.idToPiece(static_cast<int>(ids[i])));
+    m_pieces.push_back(tokenizer.displayPiece(static_cast<int>(ids[i])));
   }
 }
 

@@ -25,13 +25,18 @@
 #include "tests/support/tiny_run_setup.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 
 #include <cmath>
@@ -100,6 +105,9 @@ class TestModelFolderWindow : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(m_dir.isValid());
+    QStandardPaths::setTestModeEnabled(true);  // File > Open model's folder is a setting
+    QCoreApplication::setOrganizationName(QStringLiteral("AttnLabTest"));
+    QSettings().remove(QStringLiteral("paths/lastModelParent"));
     qputenv("XDG_DATA_HOME", m_dir.filePath("data-home").toUtf8());
     const QString shotModel = qEnvironmentVariable("ATTNLAB_MODEL_SHOT_MODEL");
     m_model = shotModel.isEmpty() ? m_dir.filePath("bert-wordnet") : shotModel;
@@ -117,6 +125,42 @@ class TestModelFolderWindow : public QObject {
     std::ofstream(toml.toStdString()) << core::toToml(config);
     const auto r = tests::runCli({"train", "--config", toml, "--run-dir", m_run, "--plain"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+  }
+
+  // File > Open model as a person uses it: the folder dialog starts in the home folder the
+  // first time, with no name typed in; picking the model folder opens it; the next time the
+  // dialog starts in the folder that held it.
+  void openModelStartsWhereTheLastModelWas() {
+    app::MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* action = window.findChild<QAction*>("openModelAction");
+    QVERIFY(action != nullptr);
+    QString startedIn, typed;
+    const auto answer = [&](const QString& choose) {
+      // The dialog is modal: read and answer it from the event loop it runs.
+      QTimer::singleShot(0, [&, choose] {
+        QFileDialog* dialog = nullptr;
+        QTRY_VERIFY((dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget())));
+        startedIn = dialog->directory().absolutePath();
+        auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+        typed = name ? name->text() : QStringLiteral("(no name field)");
+        if (choose.isEmpty()) {
+          dialog->reject();
+        } else {
+          dialog->selectFile(choose);
+          QMetaObject::invokeMethod(dialog, "accept");  // the button's slot (protected)
+        }
+      });
+      action->trigger();
+    };
+    answer(m_model);
+    QCOMPARE(startedIn, QDir::homePath());
+    QCOMPARE(typed, QString());
+    QTRY_VERIFY(window.parts().runs->find(m_model) != nullptr);
+    answer(QString());
+    QCOMPARE(startedIn, QFileInfo(m_model).absolutePath());
+    QCOMPARE(typed, QString());
   }
 
   void aModelOpensBesideARun() {

@@ -8,9 +8,11 @@
 #include "core/data/wordnet_corpus.h"
 #include "core/errors/error.h"
 #include "core/pretrained/hf_tokenizer.h"
+#include "core/tokenizer/piece_display.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -216,6 +218,27 @@ class TestHfTokenizers : public QObject {
       QVERIFY2(c.mismatches == 0,
                (std::to_string(c.mismatches) + " mismatches; first: " + c.first).c_str());
     }
+  }
+
+  // How pieces are shown (core/tokenizer/piece_display.h), on the committed RoBERTa folder (no
+  // Python needed): the leading space as SentencePiece's U+2581, other bytes as text, control
+  // bytes as SentencePiece's byte pieces; special tokens and SentencePiece pieces as spelled.
+  void piecesAreShownAsText() {
+    const auto t = loadHuggingFaceTokenizer(kSource / "tests/fixtures/hf-roberta-wordnet");
+    QCOMPARE(t->idToPiece(276), std::string("\u0120the"));
+    QCOMPARE(t->displayPiece(276), std::string("\u2581the"));
+    QCOMPARE(t->displayPiece(t->pieceToId("\u0120")), std::string("\u2581"));
+    QCOMPARE(t->displayPiece(t->pieceToId("\u010A")), std::string("<0x0A>"));
+    QCOMPARE(t->displayPiece(t->specialIds().mask), std::string("<mask>"));
+    QCOMPARE(t->displayPiece(t->specialIds().bos), std::string("<s>"));
+    QCOMPARE(displayBytes("\xC3\xA9t\xC3\xA9"), std::string("\u00E9t\u00E9"));
+    QCOMPARE(displayBytes(" caf\xC3"), std::string("\u2581caf<0xC3>"));  // a split character
+    QCOMPARE(displayBytes("\xF0\x9F\x98\x80"), std::string("\U0001F600"));
+    QCOMPARE(displayBytes("a\tb\xFF"), std::string("a<0x09>b<0xFF>"));
+    QCOMPARE(displayBytes("\xED\xA0\x80"), std::string("<0xED><0xA0><0x80>"));  // a surrogate
+    const auto xlmr = loadHuggingFaceTokenizer(kSource / "tests/fixtures/hf-xlmr-wordnet");
+    const int the = xlmr->pieceToId("\u2581the");
+    QCOMPARE(xlmr->displayPiece(the), xlmr->idToPiece(the));
   }
 
   void specialIdsAndPieces() {

@@ -21,3 +21,7 @@ attnlab_add_qtest(core test_attention_health LIBS attnlab_core_health LABELS eng
 # ModernBERT's parts (issue 43): RoPE against the pairwise rotation, the window's band exactly
 # zero in both attention paths, GeGLU and bias-free parameters, the rules that refuse.
 attnlab_add_qtest(core test_modern_layout LIBS attnlab_core_model attnlab_core_config LABELS engine)
+# A Hugging Face ModernBERT folder (issue 43): attention, hidden states and logits against
+# transformers' on a padded batch longer than the window (tests/fixtures/hf-modernbert), the
+# tokenizer's ids against AutoTokenizer's, bad folders refused by field.
+attnlab_add_qtest(core test_hf_modernbert_import LIBS attnlab_core_pretrained attnlab_core LABELS engine)
