@@ -4,10 +4,12 @@
 // output, the final hidden states and the logits against what transformers computed with
 // eager attention (expected.safetensors) within 1e-5 in float32, at every real query; the
 // tokenizer.json's ids against AutoTokenizer's; bad folders refused by file and field.
+#include "core/config/config_loader.h"
 #include "core/errors/error.h"
 #include "core/model/hook_points.h"
 #include "core/pretrained/hf_bert_import.h"
 #include "core/pretrained/hf_tokenizer.h"
+#include "core/pretrained/pretrained_folder.h"
 #include "core/pretrained/safetensors_file.h"
 
 #include <torch/torch.h>
@@ -93,6 +95,25 @@ class TestHfModernBertImport : public QObject {
     QVERIFY(!m.model.bias);
     QCOMPARE(m.model.norm, NormPlacement::Pre);
     QVERIFY(!m.model.firstAttentionNorm);
+  }
+
+  // What opening the folder (File > Open model) and model.init_from make of it: the run's
+  // configuration takes the folder's architecture and passes every rule.
+  void aRunTakesTheArchitecture() {
+    const auto described = describeHuggingFaceBert(kFixture);
+    const RunConfig opened = pretrainedRunConfig(described);
+    validateRunConfig(opened);
+    QCOMPARE(opened.model.position, PositionEncoding::Rope);
+    QVERIFY(!opened.model.positionEmbeddings);
+    QCOMPARE(opened.model.norm, NormPlacement::Pre);
+    RunConfig fromTiny =
+        loadRunConfig(fs::path(ATTNLAB_SOURCE_DIR) / "resources/configs/tiny.toml");
+    fromTiny.model.initFrom = kFixture.string();
+    adoptPretrainedShapes(fromTiny, described);
+    validateRunConfig(fromTiny);
+    QCOMPARE(fromTiny.model.attentionWindow, 8);
+    QCOMPARE(fromTiny.model.feedForward, FeedForward::Geglu);
+    QCOMPARE(fromTiny.tokenizer.vocabSize, 300);
   }
 
   void attentionAndHiddenStatesEqualTransformers() {
