@@ -10,6 +10,7 @@
 #include "core/model/hook_points.h"
 #include "core/pretrained/hf_bert_import.h"
 #include "core/pretrained/safetensors_file.h"
+#include "tests/support/expected_tensors.h"
 
 #include <torch/torch.h>
 
@@ -28,17 +29,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using attnlab::tests::expectedTensor;
+
 const fs::path kFixture = fs::path(ATTNLAB_SOURCE_DIR) / "tests/fixtures/hf-bert";
 const fs::path kRoberta = fs::path(ATTNLAB_SOURCE_DIR) / "tests/fixtures/hf-roberta";
-
-torch::Tensor expectedTensor(const SafetensorsFile& file, const std::string& name) {
-  const auto* e = file.find(name);
-  if (e == nullptr) throw std::runtime_error("expected.safetensors lacks " + name);
-  const auto bytes = file.bytes(*e);
-  auto t = torch::empty(e->shape, e->dtype == SafetensorsDtype::I64 ? torch::kLong : torch::kFloat);
-  std::memcpy(t.data_ptr(), bytes.data(), bytes.size());
-  return t;
-}
 
 double largestDifference(const torch::Tensor& a, const torch::Tensor& b) {
   return (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max().item<double>();

@@ -11,6 +11,7 @@
 #include "core/pretrained/hf_tokenizer.h"
 #include "core/pretrained/pretrained_folder.h"
 #include "core/pretrained/safetensors_file.h"
+#include "tests/support/expected_tensors.h"
 
 #include <torch/torch.h>
 
@@ -30,16 +31,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kFixture = fs::path(ATTNLAB_SOURCE_DIR) / "tests/fixtures/hf-modernbert";
+using attnlab::tests::expectedTensor;
 
-torch::Tensor expectedTensor(const SafetensorsFile& file, const std::string& name) {
-  const auto* e = file.find(name);
-  if (e == nullptr) throw std::runtime_error("expected.safetensors lacks " + name);
-  const auto bytes = file.bytes(*e);
-  auto t = torch::empty(e->shape, e->dtype == SafetensorsDtype::I64 ? torch::kLong : torch::kFloat);
-  std::memcpy(t.data_ptr(), bytes.data(), bytes.size());
-  return t;
-}
+const fs::path kFixture = fs::path(ATTNLAB_SOURCE_DIR) / "tests/fixtures/hf-modernbert";
 
 /// The largest difference at the real queries (rows where `real` [B, T] is true); `rowDim` is
 /// the dimension of a and b that holds the queries.
