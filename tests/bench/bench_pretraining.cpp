@@ -34,6 +34,11 @@ Args parseArgs(int argc, char** argv, bool* ok) {
   }
   *ok = true;
   for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--modernbert") {
+      a.layers = 6, a.ffn = 384, a.batch = 16, a.seq = 256;  // its shape; flags below override
+    }
+  }
+  for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&] { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
     if (arg == "--steps")
@@ -46,17 +51,54 @@ Args parseArgs(int argc, char** argv, bool* ok) {
       a.seq = value();
     else if (arg == "--no-python")
       a.python = false;
+    else if (arg == "--modernbert")
+      a.modernbert = true;
     else if (arg == "--torch2-python" && i + 1 < argc)
       a.torch2Python = argv[++i];
     else {
       std::fprintf(stderr,
-                   "usage: %s [--steps N] [--threads N] [--batch N] [--seq N] [--no-python] "
-                   "[--torch2-python PYTHON]\n",
+                   "usage: %s [--modernbert] [--steps N] [--threads N] [--batch N] [--seq N] "
+                   "[--no-python] [--torch2-python PYTHON]\n",
                    argv[0]);
       *ok = false;
     }
   }
   return a;
+}
+
+/// --modernbert: the engine's ModernBERT-layout step against transformers'
+/// ModernBertForMaskedLM (PyTorch 2.x eager and torch.compile), same shapes, threads and
+/// batch. Its own shape unless given: 6 layers (0 and 3 global), hidden 256, 4 heads, GeGLU
+/// 384 (ModernBERT's 1.5x), 16 x 256 tokens, so the 128-token window bites.
+int runModernBert(Args& a) {
+  a.threads = configureIntraOpThreads(a.threads);
+  std::printf(
+      "config: ModernBERT layout, %d layers, hidden %d, %d heads, GeGLU %d, vocab %d, "
+      "batch %d x %d tokens, window 128, AdamW, no dropout, %d threads\n",
+      a.layers, a.hidden, a.heads, a.ffn, a.vocab, a.batch, a.seq, a.threads);
+  std::printf("engine: %s\n", describeTorchVersions().c_str());
+  const EngineResult engine = timeEngineSteps(a, c10::Device(c10::kCPU), Precision::Float32);
+  const double tokens = double(a.batch) * a.seq;
+  const double engineTps = tokens / engine.seconds;
+  std::printf("engine  ms_per_step=%.1f tokens_per_s=%.1f peak_rss_mb=%.1f loss=%.4f\n",
+              engine.seconds * 1000, engineTps, peakRssMb(), engine.loss);
+  double eager = 0, compiled = 0;
+  if (a.torch2Python.empty()) {
+    std::printf(
+        "no PyTorch 2.x with transformers: run packaging/setup-cuda.sh or pass "
+        "--torch2-python\n");
+  } else if (a.python) {
+    ReferenceRun run;
+    run.python = a.torch2Python;
+    run.script = std::string(ATTNLAB_SOURCE_DIR) + "/tests/bench/modernbert_reference.py";
+    eager = runReference(a, run, 0);
+    run.mode = "compile";
+    compiled = runReference(a, run, 0);
+  }
+  const auto ratio = [&](double tps) { return tps > 0 ? engineTps / tps : 0.0; };
+  std::printf("modernbert_vs_torch2_eager=%.2f modernbert_vs_torch2_compile=%.2f\n", ratio(eager),
+              ratio(compiled));
+  return (a.python && !a.torch2Python.empty() && eager <= 0) ? 1 : 0;
 }
 
 }  // namespace
@@ -65,6 +107,7 @@ int main(int argc, char** argv) {
   bool ok = true;
   Args a = parseArgs(argc, argv, &ok);
   if (!ok) return 2;
+  if (a.modernbert) return runModernBert(a);
   a.threads = configureIntraOpThreads(a.threads);
   const double peak = measureMatmulGflops(1024, 10);
   std::printf(

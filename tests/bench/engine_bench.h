@@ -29,7 +29,31 @@ namespace attnlab::bench {
 struct ModelShape {
   int layers = 4, hidden = 256, heads = 4, ffn = 1024, vocab = 8000, batch = 32, seq = 128;
   int steps = 8, warmup = 2, threads = 0;
+  /// ModernBERT's layout (docs/modern-encoders.md): Pre-LN without layer 0's attention norm,
+  /// RoPE 160000/10000, a 128-token window in two of every three layers, GeGLU, no biases,
+  /// no dropout. Off: BERT's (Post-LN, learned positions, GELU, dropout 0.1).
+  bool modernbert = false;
 };
+
+/// The model keys of `a`'s layout.
+inline void applyLayout(const ModelShape& a, core::ModelConfig& m) {
+  using namespace attnlab::core;
+  if (!a.modernbert) return;
+  m.norm = NormPlacement::Pre;
+  m.firstAttentionNorm = false;
+  m.positionEmbeddings = false;
+  m.position = PositionEncoding::Rope;
+  m.ropeTheta = 160000.0;
+  m.ropeThetaLocal = 10000.0;
+  m.attentionWindow = 128;
+  m.globalEvery = 3;
+  m.feedForward = FeedForward::Geglu;
+  m.bias = false;
+  m.layerNormEps = 1e-5;
+  m.dropout = 0.0;
+  m.attentionDropout = 0.0;
+  m.maxPositions = std::max(m.maxPositions, a.seq);
+}
 
 struct EngineResult {
   double seconds = 0;  ///< median step
@@ -68,6 +92,7 @@ inline EngineResult timeEngineSteps(const ModelShape& a, c10::Device device,
   rc.model.hiddenSize = a.hidden;
   rc.model.heads = a.heads;
   rc.model.ffnSize = a.ffn;
+  applyLayout(a, rc.model);
   rc.optimizer.clipNorm = 1.0;
   rc.optimizer.learningRate = 1e-4;
   rc.schedule.steps = a.warmup + a.steps;
