@@ -23,6 +23,9 @@ struct AttentionContext {
   at::Tensor windowBias;
   /// paddingBias + windowBias, made once per pass for the windowed layers ([B or 1, 1, T, T]).
   at::Tensor windowedPaddingBias;
+  /// Rotary positions: the [T, d] cos and sin of the global layers' base ([0]) and of the
+  /// windowed layers' ([1]), made by the first layer that needs them (rotary_positions.h).
+  at::Tensor rotaryCos[2], rotarySin[2];
   /// RealFormer: the running sum of the scaled raw scores, unmasked, carried to the next
   /// layer (undefined before layer 0).
   at::Tensor residualScores;

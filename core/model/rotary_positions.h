@@ -18,7 +18,12 @@ class RotaryPositions {
   RotaryPositions(int headSize, double theta);
 
   bool enabled() const { return m_headSize > 0; }
-  /// q, k: [B, heads, T, d], positions 0..T-1. Returns the turned pair.
+  /// q, k: [B, heads, T, d], positions 0..T-1. Returns the turned pair. `cos` and `sin`
+  /// ([T, d], q's type) are made here when undefined or of another length or type, else
+  /// reused: the layers of one pass that share a base share them (AttentionContext).
+  std::pair<at::Tensor, at::Tensor> apply(const at::Tensor& q, const at::Tensor& k, at::Tensor& cos,
+                                          at::Tensor& sin) const;
+  /// The same, making the angles for this call alone.
   std::pair<at::Tensor, at::Tensor> apply(const at::Tensor& q, const at::Tensor& k) const;
 
  private:

@@ -143,7 +143,10 @@ torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x, AttentionContex
     q = m_qNorm(q);
     k = m_kNorm(k);
   }
-  if (m_rope.enabled()) std::tie(q, k) = m_rope.apply(q, k);  // after QK-norm, as OLMo 2
+  if (m_rope.enabled()) {  // after QK-norm, as OLMo 2
+    const int base = m_windowed ? 1 : 0;
+    std::tie(q, k) = m_rope.apply(q, k, ctx.rotaryCos[base], ctx.rotarySin[base]);
+  }
   if (m_tauQ.defined()) {
     // Dufter et al.'s learnable temperature: tau_q tau_k scales the logits, tau_v the values.
     q = q * m_tauQ.view({1, m_heads, 1, 1});

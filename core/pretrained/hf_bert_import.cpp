@@ -136,7 +136,7 @@ PretrainedModel loadHuggingFaceBert(const fs::path& folder) {
   PretrainedModel m = describeHuggingFaceBert(folder);
   const WeightFiles weights = openWeights(folder);
   if (m.modelType == "modernbert") {
-    m.hasMlmHead = weights.find("head.dense.weight").second != nullptr;
+    m.hasMlmHead = hasModernBertHead(weights);
     m.network = MaskedLanguageModel(m.model, m.vocabSize, m.padId,
                                     m.hasMlmHead ? ParameterInit::Replaced : ParameterInit::Random);
     loadModernBertWeights(m, weights);

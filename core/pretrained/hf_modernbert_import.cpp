@@ -1,5 +1,6 @@
 #include "core/pretrained/hf_modernbert_import.h"
 
+#include "core/config/modernbert_layout.h"
 #include "core/errors/error.h"
 
 #include <torch/torch.h>
@@ -112,15 +113,11 @@ PretrainedModel describeModernBert(const json& c, const fs::path& folder) {
   m.layerNormEps = realField(c, "norm_eps", 1e-5, where);
   m.dropout = realField(c, "mlp_dropout", 0.0, where);
   m.attentionDropout = realField(c, "attention_dropout", 0.0, where);
-  m.norm = NormPlacement::Pre;
-  m.firstAttentionNorm = false;
-  m.positionEmbeddings = false;
-  m.position = PositionEncoding::Rope;
+  useModernBertLayout(m);
   m.ropeTheta = ropeTheta(c, "full_attention", "global_rope_theta", 160000.0, where);
   m.ropeThetaLocal = ropeTheta(c, "sliding_attention", "local_rope_theta", 10000.0, where);
   m.attentionWindow = c.contains("local_attention") ? intField(c, "local_attention", where) : 128;
   m.globalEvery = globalEvery(c, m.layers, where);
-  m.feedForward = FeedForward::Geglu;
   m.bias = biases(c, where);
   p.vocabSize = intField(c, "vocab_size", where);
   p.padId = c.contains("pad_token_id") && c["pad_token_id"].is_number_integer()
@@ -168,12 +165,15 @@ std::vector<std::pair<std::string, std::string>> headNames(const ModelConfig& m)
 
 }  // namespace
 
+bool hasModernBertHead(const WeightFiles& weights) {
+  return weights.find("head.dense.weight").second != nullptr;
+}
+
 void loadModernBertWeights(PretrainedModel& m, const WeightFiles& weights) {
   torch::NoGradGuard noGrad;
   const std::string& where = weights.where;
   const std::string prefix =
       weights.find("model.embeddings.tok_embeddings.weight").second != nullptr ? "model." : "";
-  m.hasMlmHead = weights.find("head.dense.weight").second != nullptr;
   auto names = modernBertNames(m.model, prefix);
   if (m.hasMlmHead) {
     const auto head = headNames(m.model);

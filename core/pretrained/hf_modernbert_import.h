@@ -22,8 +22,11 @@ namespace attnlab::core {
 PretrainedModel describeModernBert(const nlohmann::json& config,
                                    const std::filesystem::path& folder);
 
-/// The checkpoint's tensors into m.network (built from m.model); sets m.hasMlmHead and lists
-/// the tensors AttnLab does not use in m.unused.
+/// True when `weights` hold the MLM head (a ModernBertForMaskedLM, not a ModernBertModel).
+bool hasModernBertHead(const WeightFiles& weights);
+
+/// The checkpoint's tensors into m.network (built from m.model, with the head when
+/// m.hasMlmHead); lists the tensors AttnLab does not use in m.unused.
 void loadModernBertWeights(PretrainedModel& m, const WeightFiles& weights);
 
 }  // namespace attnlab::core

@@ -90,7 +90,8 @@ int runModernBert(Args& a) {
   } else if (a.python) {
     ReferenceRun run;
     run.python = a.torch2Python;
-    run.script = std::string(ATTNLAB_SOURCE_DIR) + "/tests/bench/modernbert_reference.py";
+    run.script = a.script;
+    run.model = "modernbert";
     eager = runReference(a, run, 0);
     run.mode = "compile";
     compiled = runReference(a, run, 0);

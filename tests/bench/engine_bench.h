@@ -3,6 +3,7 @@
 // What the pretraining benchmarks share (bench_pretraining on the CPU, bench_gpu on a GPU):
 // the model shape, the FLOP count, the engine's own training step timed on a device and
 // precision, and the Python PyTorch reference (pytorch_reference.py) run in a child process.
+#include "core/config/modernbert_layout.h"
 #include "core/config/run_config.h"
 #include "core/data/mlm_batcher.h"
 #include "core/model/masked_lm.h"
@@ -39,16 +40,11 @@ struct ModelShape {
 inline void applyLayout(const ModelShape& a, core::ModelConfig& m) {
   using namespace attnlab::core;
   if (!a.modernbert) return;
-  m.norm = NormPlacement::Pre;
-  m.firstAttentionNorm = false;
-  m.positionEmbeddings = false;
-  m.position = PositionEncoding::Rope;
+  useModernBertLayout(m);
   m.ropeTheta = 160000.0;
   m.ropeThetaLocal = 10000.0;
   m.attentionWindow = 128;
   m.globalEvery = 3;
-  m.feedForward = FeedForward::Geglu;
-  m.bias = false;
   m.layerNormEps = 1e-5;
   m.dropout = 0.0;
   m.attentionDropout = 0.0;
@@ -147,6 +143,7 @@ struct ReferenceRun {
   const char* mode = "eager";     ///< eager | compile
   const char* device = "cpu";     ///< cpu | cuda
   const char* dtype = "float32";  ///< float32 | bf16 (autocast)
+  const char* model = "bert";     ///< bert | modernbert (transformers' ModernBertForMaskedLM)
   std::string env;                ///< prefix, e.g. LD_LIBRARY_PATH=...
 };
 
@@ -154,9 +151,10 @@ struct ReferenceRun {
 /// (said on stderr).
 inline double runReference(const ModelShape& a, const ReferenceRun& run, double flops) {
   char cmd[2048];
-  std::snprintf(cmd, sizeof cmd, "%s %s %s %d %d %d %d %d %d %d %d %d %d %s %s %s", run.env.c_str(),
-                run.python.c_str(), run.script.c_str(), a.layers, a.hidden, a.heads, a.ffn, a.vocab,
-                a.batch, a.seq, a.steps, a.warmup, a.threads, run.mode, run.device, run.dtype);
+  std::snprintf(cmd, sizeof cmd, "%s %s %s %d %d %d %d %d %d %d %d %d %d %s %s %s %s",
+                run.env.c_str(), run.python.c_str(), run.script.c_str(), a.layers, a.hidden,
+                a.heads, a.ffn, a.vocab, a.batch, a.seq, a.steps, a.warmup, a.threads, run.mode,
+                run.device, run.dtype, run.model);
   std::FILE* pipe = popen(cmd, "r");
   char line[512] = {0};
   double ms = 0, tps = 0, rss = 0, loss = 0;

@@ -4,13 +4,18 @@ The same encoder as AttnLab's (Post-LN BERT layers, fused qkv, GELU FFN, tied ML
 BERT init), trained with torch.optim.AdamW, written the way a typical Python training
 script (and HuggingFace's BertForMaskedLM) does it: logits on every position, the loss
 ignoring unselected ones. Prints one line: 'pytorch ms_per_step=... tokens_per_s=... peak_rss_mb=...'.
-usage: pytorch_reference.py LAYERS HIDDEN HEADS FFN VOCAB BATCH SEQ STEPS WARMUP THREADS [MODE [DEVICE [DTYPE]]]
+usage: pytorch_reference.py LAYERS HIDDEN HEADS FFN VOCAB BATCH SEQ STEPS WARMUP THREADS [MODE [DEVICE [DTYPE [MODEL]]]]
 
 MODE: eager (default) or compile. With PyTorch 2.x the attention is
 F.scaled_dot_product_attention (what Hugging Face's BERT runs by default since 2.x), and
 `compile` trains torch.compile(model) (default inductor backend; its first steps, which
 compile, fall in the warm-up and are not timed). DEVICE: cpu (default) or cuda. DTYPE:
 float32 (default) or bf16 (torch.autocast with bfloat16; weights and AdamW state float32).
+MODEL: bert (default, the encoder above) or modernbert: transformers' own
+ModernBertForMaskedLM (bench_pretraining --modernbert) with the engine's benchmark layout
+(RoPE 160000/10000, a 128-token window in two of every three layers, GeGLU FFN, no biases,
+Pre-LN, no dropout), its SDPA attention, and transformers' default sparse_prediction = false
+(logits at every position).
 """
 import contextlib
 import math
@@ -26,6 +31,7 @@ L, H, NH, FF, V, B, T, STEPS, WARMUP, THREADS = (int(a) for a in sys.argv[1:11])
 MODE = sys.argv[11] if len(sys.argv) > 11 else "eager"
 DEVICE = sys.argv[12] if len(sys.argv) > 12 else "cpu"
 DTYPE = sys.argv[13] if len(sys.argv) > 13 else "float32"
+MODEL = sys.argv[14] if len(sys.argv) > 14 else "bert"
 SDPA = hasattr(F, "scaled_dot_product_attention")
 if THREADS > 0:  # 0: PyTorch's own default (the GPU benchmark passes 0)
     torch.set_num_threads(THREADS)
@@ -84,7 +90,26 @@ class Model(torch.nn.Module):
         return F.cross_entropy(logits.view(-1, V), labels.view(-1), ignore_index=-100)
 
 
-model = Model().to(DEVICE)
+class ModernBert(torch.nn.Module):
+    """transformers' ModernBertForMaskedLM behind Model's forward(ids, attn_mask, labels)."""
+
+    def __init__(self):
+        super().__init__()
+        from transformers import ModernBertConfig, ModernBertForMaskedLM
+        config = ModernBertConfig(vocab_size=V, hidden_size=H, intermediate_size=FF,
+                                  num_hidden_layers=L, num_attention_heads=NH,
+                                  max_position_embeddings=max(T, 512), local_attention=128,
+                                  global_attn_every_n_layers=3, global_rope_theta=160000.0,
+                                  local_rope_theta=10000.0, pad_token_id=0, bos_token_id=1,
+                                  eos_token_id=2, cls_token_id=1, sep_token_id=2)
+        config._attn_implementation = "sdpa"
+        self.inner = ModernBertForMaskedLM(config)
+
+    def forward(self, ids, attn_mask, labels):
+        return self.inner(input_ids=ids, attention_mask=attn_mask.long(), labels=labels).loss
+
+
+model = (ModernBert() if MODEL == "modernbert" else Model()).to(DEVICE)
 step_model = torch.compile(model) if MODE == "compile" else model
 decay = [p for n, p in model.named_parameters() if p.dim() > 1]
 no_decay = [p for n, p in model.named_parameters() if p.dim() <= 1]
@@ -182,5 +207,6 @@ with open("/proc/self/maps") as maps:
     libs = [l.split()[-1] for l in maps if "libopenblas" in l or "libblas.so" in l]
 print("pytorch BLAS: " + (next((l for l in libs if "libopenblas" in l), libs[0] if libs else "unknown")))
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-print(f"pytorch {torch.__version__} {MODE}" + (" sdpa" if SDPA else ""))
+print(f"pytorch {torch.__version__} {MODE}" + (" sdpa" if SDPA else "") +
+      (" transformers ModernBertForMaskedLM" if MODEL == "modernbert" else ""))
 print(f"pytorch ms_per_step={sec * 1000:.1f} tokens_per_s={B * T / sec:.1f} peak_rss_mb={rss:.1f} loss={loss.item():.4f}")
