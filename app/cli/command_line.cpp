@@ -297,8 +297,9 @@ CLI::App* addHealthCommand(CLI::App& cli, HealthCommandOptions& health) {
 CLI::App* addExportModelCommand(CLI::App& cli, ExportModelCommandOptions& em) {
   auto* cmd = cli.add_subcommand(
       "export-model",
-      "A run's checkpoint as a Hugging Face folder (BertForMaskedLM, tokenizer.json) that "
-      "transformers' AutoModelForMaskedLM and AutoTokenizer load");
+      "A run's checkpoint as a Hugging Face folder (BertForMaskedLM, or ModernBertForMaskedLM "
+      "for a model.position = rope run; tokenizer.json) that transformers' "
+      "AutoModelForMaskedLM and AutoTokenizer load");
   cmd->add_option("run", em.run, "Run directory, or one of its checkpoint files")
       ->required()
       ->check(CLI::ExistingPath);

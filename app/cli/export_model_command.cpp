@@ -2,7 +2,7 @@
 
 #include "analysis/runs/run_selection.h"
 #include "app/cli/command_errors.h"
-#include "core/pretrained/hf_bert_export.h"
+#include "core/pretrained/hf_model_export.h"
 
 #include <cstdio>
 
@@ -16,9 +16,9 @@ int runExportModel(const ExportModelCommandOptions& o) {
     options.out = o.out;
     options.overwrite = o.force;
     const auto result = core::exportHuggingFaceModel(options);
-    std::printf("%s: step %lld -> %s (BertForMaskedLM and its tokenizer)\n",
+    std::printf("%s: step %lld -> %s (%s and its tokenizer)\n",
                 selected.checkpoint.string().c_str(), static_cast<long long>(result.step),
-                result.folder.string().c_str());
+                result.folder.string().c_str(), core::hfArchitectureName(result.architecture));
     for (const auto& f : result.files) std::printf("  wrote %s\n", f.c_str());
     if (!result.leftOut.empty()) {
       std::printf(

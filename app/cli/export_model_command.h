@@ -14,8 +14,9 @@ struct ExportModelCommandOptions {
 };
 
 /// `attnlab-cli export-model RUN --out DIR [--step N] [--force]`: the run's checkpoint as a
-/// Hugging Face folder (BertForMaskedLM and a fast tokenizer) that transformers'
-/// AutoModelForMaskedLM and AutoTokenizer load (core/pretrained/hf_bert_export.h). Prints the
+/// Hugging Face folder (BertForMaskedLM, or ModernBertForMaskedLM for a RoPE run, and a fast
+/// tokenizer) that transformers' AutoModelForMaskedLM and AutoTokenizer load
+/// (core/pretrained/hf_model_export.h). Prints the
 /// files written and the training-only parameters left out. Returns the exit status.
 int runExportModel(const ExportModelCommandOptions& options);
 

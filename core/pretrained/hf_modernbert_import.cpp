@@ -126,12 +126,9 @@ PretrainedModel describeModernBert(const json& c, const fs::path& folder) {
   return p;
 }
 
-namespace {
-
-/// AttnLab's parameter -> the checkpoint's tensor, under `prefix` ("model." in a
-/// ModernBertForMaskedLM, "" in a ModernBertModel saved alone).
-std::vector<std::pair<std::string, std::string>> modernBertNames(const ModelConfig& m,
-                                                                 const std::string& prefix) {
+std::vector<std::pair<std::string, std::string>> modernBertTensorNames(const ModelConfig& m,
+                                                                       const std::string& prefix,
+                                                                       bool withHead) {
   std::vector<std::string> kinds = {"weight"};
   if (m.bias) kinds.push_back("bias");
   std::vector<std::pair<std::string, std::string>> names = {
@@ -149,21 +146,13 @@ std::vector<std::pair<std::string, std::string>> modernBertNames(const ModelConf
       names.push_back({ours + "ffn_in." + k, theirs + "mlp.Wi." + k});
       names.push_back({ours + "ffn_out." + k, theirs + "mlp.Wo." + k});
     }
+    if (withHead) {
+      names.push_back({"mlm_transform." + k, "head.dense." + k});
+      names.push_back({"mlm_norm." + k, "head.norm." + k});
+    }
   }
   return names;
 }
-
-std::vector<std::pair<std::string, std::string>> headNames(const ModelConfig& m) {
-  std::vector<std::pair<std::string, std::string>> names = {
-      {"mlm_transform.weight", "head.dense.weight"}, {"mlm_norm.weight", "head.norm.weight"}};
-  if (m.bias) {
-    names.push_back({"mlm_transform.bias", "head.dense.bias"});
-    names.push_back({"mlm_norm.bias", "head.norm.bias"});
-  }
-  return names;
-}
-
-}  // namespace
 
 bool hasModernBertHead(const WeightFiles& weights) {
   return weights.find("head.dense.weight").second != nullptr;
@@ -174,11 +163,7 @@ void loadModernBertWeights(PretrainedModel& m, const WeightFiles& weights) {
   const std::string& where = weights.where;
   const std::string prefix =
       weights.find("model.embeddings.tok_embeddings.weight").second != nullptr ? "model." : "";
-  auto names = modernBertNames(m.model, prefix);
-  if (m.hasMlmHead) {
-    const auto head = headNames(m.model);
-    names.insert(names.end(), head.begin(), head.end());
-  }
+  const auto names = modernBertTensorNames(m.model, prefix, m.hasMlmHead);
   auto params = m.network->named_parameters();
   std::set<std::string> used;
   for (const auto& [ours, theirs] : names) {

@@ -9,6 +9,9 @@
 #include "core/pretrained/hf_checkpoint_files.h"
 
 #include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace attnlab::core {
 
@@ -21,6 +24,15 @@ namespace attnlab::core {
 /// and off in others.
 PretrainedModel describeModernBert(const nlohmann::json& config,
                                    const std::filesystem::path& folder);
+
+/// AttnLab's parameter -> the checkpoint's tensor, the one table both directions read (the
+/// import here, hf_modernbert_export.h): the encoder under `prefix` ("model." in a
+/// ModernBertForMaskedLM, "" in a ModernBertModel saved alone), then the MLM head's dense
+/// layer and norm when `withHead`. The decoder's weight is tied to the token embeddings and
+/// its bias ("decoder.bias", AttnLab's mlm_bias) is handled by each direction.
+std::vector<std::pair<std::string, std::string>> modernBertTensorNames(const ModelConfig& m,
+                                                                       const std::string& prefix,
+                                                                       bool withHead);
 
 /// True when `weights` hold the MLM head (a ModernBertForMaskedLM, not a ModernBertModel).
 bool hasModernBertHead(const WeightFiles& weights);

@@ -6,10 +6,11 @@
 REFERENCE_DIR holds what AttnLab computed (tests/app/test_cli_export_model.cpp): lines.txt
 (one text a line), ids.json (per line, AttnLab's ids: <s> pieces </s>, uncut) and
 reference.safetensors ("input_ids" [B, T]: <s> pieces </s> cut to the model's length T, padded
-with <pad>; "logits" [B, T, V] float32). `tokenizers` needs only the tokenizers library:
+with <pad>; "logits" [B, T, V] and "attentions.L" [B, H, T, T] float32; written by
+tests/support/hf_export_reference.h). `tokenizers` needs only the tokenizers library:
 Tokenizer.from_file(tokenizer.json) must give AttnLab's ids for every line. `transformers` needs transformers and torch >= 2:
-AutoTokenizer's padded batch must equal AttnLab's ids and AutoModelForMaskedLM's logits at the
-real tokens must be within 1e-5 of AttnLab's; --perturb adds 1e-3 to one weight first (the
+AutoTokenizer's padded batch must equal AttnLab's ids, and AutoModelForMaskedLM's logits and
+every layer's attention (eager) at the real tokens' rows must be within 1e-5 of AttnLab's; --perturb adds 1e-3 to one weight first (the
 negative control: the check must fail). Exit status 0: equal; 1: a mismatch (the largest
 difference printed); 3: skipped, with the missing library named.
 """
@@ -81,7 +82,7 @@ def check_transformers(folder, ref, perturb):
     print(f"loaded {type(tokenizer).__name__} and {type(model).__name__}")
     if perturb:
         with torch.no_grad():
-            model.bert.embeddings.word_embeddings.weight[5, 0] += 1e-3
+            model.get_input_embeddings().weight[5, 0] += 1e-3
     T = expected["input_ids"].shape[1]
     batch = tokenizer(lines, padding="max_length", truncation=True, max_length=T, return_tensors="pt")
     if not torch.equal(batch["input_ids"], expected["input_ids"]):
@@ -89,15 +90,34 @@ def check_transformers(folder, ref, perturb):
         print(f"AutoTokenizer's ids differ from AttnLab's in rows {rows[:10]}: MISMATCH")
         return 1
     with torch.no_grad():
-        logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
+        out = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
+                    output_attentions=True)
     real = batch["attention_mask"].bool()
-    diff = (logits[real].double() - expected["logits"][real].double()).abs().max().item()
+    diff = (out.logits[real].double() - expected["logits"][real].double()).abs().max().item()
     print(f"largest logit difference at the {int(real.sum())} real tokens: {diff:.3g}")
     if not diff < TOLERANCE:
         print("logits: MISMATCH")
         return 1
-    print(f"ok: transformers gives AttnLab's ids and logits for all {len(lines)} lines")
+    if not attentions_agree(out.attentions, expected, real):
+        print("attention: MISMATCH")
+        return 1
+    print(f"ok: transformers gives AttnLab's ids, logits and attention for all {len(lines)} lines")
     return 0
+
+
+def attentions_agree(theirs, expected, real):
+    """Every layer's attention at the real queries' rows (all keys) within TOLERANCE."""
+    layers = sorted(int(k.split(".")[1]) for k in expected if k.startswith("attentions."))
+    if len(layers) != len(theirs):
+        print(f"{len(theirs)} attention layers from transformers, {len(layers)} from AttnLab")
+        return False
+    worst = 0.0
+    for layer in layers:
+        ours = expected[f"attentions.{layer}"].double().permute(0, 2, 1, 3)  # [B, T, H, T]
+        other = theirs[layer].double().permute(0, 2, 1, 3)
+        worst = max(worst, (ours[real] - other[real]).abs().max().item())
+    print(f"largest attention difference over {len(layers)} layers at the real queries: {worst:.3g}")
+    return worst < TOLERANCE
 
 
 def main():

@@ -2,17 +2,14 @@
 // libraries (tests/app/hf_export_check.py, run with ATTNLAB_HF_PYTHON): `tokenizers` gives
 // AttnLab's ids for every text (corpus lines and harder ones: runs of spaces, tabs, accents,
 // ligatures, characters the tokenizer has never seen, lines longer than the model);
-// transformers' AutoTokenizer and AutoModelForMaskedLM give the same ids and logits within
-// 1e-5 as AttnLab's engine computes here (skipped, saying why, where transformers or
+// transformers' AutoTokenizer and AutoModelForMaskedLM give the same ids, logits and attention
+// within 1e-5 as AttnLab's engine computes here (skipped, saying why, where transformers or
 // torch >= 2 is missing), and a perturbed weight (one word embedding, 1e-3) fails that check. An
 // existing folder is kept without --force; a RealFormer run is refused naming attention.residual.
-#include "core/checkpoint/checkpoint_store.h"
-#include "core/config/config_loader.h"
 #include "core/inspect/attention_inspector.h"
-#include "core/model/masked_lm.h"
-#include "core/pretrained/safetensors_writer.h"
 #include "core/tokenizer/sentencepiece_tokenizer.h"
 #include "tests/support/cli_process.h"
+#include "tests/support/hf_export_reference.h"
 #include "tests/support/model_folder_runs.h"
 #include "tests/support/small_run_toml.h"
 #include "tests/support/tiny_corpus.h"
@@ -33,76 +30,9 @@ namespace {
 const QString kHfPython = QStringLiteral(ATTNLAB_HF_PYTHON);
 const QString kCheck = QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/app/hf_export_check.py");
 
-/// Texts whose tokenization is easy to get wrong: whitespace, Unicode normalisation, unknown
-/// characters, lines longer than the model's 24 positions.
-const QStringList kHardLines = {
-    "  leading and  double   spaces  ",
-    "a tab\there and a trailing tab\t",
-    "Caf\u00e9 na\u00efve \u00dcber \uFB01ne \u00bd \u2460 \uFF21\uFF22 full-width",
-    "unknown \u03A9 \u4E2D\u6587 \U0001F642 characters",
-    "NUMBERS 12345 and 3.14, PUNCTUATION!?;",
-    "the cat watched the river near the harbour . the cat watched the river near the harbour "
-    ". the cat watched the river near the harbour .",
-    "\u2581already escaped"};
-
 QString checkpointOf(const QString& run) {
   const auto files = QDir(run + "/checkpoints").entryList({"step-*.h5"}, QDir::Files, QDir::Name);
   return files.isEmpty() ? QString() : run + "/checkpoints/" + files.last();
-}
-
-/// AttnLab's model of the checkpoint, built as the inspector builds it, in evaluation mode.
-core::MaskedLanguageModel loadModel(const fs::path& checkpoint,
-                                    const core::SentencePieceTokenizer& sp, int& length) {
-  const auto data = core::CheckpointStore::load(checkpoint);
-  const auto config = core::parseRunConfig(data.metadata.configToml, "checkpoint");
-  length = config.data.sequenceLength;
-  core::MaskedLanguageModel model(config.model, config.attention, length, sp.vocabSize(),
-                                  sp.specialIds().pad);
-  torch::NoGradGuard noGrad;
-  for (auto& p : model->named_parameters()) p.value().copy_(data.tensors.at("model/" + p.key()));
-  model->eval();
-  return model;
-}
-
-/// lines.txt, ids.json and reference.safetensors (hf_export_check.py's description).
-void writeReference(const fs::path& checkpoint, const fs::path& tokenizer, const QStringList& lines,
-                    const fs::path& ref) {
-  fs::create_directories(ref);
-  const auto sp = core::SentencePieceTokenizer::load(tokenizer);
-  int T = 0;
-  auto model = loadModel(checkpoint, sp, T);
-  const auto& special = sp.specialIds();
-  const auto B = static_cast<std::int64_t>(lines.size());
-  auto ids = torch::full({B, static_cast<std::int64_t>(T)}, special.pad, torch::kLong);
-  QByteArray json = "[", text;
-  for (int b = 0; b < lines.size(); ++b) {
-    std::vector<std::int64_t> full = {special.bos};
-    for (const int id : sp.encode(lines[b].toStdString())) full.push_back(id);
-    full.push_back(special.eos);
-    QStringList numbers;
-    for (const auto id : full) numbers << QString::number(id);
-    json += (b ? ",[" : "[") + numbers.join(',').toUtf8() + "]";
-    text += lines[b].toUtf8() + '\n';
-    if (static_cast<int>(full.size()) > T)
-      full.resize(static_cast<size_t>(T)), full.back() = special.eos;
-    ids[b]
-        .slice(0, 0, static_cast<std::int64_t>(full.size()))
-        .copy_(torch::tensor(full, torch::kLong));
-  }
-  torch::NoGradGuard noGrad;
-  const auto hidden = model->encode(ids, ids.ne(special.pad));
-  const auto logits = model->logits(hidden.reshape({-1, hidden.size(2)}))
-                          .reshape({B, static_cast<std::int64_t>(T), -1})
-                          .contiguous();
-  const auto bytes = [](const torch::Tensor& t) {
-    return std::span<const std::byte>(static_cast<const std::byte*>(t.data_ptr()), t.nbytes());
-  };
-  core::writeSafetensors(
-      ref / "reference.safetensors",
-      {{"input_ids", core::SafetensorsDtype::I64, ids.sizes().vec(), bytes(ids)},
-       {"logits", core::SafetensorsDtype::F32, logits.sizes().vec(), bytes(logits)}});
-  attnlab::tests::writeBytes(QString::fromStdString((ref / "ids.json").string()), json + "]");
-  attnlab::tests::writeBytes(QString::fromStdString((ref / "lines.txt").string()), text);
 }
 
 }  // namespace
@@ -148,8 +78,10 @@ class TestCliExportModel : public QObject {
     QStringList lines = QString::fromUtf8(attnlab::tests::regularCorpusText(60)).split('\n');
     lines.removeAll(QString());
     m_ref = m_dir.filePath("reference");
-    writeReference(checkpointOf(m_run).toStdString(), (m_run + "/tokenizer.model").toStdString(),
-                   lines + kHardLines, m_ref.toStdString());
+    const auto sp = core::SentencePieceTokenizer::load((m_run + "/tokenizer.model").toStdString());
+    attnlab::tests::writeExportReference(checkpointOf(m_run).toStdString(), sp,
+                                         lines + attnlab::tests::exportHardLines(),
+                                         m_ref.toStdString());
   }
 
   void tokenizersGivesAttnLabsIds() {

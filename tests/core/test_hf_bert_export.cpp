@@ -12,6 +12,8 @@
 #include "core/model/masked_lm.h"
 #include "core/pretrained/hf_bert_export.h"
 #include "core/pretrained/hf_bert_import.h"
+#include "core/pretrained/hf_model_export.h"
+#include "core/pretrained/hf_tokenizer_export.h"
 #include "core/pretrained/safetensors_file.h"
 #include "core/pretrained/safetensors_writer.h"
 #include "core/pretrained/sentencepiece_model_file.h"
