@@ -12,7 +12,7 @@
 # checkout's (/work/main) and its torch environment's (build/torch-venv): the script makes
 # both exist there, pointing at that checkout and that python's torch.
 # Parts: ATTNLAB_GPU_CHECK_PARTS (default "tests agree demo bench views heads"; also resume: exact resume
-# per precision, and nccl: 2 processes);
+# per precision, nccl: 2 processes, and modernbert: bench_gpu --modernbert, issue 43);
 # ATTNLAB_GPU_CHECK_TESTS
 # (a CTest regex; default every packed test); ATTNLAB_GPU_CHECK_BENCH_ARGS (more bench_gpu
 # arguments, e.g. "--profile /tmp/profile"); time limits ATTNLAB_GPU_CHECK_TESTS_S (170) and
@@ -191,6 +191,11 @@ for part in ${ATTNLAB_GPU_CHECK_PARTS:-tests agree demo bench views heads}; do
       log "GPU benchmark"
       PYTHONUNBUFFERED=1 timeout "${ATTNLAB_GPU_CHECK_BENCH_S:-230}" "$build/bin/bench_gpu" \
         --python "$python" ${ATTNLAB_GPU_CHECK_BENCH_ARGS:-} 2>&1 | tee "$out/bench_gpu.txt"
+      ;;
+    modernbert)
+      log "GPU benchmark, ModernBERT-base against transformers' ModernBertForMaskedLM"
+      PYTHONUNBUFFERED=1 timeout "${ATTNLAB_GPU_CHECK_BENCH_S:-230}" "$build/bin/bench_gpu" \
+        --modernbert --python "$python" 2>&1 | tee "$out/bench_gpu_modernbert.txt"
       ;;
   esac
 done

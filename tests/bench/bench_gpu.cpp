@@ -7,6 +7,12 @@
 //   gpu_tokens_per_s=<n> gpu_mfu=<r> gpu_vs_torch_compile=<r>   (sequence 128)
 // --profile DIR: also profiles 3 more steps of each (engine and both references) and prints
 // where the device time goes; Chrome traces land in DIR.
+// --modernbert (issue 43): instead, ModernBERT-base's shape (22 layers, hidden 768, 12 heads,
+// GeGLU 1152, vocabulary 50368, a 128-token window in two of every three layers) at sequence
+// 512 in the engine's ModernBERT layout against transformers' own ModernBertForMaskedLM
+// (SDPA) eager and compiled, same card, batch and bfloat16 autocast. Last line:
+//   gpu_modernbert_tokens_per_s=<n> gpu_modernbert_vs_torch_eager=<r>
+//   gpu_modernbert_vs_torch_compile=<r>
 #include "core/runtime/compute_environment.h"
 #include "core/runtime/gpu_info.h"
 #include "tests/bench/engine_bench.h"
@@ -48,11 +54,21 @@ struct SeqResult {
 
 constexpr int kProfiledSteps = 3;
 
-SeqResult benchSequence(int seq, int batch, const GpuInfo& gpu, const std::string& python,
-                        const std::string& profileDir) {
+/// BERT-base's shape, or with `modernbert` ModernBERT-base's (its config.json on the Hub).
+ModelShape baseShape(bool modernbert, int seq, int batch) {
   ModelShape s;
-  s.layers = 12, s.hidden = 768, s.heads = 12, s.ffn = 3072, s.vocab = 30522;
+  if (modernbert)
+    s.layers = 22, s.hidden = 768, s.heads = 12, s.ffn = 1152, s.vocab = 50368;
+  else
+    s.layers = 12, s.hidden = 768, s.heads = 12, s.ffn = 3072, s.vocab = 30522;
+  s.modernbert = modernbert;
   s.seq = seq, s.batch = batch, s.steps = 20, s.warmup = 5;
+  return s;
+}
+
+SeqResult benchSequence(const ModelShape& s, const GpuInfo& gpu, const std::string& python,
+                        const std::string& profileDir) {
+  const int seq = s.seq, batch = s.batch;
   const double flops = countedFlopsPerStep(s);
   KernelProfile profile;
   const auto profileSteps = [&](const MoreSteps& more) {
@@ -78,6 +94,7 @@ SeqResult benchSequence(int seq, int batch, const GpuInfo& gpu, const std::strin
   run.script = std::string(ATTNLAB_SOURCE_DIR) + "/tests/bench/pytorch_reference.py";
   run.device = "cuda";
   run.dtype = "bf16";
+  run.model = s.modernbert ? "modernbert" : "bert";
   if (!profileDir.empty())
     run.env = "ATTNLAB_BENCH_PROFILE=" + profileDir + "/pytorch_seq" + std::to_string(seq);
   const double eager = runReference(s, run, flops);
@@ -95,14 +112,18 @@ SeqResult benchSequence(int seq, int batch, const GpuInfo& gpu, const std::strin
 int main(int argc, char** argv) {
   std::string python = defaultPython();
   std::string profileDir;
+  bool modernbert = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--python" && i + 1 < argc) {
       python = argv[++i];
     } else if (arg == "--profile" && i + 1 < argc) {
       profileDir = argv[++i];
+    } else if (arg == "--modernbert") {
+      modernbert = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--python PYTHON-WITH-CUDA-TORCH] [--profile DIR]\n",
+      std::fprintf(stderr,
+                   "usage: %s [--python PYTHON-WITH-CUDA-TORCH] [--profile DIR] [--modernbert]\n",
                    argv[0]);
       return 2;
     }
@@ -118,8 +139,16 @@ int main(int argc, char** argv) {
   std::printf("gpu: %s (dense bf16 peak %s)\n", describeGpu(gpu).c_str(),
               peak > 0 ? (std::to_string(static_cast<int>(peak)) + " TFLOP/s").c_str()
                        : "unknown: MFU not reported");
-  const SeqResult s128 = benchSequence(128, 256, gpu, python, profileDir);
-  benchSequence(512, 64, gpu, python, profileDir);
+  if (modernbert) {
+    const SeqResult r = benchSequence(baseShape(true, 512, 32), gpu, python, profileDir);
+    std::printf(
+        "gpu_modernbert_tokens_per_s=%.0f gpu_modernbert_vs_torch_eager=%.2f "
+        "gpu_modernbert_vs_torch_compile=%.2f\n",
+        r.tokensPerS, r.vsEager, r.vsCompile);
+    return 0;
+  }
+  const SeqResult s128 = benchSequence(baseShape(false, 128, 256), gpu, python, profileDir);
+  benchSequence(baseShape(false, 512, 64), gpu, python, profileDir);
   std::printf("gpu_tokens_per_s=%.0f gpu_mfu=%.3f gpu_vs_torch_compile=%.2f\n", s128.tokensPerS,
               s128.mfu, s128.vsCompile);
   return 0;

@@ -67,7 +67,8 @@ inline double peakRssMb() {
 /// MLM head and the tied output projection are not counted.
 inline double countedFlopsPerStep(const ModelShape& a) {
   const double h = a.hidden, f = a.ffn;
-  const double perLayer = 4 * h * h + 4 * h + 2 * h * f + f + h + 4 * h;
+  const double ffnMatrices = a.modernbert ? 3 : 2;  // GeGLU's Wi is two h x f matrices in one
+  const double perLayer = 4 * h * h + 4 * h + ffnMatrices * h * f + f + h + 4 * h;
   const double tokens = double(a.batch) * a.seq;
   const double attention = 3.0 * 4.0 * a.batch * double(a.seq) * a.seq * h * a.layers;
   return 6.0 * perLayer * a.layers * tokens + attention;
