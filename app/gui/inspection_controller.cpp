@@ -3,6 +3,8 @@
 
 #include "app/gui/inspection_controller.h"
 
+#include "core/config/attention_span.h"
+
 #include "app/gui/inspection_cache.h"
 #include "app/gui/inspection_extras.h"
 #include "app/gui/jobs/job_runner.h"
@@ -58,6 +60,8 @@ InspectionFrame frameOf(const core::Inspection& r, const QString& checkpoint, co
   frame.residualScores = inspector.config().attention.residual != core::ResidualScores::None;
   frame.hasAsa = inspector.hasAsaMasks();
   frame.hasMlmHead = inspector.hasMlmHead();
+  for (int l = 0; l < frame.layers; ++l)
+    frame.bandHalfWidths.push_back(core::bandHalfWidth(inspector.config().model, l));
   // The pointers own a reference to the tensors: no copy (the inspector's tensors are
   // float32, contiguous and on the CPU already; anything else is converted once).
   for (const auto& t : r.probabilityLayers) frame.probabilities.push_back(shareTensor(t));

@@ -70,6 +70,15 @@ struct InspectionFrame {
   bool residualScores = false;  ///< RealFormer: the scores are the running residual ones
   bool hasAsa = false;          ///< the run uses ASA (keep-masks can be asked for)
   bool hasMlmHead = true;       ///< false: a model folder without MLM head (no lens ever)
+  /// Per layer, the keys either side a windowed layer's query sees (core::bandHalfWidth);
+  /// -1 for a global layer. The heatmaps frame the band.
+  std::vector<int> bandHalfWidths;
+  /// Layer `layer`'s band half-width, -1 when global or unknown.
+  int bandHalfWidth(int layer) const {
+    return layer >= 0 && layer < static_cast<int>(bandHalfWidths.size())
+               ? bandHalfWidths[static_cast<std::size_t>(layer)]
+               : -1;
+  }
   /// What the weights are (core::Inspection::maps): the tab draws signed maps on a diverging
   /// scale and says when rows are not distributions.
   core::AttentionMaps maps = core::AttentionMaps::Probabilities;

@@ -1,6 +1,7 @@
 #include "app/gui/opened_runs.h"
 
 #include "app/gui/run_watcher.h"
+#include "core/config/attention_span.h"
 #include "core/config/config_loader.h"
 #include "core/pretrained/hf_bert_import.h"
 #include "core/pretrained/pretrained_folder.h"
@@ -26,6 +27,7 @@ RunUpdate modelFolderUpdate(const QString& dir) {
   update.runName = QString::fromStdString(config.run.name);
   update.configToml = QString::fromStdString(core::toToml(config));
   update.totalSteps = 0;
+  update.bandHalfWidths = core::bandHalfWidths(config.model);
   update.checkpoints = std::vector<CheckpointInfo>{CheckpointInfo{0, dir, std::nullopt}};
   RunMessage note;
   note.kind = QStringLiteral("model");

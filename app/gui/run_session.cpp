@@ -158,6 +158,12 @@ QString RunSession::guidancePatternName(int layer, int head) const {
                                                                  : QString();
 }
 
+int RunSession::bandHalfWidth(int layer) const {
+  return layer >= 0 && layer < static_cast<int>(m_bandHalfWidths.size())
+             ? m_bandHalfWidths[static_cast<std::size_t>(layer)]
+             : -1;
+}
+
 const SnapshotFrame* RunSession::snapshot(std::int64_t step) const {
   for (const auto& f : m_frames)
     if (f->step == step) return f.get();
@@ -229,6 +235,7 @@ void RunSession::applyMetadata(RunUpdate& u) {
   if (u.guidancePatternOfHead) m_guidancePatternOfHead = std::move(*u.guidancePatternOfHead);
   if (u.guidanceTargets) m_guidanceTargets = std::move(*u.guidanceTargets);
   if (u.guidancePatternNames) m_guidancePatternNames = *u.guidancePatternNames;
+  if (u.bandHalfWidths) m_bandHalfWidths = std::move(*u.bandHalfWidths);
   if (metadata) emit metadataChanged();
 }
 

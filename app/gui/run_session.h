@@ -106,7 +106,9 @@ struct RunUpdate {
   /// Guidance target per (layer, head) for the probe batch (first batch, guided runs only).
   std::optional<std::vector<std::vector<int>>> guidancePatternOfHead;        ///< [L][H], -1 = none
   std::optional<std::vector<std::vector<widgets::Matrix>>> guidanceTargets;  ///< [pattern][seq]
-  std::optional<QStringList> guidancePatternNames;         ///< index -> "next", "prev", ...
+  std::optional<QStringList> guidancePatternNames;  ///< index -> "next", "prev", ...
+  /// Per layer, core::bandHalfWidth of the run's model (first batch; -1 = global layer).
+  std::optional<std::vector<int>> bandHalfWidths;
   std::map<QString, ScalarPoints> scalars;                 ///< new rows per scalar
   std::map<QString, LayerSeries> layerSeries;              ///< new rows per series (meta each time)
   std::optional<std::vector<std::int64_t>> snapshotSteps;  ///< all snapshot steps now
@@ -170,6 +172,9 @@ class RunSession : public QObject {
   widgets::Matrix guidanceTarget(int layer, int head, int sequence) const;
   /// "next", "prev", ... for a guided head, empty otherwise.
   QString guidancePatternName(int layer, int head) const;
+  /// The keys either side a query of `layer` sees in a sliding-window layer; -1 for a global
+  /// layer or when the configuration is unknown.
+  int bandHalfWidth(int layer) const;
 
   /// A snapshot already loaded, or nullptr; requestSnapshot() loads it (snapshotLoaded).
   const SnapshotFrame* snapshot(std::int64_t step) const;
@@ -210,6 +215,7 @@ class RunSession : public QObject {
   std::int64_t m_step = 0;
   std::int64_t m_totalSteps = 0;
   QString m_configToml;
+  std::vector<int> m_bandHalfWidths;
   std::vector<QStringList> m_probeTokens;
   std::map<QString, ScalarPoints> m_scalars;
   std::map<QString, LayerSeries> m_layerSeries;

@@ -1,5 +1,6 @@
 #include "app/gui/run_watcher.h"
 
+#include "core/config/attention_span.h"
 #include "core/config/config_loader.h"
 #include "core/errors/error.h"
 #include "core/mechanisms/attention_mechanism.h"
@@ -173,6 +174,7 @@ bool RunWatcher::openReader(RunUpdate& update) {
     // a log whose config this version cannot parse still shows its curves.
     const core::RunConfig config = core::parseRunConfig(toml, path.toStdString());
     update.totalSteps = config.schedule.steps;
+    update.bandHalfWidths = core::bandHalfWidths(config.model);
     m_signedMaps = core::attentionMapsOf(config.attention) == core::AttentionMaps::Signed;
     for (const auto& q : core::loggedQuantities(config))
       m_seriesMeta[q.name] = {qs(q.unit), qs(q.meaning)};

@@ -7,10 +7,6 @@
 
 namespace attnlab::core {
 
-bool isWindowedLayer(const ModelConfig& model, int layerIndex) {
-  return model.attentionWindow > 0 && layerIndex % model.globalEvery != 0;
-}
-
 at::Tensor windowBias(std::int64_t length, int window, at::ScalarType dtype, at::Device device) {
   const auto positions = torch::arange(length, torch::TensorOptions().device(device));
   const auto distance = (positions.unsqueeze(1) - positions.unsqueeze(0)).abs();  // [T, T]

@@ -1,6 +1,6 @@
 #include "core/pretrained/hf_modernbert_export.h"
 
-#include "core/model/attention_window.h"
+#include "core/config/attention_span.h"
 #include "core/pretrained/hf_export_tensors.h"
 #include "core/pretrained/hf_modernbert_import.h"
 

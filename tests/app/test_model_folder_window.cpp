@@ -21,6 +21,7 @@
 #include "core/config/config_loader.h"
 #include "core/inspect/attention_inspector.h"
 #include "tests/support/cli_process.h"
+#include "tests/support/heatmap_hover.h"
 #include "tests/support/model_folder_runs.h"
 #include "tests/support/tiny_run_setup.h"
 
@@ -47,6 +48,7 @@ using namespace attnlab;
 namespace {
 
 const QString kFixture = QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/fixtures/hf-bert-wordnet");
+const QString kModernBert = QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/fixtures/hf-modernbert");
 
 /// The largest difference between the frame's weights and the engine's for the same text.
 double largestDifference(const app::InspectionFrame& frame, const std::string& source) {
@@ -194,6 +196,48 @@ class TestModelFolderWindow : public QObject {
     const app::InspectionFrame* ours = inspect(window, m_run, text);
     QVERIFY(ours != nullptr);
     QCOMPARE(ours->pieces.front(), QStringLiteral("<s>"));
+  }
+
+  // A ModernBERT folder's windowed layers (1 and 2 of 4, window 8) in the Inspect tab: picking
+  // a head of layer 1 in the grid frames the band of 4 keys either side on the heatmap, the
+  // read-out says a cell beyond it is outside the window, and a global layer has no frame.
+  void windowedLayersFrameTheirBand() {
+    const QString model = tests::readOnlyCopy(kModernBert, m_dir.filePath("modernbert"));
+    QVERIFY(!model.isEmpty());
+    app::MainWindow window;
+    window.resize(1280, 820);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    app::RunSession* session = window.openRun(model);
+    QVERIFY(session != nullptr);
+    QCOMPARE(session->bandHalfWidth(0), -1);  // the Attention tab's source of the band
+    QCOMPARE(session->bandHalfWidth(1), 4);
+    const QString text = QStringLiteral("the cat that the dog chased ran up the old oak tree.");
+    const app::InspectionFrame* frame = inspect(window, model, text);
+    QVERIFY(frame != nullptr);
+    QVERIFY(frame->length > 12);
+    app::InspectorPanel* panel = window.parts().views->inspectorPanel();
+    widgets::AttentionHeatmap* map = panel->heatmap();
+    const auto pick = [&](int layer) {
+      const QPoint at = tests::pixelOfHead(panel->headGrid(), layer, 0);
+      if (at.x() < 0) return false;
+      QTest::mouseClick(panel->headGrid()->customPlot(), Qt::LeftButton, {}, at);
+      return true;
+    };
+    QVERIFY(pick(1));
+    QTRY_COMPARE(map->bandHalfWidth(), 4);
+    const auto upper = map->bandEdge(true);
+    QVERIFY(!upper.isEmpty());
+    QCOMPARE(upper.front(), QPointF(4.5, -0.5));  // between keys 4 and 5 of query 0
+    QVERIFY(tests::hoverCell(map, 0, 6));
+    QVERIFY2(map->readout().contains("outside the window"), qPrintable(map->readout()));
+    QCOMPARE(map->matrix().at(0, 6), 0.0f);  // and its weight is exactly 0
+    QVERIFY(tests::hoverCell(map, 0, 3));
+    QVERIFY(!map->readout().contains("outside the window"));
+    screenshot(window, "modernbert-band.png");
+    QVERIFY(pick(0));
+    QTRY_COMPARE(map->bandHalfWidth(), -1);
+    QVERIFY(map->bandEdge(true).isEmpty());
   }
 
   void exportsTheRunAndOpensTheExport() {

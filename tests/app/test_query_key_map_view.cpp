@@ -20,6 +20,7 @@
 #include "app/gui/view_tabs.h"
 #include "core/config/config_loader.h"
 #include "tests/support/cli_process.h"
+#include "tests/support/heatmap_hover.h"
 #include "tests/support/tiny_run_setup.h"
 #include "widgets/plots/head_grid.h"
 #include "widgets/plots/scatter_plot.h"
@@ -54,17 +55,6 @@ void saveShot(QWidget* window, const QString& name) {
   if (dir.isEmpty()) return;
   for (auto* plot : window->findChildren<widgets::PlotWidget*>()) plot->replotNow();
   window->grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png"));
-}
-
-/// A pixel of the grid's plot over (layer, head); (-1, -1) when none shows it.
-QPoint pixelOfHead(widgets::HeadGrid* grid, int layer, int head) {
-  QWidget* canvas = grid->customPlot();
-  for (int y = 0; y < canvas->height(); y += 2)
-    for (int x = 0; x < canvas->width(); x += 2) {
-      int l = -1, h = -1;
-      if (grid->headAt(QPointF(x, y), &l, &h) && l == layer && h == head) return {x, y};
-    }
-  return {-1, -1};
 }
 
 /// Points drawn in panel `panel`, over every series.
@@ -151,7 +141,7 @@ class TestQueryKeyMapView : public QObject {
   app::QueryKeyMapWindow* openFromGrid(app::MainWindow& window, app::InspectorPanel* panel,
                                        int layer, int head, const QString& entry) {
     QWidget* canvas = panel->headGrid()->customPlot();
-    const QPoint at = pixelOfHead(panel->headGrid(), layer, head);
+    const QPoint at = tests::pixelOfHead(panel->headGrid(), layer, head);
     if (at.x() < 0) return nullptr;
     const auto before = window.findChildren<app::QueryKeyMapWindow*>();
     // A right click as the window system delivers it (through the app's plot menu filter).

@@ -3,6 +3,7 @@
 // Hovering an attention heatmap's cell as a person does: the mouse over a pixel that shows it.
 
 #include "widgets/plots/attention_heatmap.h"
+#include "widgets/plots/head_grid.h"
 
 #include <QPointF>
 #include <QTest>
@@ -20,6 +21,17 @@ inline bool hoverCell(widgets::AttentionHeatmap* map, int query, int key) {
       }
     }
   return false;
+}
+
+/// A pixel of the grid's plot over (layer, head); (-1, -1) when none shows it.
+inline QPoint pixelOfHead(widgets::HeadGrid* grid, int layer, int head) {
+  QWidget* canvas = grid->customPlot();
+  for (int y = 0; y < canvas->height(); y += 2)
+    for (int x = 0; x < canvas->width(); x += 2) {
+      int l = -1, h = -1;
+      if (grid->headAt(QPointF(x, y), &l, &h) && l == layer && h == head) return {x, y};
+    }
+  return {-1, -1};
 }
 
 }  // namespace attnlab::tests

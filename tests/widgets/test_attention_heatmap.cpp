@@ -143,6 +143,41 @@ class TestAttentionHeatmap : public QObject {
     QCOMPARE(w.renderImage(w.customPlot()->size()).pixel(target), before.pixel(target));
   }
 
+  // A sliding-window band of 2 keys either side on a 10 x 10 map: its edges run between key
+  // q + 2 and q + 3 (above the diagonal) and between q - 3 and q - 2 (below), one vertical
+  // step per query, and stop where they would meet the map's border; the pixels drawn on the
+  // edge change, a cell's centre does not; the read-out says which cells lie outside.
+  void bandFramesTheWindow() {
+    AttentionHeatmap w;
+    w.resize(600, 500);
+    w.setMatrix(sample::attention(10, sample::HeadKind::Broad));
+    w.replotNow();
+    const QImage before = w.renderImage(w.customPlot()->size());
+    w.setBand(2);
+    QCOMPARE(w.bandHalfWidth(), 2);
+    const QVector<QPointF> upper = w.bandEdge(true), lower = w.bandEdge(false);
+    QCOMPARE(upper.size(), 14);  // queries 0..6: at query 7 the edge would be the border
+    QCOMPARE(upper.front(), QPointF(2.5, -0.5));
+    QCOMPARE(upper.back(), QPointF(8.5, 6.5));
+    QCOMPARE(lower.size(), 14);  // queries 3..9
+    QCOMPARE(lower.front(), QPointF(0.5, 2.5));
+    w.replotNow();
+    const QImage after = w.renderImage(w.customPlot()->size());
+    const auto pixel = [&](double key, double query) {
+      return QPointF(w.customPlot()->xAxis->coordToPixel(key),
+                     w.customPlot()->yAxis->coordToPixel(query))
+          .toPoint();
+    };
+    QVERIFY(before.pixel(pixel(2.5, 0.0)) != after.pixel(pixel(2.5, 0.0)));  // on the edge
+    QCOMPARE(after.pixel(cellCentre(w, 0, 1).toPoint()),
+             before.pixel(cellCentre(w, 0, 1).toPoint()));
+    QVERIFY(w.hoverAt(cellCentre(w, 0, 3)).contains("outside the window"));
+    QVERIFY(!w.hoverAt(cellCentre(w, 0, 2)).contains("outside the window"));
+    w.setBand(-1);
+    QVERIFY(w.bandEdge(true).isEmpty());
+    QVERIFY(!w.hoverAt(cellCentre(w, 0, 3)).contains("outside the window"));
+  }
+
   void exportsAllFormats() {
     AttentionHeatmap w;
     w.setMatrix(sample::mixedAttention(64));

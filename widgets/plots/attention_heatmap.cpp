@@ -16,6 +16,21 @@ QCPRange cellRange(int n) {
   return n > 1 ? QCPRange(0, n - 1) : QCPRange(-0.5, 0.5);
 }
 
+/// The staircase between the band's cells and those outside it, on one side of the diagonal:
+/// above it (upper) the keys beyond q + half, below it those before q - half. Cell (q, k) is
+/// centred on (k, q), so the edge runs along x = q +- (half + 0.5); rows where it would lie on
+/// or beyond the matrix's border have none.
+QVector<QPointF> bandStaircase(int rows, int cols, int half, bool upper) {
+  QVector<QPointF> points;
+  for (int q = 0; q < rows; ++q) {
+    const double x = upper ? q + half + 0.5 : q - half - 0.5;
+    if (x >= cols - 0.5 || x <= -0.5) continue;
+    points.append(QPointF(x, q - 0.5));
+    points.append(QPointF(x, q + 0.5));
+  }
+  return points;
+}
+
 QString quoted(const QStringList& tokens, int i) {
   if (i < 0 || i >= tokens.size()) return QString::number(i);
   return QStringLiteral("%1 \u201c%2\u201d").arg(i).arg(tokens.at(i));
@@ -31,6 +46,11 @@ AttentionHeatmap::AttentionHeatmap(QWidget* parent) : PlotWidget(parent) {
   m_guidanceMap = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
   m_guidanceMap->setInterpolate(false);
   m_guidanceMap->setVisible(false);
+  for (auto*& edge : m_bandEdges) {
+    edge = new QCPCurve(m_plot->xAxis, m_plot->yAxis);
+    edge->setVisible(false);
+    edge->setSelectable(QCP::stNone);
+  }
 
   m_scale = new QCPColorScale(m_plot);
   content()->addElement(0, 1, m_scale);
@@ -83,7 +103,30 @@ void AttentionHeatmap::setMatrix(const Matrix& attention) {
   fillColourMap();
   if (shapeChanged) {
     fillGuidance();
+    fillBand();
     updateAxes();
+  }
+}
+
+void AttentionHeatmap::setBand(int halfWidth) {
+  m_bandHalfWidth = halfWidth < 0 ? -1 : halfWidth;
+  fillBand();
+}
+
+QVector<QPointF> AttentionHeatmap::bandEdge(bool upper) const {
+  if (m_bandHalfWidth < 0) return {};
+  return bandStaircase(m_matrix.rows, m_matrix.cols, m_bandHalfWidth, upper);
+}
+
+void AttentionHeatmap::fillBand() {
+  for (int side = 0; side < 2; ++side) {
+    const QVector<QPointF> points = bandEdge(side == 1);
+    QVector<QCPCurveData> data;
+    data.reserve(points.size());
+    for (int i = 0; i < points.size(); ++i)
+      data.append(QCPCurveData(i, points[i].x(), points[i].y()));
+    m_bandEdges[side]->data()->set(data, true);
+    m_bandEdges[side]->setVisible(!data.isEmpty());
   }
 }
 
@@ -290,6 +333,8 @@ QString AttentionHeatmap::hoverAt(const QPointF& pixel) {
             .arg(quoted(m_queryTokens, q), quoted(m_keyTokens, k), QString::number(value, 'g', 4));
     if (m_guidance.isValid())
       text += QStringLiteral("  (target %1)").arg(QString::number(m_guidance.at(q, k), 'g', 3));
+    if (m_bandHalfWidth >= 0 && std::abs(q - k) > m_bandHalfWidth)
+      text += QStringLiteral("  (outside the window)");
   }
   const bool changed = inside != m_readout->visible() || text != m_readout->text();
   m_readout->setVisible(inside);
@@ -315,6 +360,14 @@ void AttentionHeatmap::applyThemeToContent() {
   overlay.setColorStops({{0.0, clear}, {1.0, m_theme.overlay}});
   overlay.setNanHandling(QCPColorGradient::nhTransparent);
   m_guidanceMap->setGradient(overlay);
+  // The band's frame in the accent colour, dashed so the cells along it stay readable.
+  QPen band(m_theme.accent, 1.5, Qt::DashLine);
+  for (auto* edge : m_bandEdges) {
+    edge->setPen(band);
+    edge->setBrush(Qt::NoBrush);
+    edge->setLineStyle(QCPCurve::lsLine);
+    edge->setScatterStyle(QCPScatterStyle::ssNone);
+  }
 }
 
 }  // namespace attnlab::widgets

@@ -8,6 +8,7 @@
 
 class QCPColorMap;
 class QCPColorScale;
+class QCPCurve;
 class QCPItemText;
 class QMouseEvent;
 
@@ -36,6 +37,14 @@ class AttentionHeatmap : public PlotWidget {
   void setGuidance(const Matrix& pattern);
   void setGuidanceVisible(bool visible);
   bool guidanceVisible() const { return m_guidanceVisible; }
+
+  /// A sliding-window layer's band (model.attention_window): the keys at most `halfWidth`
+  /// positions from the query, framed by two staircase lines along its edges; the read-out
+  /// says when a cell lies outside it. Negative: no band (a global layer).
+  void setBand(int halfWidth);
+  int bandHalfWidth() const { return m_bandHalfWidth; }
+  /// The frame's two edges as drawn, in cell coordinates (empty edges are off the matrix).
+  QVector<QPointF> bandEdge(bool upper) const;
 
   /// Log colour scale; values at or below the floor (max / 1e4, or the smallest positive
   /// value if larger) draw in the lowest colour, the read-out still shows the true value.
@@ -87,6 +96,7 @@ class AttentionHeatmap : public PlotWidget {
  private:
   void fillColourMap();
   void fillGuidance();
+  void fillBand();
   void updateAxes();
   void applyRange();
   /// Linear or log colouring and the colour bar's ticks, as logActive() says.
@@ -99,6 +109,8 @@ class AttentionHeatmap : public PlotWidget {
   QStringList m_queryTokens, m_keyTokens;
   QCPColorMap* m_map = nullptr;
   QCPColorMap* m_guidanceMap = nullptr;
+  QCPCurve* m_bandEdges[2] = {nullptr, nullptr};  ///< below and above the diagonal
+  int m_bandHalfWidth = -1;
   QCPColorScale* m_scale = nullptr;
   QCPItemText* m_readout = nullptr;
   ColourMap m_colourMap = ColourMap::Viridis;

@@ -339,6 +339,7 @@ void AttentionPanel::drawHeatmap(const SnapshotFrame& frame) {
   m_heatmap->setValueLabel(frame.signedWeights ? QStringLiteral("signed: p1 - lambda p2")
                                                : QStringLiteral("attention weight"));
   m_heatmap->setMatrix(matrix);
+  m_heatmap->setBand(m_run->bandHalfWidth(m_layer));
   m_tokens.clear();
   const auto& probe = m_run->probeTokens();
   if (m_sequence < static_cast<int>(probe.size()))

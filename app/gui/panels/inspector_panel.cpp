@@ -697,6 +697,11 @@ void InspectorPanel::describeMaps(widgets::AttentionHeatmap* map, const Inspecti
   map->setToolTip(weights ? weightsTip(frame.maps) : QString());
 }
 
+int InspectorPanel::bandOf(const InspectionFrame& frame) const {
+  // A per-layer view (rollout, a layer's norms) mixes layers or is not one layer's weights.
+  return isPerLayerView(m_view) ? -1 : frame.bandHalfWidth(m_layer);
+}
+
 QString InspectorPanel::headCaption(bool asa) const {
   if (asa) return QStringLiteral("layer %1, ASA keep-mask").arg(m_layer);
   if (isPerLayerView(m_view))
@@ -713,6 +718,7 @@ widgets::Matrix InspectorPanel::drawShownHead(bool asa, QString& valueLabel) {
   describeMaps(m_heatmap, *m_frame, weights);
   if (shown.isValid()) {
     m_heatmap->setMatrix(shown);
+    m_heatmap->setBand(bandOf(*m_frame));
     m_heatmap->setTokens(m_frame->pieces);
     m_heatmap->setGuidance(guidanceFor(*m_frame, m_guidanceCombo->currentData().toString()));
   }
@@ -733,6 +739,7 @@ void InspectorPanel::drawComparedHead(const widgets::Matrix& shown, bool asa, QS
   if (besides && other.isValid() && shown.isValid()) {
     describeMaps(m_compareHeatmap, *m_compareFrame, weights);
     m_compareHeatmap->setMatrix(other);
+    m_compareHeatmap->setBand(bandOf(*m_compareFrame));
     m_compareHeatmap->setTokens(m_compareFrame->pieces);
     m_compareHeatmap->setGuidance(
         guidanceFor(*m_compareFrame, m_guidanceCombo->currentData().toString()));

@@ -152,6 +152,8 @@ class InspectorPanel : public QWidget, public RunView {
   /// The heatmap's colouring and tooltip for what `frame`'s matrix shown on it is.
   void describeMaps(widgets::AttentionHeatmap* map, const InspectionFrame& frame,
                     bool weights) const;
+  /// The sliding-window band to frame for the shown layer of `frame` (-1: none).
+  int bandOf(const InspectionFrame& frame) const;
   QString headCaption(bool asa) const;
   widgets::Matrix drawShownHead(bool asa, QString& valueLabel);
   void drawComparedHead(const widgets::Matrix& shown, bool asa, QString& valueLabel);
