@@ -21,13 +21,16 @@
 #include "app/gui/training_coordinator.h"
 #include "app/gui/view_tabs.h"
 #include "core/config/config_loader.h"
+#include "core/config/modernbert_layout.h"
 #include "core/runlog/run_log_reader.h"
 #include "core/runtime/compute_environment.h"
 #include "tests/support/cli_process.h"
 #include "tests/support/form_typing.h"
+#include "tests/support/heatmap_hover.h"
 #include "tests/support/tiny_run_setup.h"
 #include "widgets/plots/attention_heatmap.h"
 #include "widgets/plots/curve_plot.h"
+#include "widgets/plots/plot_widget.h"
 #include "widgets/plots/theme.h"
 
 #include <QAction>
@@ -309,6 +312,45 @@ class TestMainWindow : public QObject {
                 .contains("choose a .png, .svg or .pdf"));
     window.parts().views->setCurrentWidget(window.parts().views->analysisPanel());
     QVERIFY(window.parts().views->exportCurrentView(qpath("analysis.png")).contains("no report"));
+  }
+
+  // A run of ModernBERT's layout (layer 1 of 2 windowed, 8 tokens of its 24) in the Attention
+  // tab: picking layer 1's head in the grid frames the band on the snapshot's heatmap, and
+  // layer 0, global, has none.
+  void attentionTabFramesAWindowedLayer() {
+    core::RunConfig c = m_config;
+    core::useModernBertLayout(c.model);
+    c.model.attentionWindow = 8;
+    c.model.globalEvery = 2;
+    std::ofstream(path("windowed.toml")) << core::toToml(c);
+    const QString dir = qpath("windowed");
+    const auto trained =
+        tests::runCli({"train", "--config", qpath("windowed.toml"), "--run-dir", dir, "--plain"});
+    QVERIFY2(trained.exitCode == 0, qPrintable(trained.out + trained.err));
+    app::MainWindow window;
+    window.resize(1280, 820);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openRun(dir) != nullptr);
+    app::AttentionPanel* panel = window.parts().views->attentionPanel();
+    window.parts().views->setCurrentWidget(panel);
+    QTRY_VERIFY_WITH_TIMEOUT(panel->shownStep() >= 0, 30000);
+    const auto pick = [&](int layer) {
+      const QPoint at = tests::pixelOfHead(panel->headGrid(), layer, 0);
+      if (at.x() < 0) return false;
+      QTest::mouseClick(panel->headGrid()->customPlot(), Qt::LeftButton, {}, at);
+      return true;
+    };
+    QVERIFY(pick(1));
+    QTRY_COMPARE(panel->heatmap()->bandHalfWidth(), 4);
+    QVERIFY(!panel->heatmap()->bandEdge(true).isEmpty());
+    const QString dirShots = qEnvironmentVariable("ATTNLAB_MAIN_SHOT_DIR");
+    if (!dirShots.isEmpty()) {
+      for (auto* plot : window.findChildren<widgets::PlotWidget*>()) plot->replotNow();
+      QVERIFY(window.grab().save(dirShots + "/attention-band.png"));
+    }
+    QVERIFY(pick(0));
+    QTRY_COMPARE(panel->heatmap()->bandHalfWidth(), -1);
   }
 
   void badInputGetsAMessageAndTheWindowResponds() {
