@@ -1,7 +1,7 @@
 """Checks a folder written by `attnlab-cli export-model` with Hugging Face's own libraries.
 
     hf_export_check.py tokenizers   DIR REFERENCE_DIR
-    hf_export_check.py transformers DIR REFERENCE_DIR [--perturb]
+    hf_export_check.py transformers DIR REFERENCE_DIR [--perturb | --perturb-attention]
 
 REFERENCE_DIR holds what AttnLab computed (tests/app/test_cli_export_model.cpp): lines.txt
 (one text a line), ids.json (per line, AttnLab's ids: <s> pieces </s>, uncut) and
@@ -10,7 +10,9 @@ with <pad>; "logits" [B, T, V] and "attentions.L" [B, H, T, T] float32; written 
 tests/support/hf_export_reference.h). `tokenizers` needs only the tokenizers library:
 Tokenizer.from_file(tokenizer.json) must give AttnLab's ids for every line. `transformers` needs transformers and torch >= 2:
 AutoTokenizer's padded batch must equal AttnLab's ids, and AutoModelForMaskedLM's logits and
-every layer's attention (eager) at the real tokens' rows must be within 1e-5 of AttnLab's; --perturb adds 1e-3 to one weight first (the
+every layer's attention (eager) at the real tokens' rows must be within 1e-5 of AttnLab's;
+--perturb-attention adds 1e-2 to one weight of layer 0's query projection first, which both
+the logits and the attention checks must see (both are printed); --perturb adds 1e-3 to one weight first (the
 negative control: the check must fail). Exit status 0: equal; 1: a mismatch (the largest
 difference printed); 3: skipped, with the missing library named.
 """
@@ -80,7 +82,13 @@ def check_transformers(folder, ref, perturb):
     tokenizer = AutoTokenizer.from_pretrained(folder)
     model = AutoModelForMaskedLM.from_pretrained(folder, attn_implementation="eager").eval()
     print(f"loaded {type(tokenizer).__name__} and {type(model).__name__}")
-    if perturb:
+    if perturb == "attention":
+        with torch.no_grad():
+            name, weight = next((n, w) for n, w in model.named_parameters()
+                                if ("query" in n or "Wqkv" in n) and w.dim() == 2)
+            weight[0, 0] += 1e-2
+            print(f"perturbed {name}[0, 0] by 1e-2")
+    elif perturb:
         with torch.no_grad():
             model.get_input_embeddings().weight[5, 0] += 1e-3
     T = expected["input_ids"].shape[1]
@@ -95,11 +103,13 @@ def check_transformers(folder, ref, perturb):
     real = batch["attention_mask"].bool()
     diff = (out.logits[real].double() - expected["logits"][real].double()).abs().max().item()
     print(f"largest logit difference at the {int(real.sum())} real tokens: {diff:.3g}")
-    if not diff < TOLERANCE:
+    logits_agree = diff < TOLERANCE
+    if not logits_agree:
         print("logits: MISMATCH")
-        return 1
     if not attentions_agree(out.attentions, expected, real):
         print("attention: MISMATCH")
+        return 1
+    if not logits_agree:
         return 1
     print(f"ok: transformers gives AttnLab's ids, logits and attention for all {len(lines)} lines")
     return 0
@@ -124,7 +134,9 @@ def main():
     part, folder, ref = sys.argv[1], sys.argv[2], sys.argv[3]
     if part == "tokenizers":
         return check_tokenizers(folder, ref)
-    return check_transformers(folder, ref, "--perturb" in sys.argv[4:])
+    options = sys.argv[4:]
+    perturb = "attention" if "--perturb-attention" in options else "--perturb" in options
+    return check_transformers(folder, ref, perturb)
 
 
 if __name__ == "__main__":

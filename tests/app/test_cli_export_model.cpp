@@ -102,6 +102,10 @@ class TestCliExportModel : public QObject {
     const auto bad = check("transformers", {"--perturb"});
     QVERIFY2(bad.exitCode == 1 && bad.out.contains("logits: MISMATCH"),
              qPrintable(bad.out + bad.err));
+    const auto moved = check("transformers", {"--perturb-attention"});
+    QVERIFY2(moved.exitCode == 1 && moved.out.contains("attention: MISMATCH") &&
+                 moved.out.contains("query"),
+             qPrintable(moved.out + moved.err));
   }
 
   // The exported folder is a model to start from: model.init_from copies its SentencePiece

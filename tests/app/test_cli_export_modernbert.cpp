@@ -8,6 +8,7 @@
 // where transformers or torch >= 2 is missing: the CUDA line runs it), and a perturbed weight
 // fails that check. AttnLab's own import of the folder gives back the run's architecture and
 // attention; settings ModernBERT cannot compute are refused by key.
+#include "core/config/attention_span.h"
 #include "core/config/config_loader.h"
 #include "core/errors/error.h"
 #include "core/inspect/attention_inspector.h"
@@ -83,6 +84,28 @@ class TestCliExportModernBert : public QObject {
     return runProcess(kHfPython, QStringList{kCheck, part, out, ref} + extra);
   }
 
+  /// Trains `name` (the small run with ModernBERT's layout and `extra` settings, `steps`
+  /// steps), exports it to <name>-hf and writes its reference to <name>-reference; the run's
+  /// folder, or empty (the failure said) when a step failed.
+  QString trainAndExport(const QString& name, const QStringList& extra, int steps) {
+    const QString toml = m_dir.filePath(name + ".toml");
+    const QString run = m_dir.filePath(name);
+    attnlab::tests::writeBytes(
+        toml, attnlab::tests::smallRunToml(name, m_dir.filePath("corpus.txt"), steps, 10));
+    const auto trained =
+        runCli(QStringList{"train", "--config", toml, "--run-dir", run, "--plain"} +
+               setArguments(kModernBertSets + extra));
+    if (trained.exitCode != 0) qWarning("%s", qPrintable(trained.out + trained.err));
+    const auto r = runCli({"export-model", run, "--out", run + "-hf"});
+    qInfo("%s", qPrintable(r.out + r.err));
+    if (trained.exitCode != 0 || r.exitCode != 0 || !r.out.contains("ModernBertForMaskedLM"))
+      return QString();
+    const auto sp = core::SentencePieceTokenizer::load((run + "/tokenizer.model").toStdString());
+    attnlab::tests::writeExportReference(attnlab::tests::lastCheckpointOf(run).toStdString(), sp,
+                                         referenceLines(), (run + "-reference").toStdString());
+    return run;
+  }
+
   /// The transformers check's result `r` (run, not skipped) says it agrees.
   static void expectTransformersAgree(const attnlab::tests::ProcessResult& r) {
     qInfo("%s", qPrintable(r.out.trimmed()));
@@ -100,24 +123,10 @@ class TestCliExportModernBert : public QObject {
     QVERIFY(attnlab::tests::writeBytes(
         m_dir.filePath("corpus.txt"),
         QByteArray::fromStdString(attnlab::tests::regularCorpusText(400))));
-    const QString toml = m_dir.filePath("mb.toml");
-    m_run = m_dir.filePath("mb");
-    attnlab::tests::writeBytes(
-        toml, attnlab::tests::smallRunToml("mb", m_dir.filePath("corpus.txt"), 20, 10));
-    const auto trained =
-        runCli(QStringList{"train", "--config", toml, "--run-dir", m_run, "--plain"} +
-               setArguments(kModernBertSets));
-    QVERIFY2(trained.exitCode == 0, qPrintable(trained.out + trained.err));
-    m_out = m_dir.filePath("exported");
-    const auto r = runCli({"export-model", m_run, "--out", m_out});
-    QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
-    qInfo("%s", qPrintable(r.out));
-    QVERIFY2(r.out.contains("ModernBertForMaskedLM") && r.out.contains("wrote model.safetensors"),
-             qPrintable(r.out));
-    m_ref = m_dir.filePath("reference");
-    const auto sp = core::SentencePieceTokenizer::load((m_run + "/tokenizer.model").toStdString());
-    attnlab::tests::writeExportReference(attnlab::tests::lastCheckpointOf(m_run).toStdString(), sp,
-                                         referenceLines(), m_ref.toStdString());
+    m_run = trainAndExport("mb", {}, 20);
+    QVERIFY(!m_run.isEmpty());
+    m_out = m_run + "-hf";
+    m_ref = m_run + "-reference";
   }
 
   void tokenizersGivesAttnLabsIds() {
@@ -134,6 +143,25 @@ class TestCliExportModernBert : public QObject {
     const auto bad = check("transformers", m_out, m_ref, {"--perturb"});
     QVERIFY2(bad.exitCode == 1 && bad.out.contains("logits: MISMATCH"),
              qPrintable(bad.out + bad.err));
+    // The attention comparison's own negative control: a query weight of layer 0 moved.
+    const auto moved = check("transformers", m_out, m_ref, {"--perturb-attention"});
+    QVERIFY2(moved.exitCode == 1 && moved.out.contains("attention: MISMATCH") &&
+                 moved.out.contains("Wqkv"),
+             qPrintable(moved.out + moved.err));
+  }
+
+  // With biases (model.bias = true: every linear layer and norm, ModernBERT's four bias flags
+  // on) and every layer global (no window): the other side of each config.json field.
+  void biasesAndGlobalLayersExportToo() {
+    const QString run =
+        trainAndExport("mb-bias", {"model.bias=true", "model.attention_window=0"}, 10);
+    QVERIFY(!run.isEmpty());
+    const auto folder = core::describeHuggingFaceBert((run + "-hf").toStdString());
+    QVERIFY(folder.model.bias);
+    for (int l = 0; l < 3; ++l) QVERIFY(!core::isWindowedLayer(folder.model, l));
+    const auto r = check("transformers", run + "-hf", run + "-reference");
+    if (r.exitCode == 3) QSKIP(qPrintable("the transformers check: " + r.out.trimmed()));
+    expectTransformersAgree(r);
   }
 
   // AttnLab's own import of the folder (hf_modernbert_import.h) reads back the run's
