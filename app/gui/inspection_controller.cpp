@@ -60,8 +60,7 @@ InspectionFrame frameOf(const core::Inspection& r, const QString& checkpoint, co
   frame.residualScores = inspector.config().attention.residual != core::ResidualScores::None;
   frame.hasAsa = inspector.hasAsaMasks();
   frame.hasMlmHead = inspector.hasMlmHead();
-  for (int l = 0; l < frame.layers; ++l)
-    frame.bandHalfWidths.push_back(core::bandHalfWidth(inspector.config().model, l));
+  frame.bandHalfWidths = core::bandHalfWidths(inspector.config().model);
   // The pointers own a reference to the tensors: no copy (the inspector's tensors are
   // float32, contiguous and on the CPU already; anything else is converted once).
   for (const auto& t : r.probabilityLayers) frame.probabilities.push_back(shareTensor(t));

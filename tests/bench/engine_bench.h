@@ -70,6 +70,8 @@ inline double countedFlopsPerStep(const ModelShape& a) {
   const double ffnMatrices = a.modernbert ? 3 : 2;  // GeGLU's Wi is two h x f matrices in one
   const double perLayer = 4 * h * h + 4 * h + ffnMatrices * h * f + f + h + 4 * h;
   const double tokens = double(a.batch) * a.seq;
+  // Every layer's full T x T product, windowed ones too: the engine and SDPA both compute it
+  // and mask the cells outside the window, so this is the work done, not the work needed.
   const double attention = 3.0 * 4.0 * a.batch * double(a.seq) * a.seq * h * a.layers;
   return 6.0 * perLayer * a.layers * tokens + attention;
 }

@@ -698,8 +698,9 @@ void InspectorPanel::describeMaps(widgets::AttentionHeatmap* map, const Inspecti
 }
 
 int InspectorPanel::bandOf(const InspectionFrame& frame) const {
-  // A per-layer view (rollout, a layer's norms) mixes layers or is not one layer's weights.
-  return isPerLayerView(m_view) ? -1 : frame.bandHalfWidth(m_layer);
+  // Rollout multiplies the layers' maps: its cells outside one layer's window are not zero.
+  // Every other view is one layer's (its weights, scores, head or layer norms).
+  return m_view == InspectView::Rollout ? -1 : frame.bandHalfWidth(m_layer);
 }
 
 QString InspectorPanel::headCaption(bool asa) const {
