@@ -181,14 +181,9 @@ class TestCliExportModernBert : public QObject {
     QCOMPARE(m.ropeThetaLocal, 10.0);
     QCOMPARE(m.bias, config.model.bias);
     QCOMPARE(m.layerNormEps, config.model.layerNormEps);
-    core::AttentionInspector exported(m_out.toStdString());
-    core::AttentionInspector run(attnlab::tests::lastCheckpointOf(m_run).toStdString());
-    const std::string text =
-        "the cat watched the river near the harbour and the dog sat on the mat";
-    const auto a = exported.inspect(text);
-    const auto b = run.inspect(text);
-    QCOMPARE(a.ids, b.ids);
-    const double worst = (a.probabilities - b.probabilities).abs().max().item<double>();
+    const double worst = attnlab::tests::inspectedDifference(
+        m_out.toStdString(), attnlab::tests::lastCheckpointOf(m_run).toStdString(),
+        "the cat watched the river near the harbour and the dog sat on the mat");
     QVERIFY2(worst < 1e-6, qPrintable(QString::number(worst)));
   }
 

@@ -9,6 +9,7 @@
 
 #include "core/checkpoint/checkpoint_store.h"
 #include "core/config/config_loader.h"
+#include "core/inspect/attention_inspector.h"
 #include "core/model/hook_points.h"
 #include "core/model/masked_lm.h"
 #include "core/pretrained/safetensors_writer.h"
@@ -21,6 +22,7 @@
 #include <QStringList>
 
 #include <filesystem>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -54,6 +56,17 @@ inline core::MaskedLanguageModel checkpointModel(const std::filesystem::path& ch
   for (auto& p : model->named_parameters()) p.value().copy_(data.tensors.at("model/" + p.key()));
   model->eval();
   return model;
+}
+
+/// The largest difference between the attention of two models (checkpoints or folders) on
+/// `text`; infinity when their ids differ.
+inline double inspectedDifference(const std::string& a, const std::string& b,
+                                  const std::string& text) {
+  core::AttentionInspector first(a), second(b);
+  const auto x = first.inspect(text);
+  const auto y = second.inspect(text);
+  if (x.ids != y.ids) return std::numeric_limits<double>::infinity();
+  return (x.probabilities - y.probabilities).abs().max().item<double>();
 }
 
 /// The ids of `lines` (bos pieces eos each, uncut) and their padded batch [B, T] cut to T.
