@@ -335,13 +335,7 @@ class TestMainWindow : public QObject {
     app::AttentionPanel* panel = window.parts().views->attentionPanel();
     window.parts().views->setCurrentWidget(panel);
     QTRY_VERIFY_WITH_TIMEOUT(panel->shownStep() >= 0, 30000);
-    const auto pick = [&](int layer) {
-      const QPoint at = tests::pixelOfHead(panel->headGrid(), layer, 0);
-      if (at.x() < 0) return false;
-      QTest::mouseClick(panel->headGrid()->customPlot(), Qt::LeftButton, {}, at);
-      return true;
-    };
-    QVERIFY(pick(1));
+    QVERIFY(tests::clickHead(panel->headGrid(), 1, 0));
     QTRY_COMPARE(panel->heatmap()->bandHalfWidth(), 4);
     QVERIFY(!panel->heatmap()->bandEdge(true).isEmpty());
     const QString dirShots = qEnvironmentVariable("ATTNLAB_MAIN_SHOT_DIR");
@@ -349,7 +343,7 @@ class TestMainWindow : public QObject {
       for (auto* plot : window.findChildren<widgets::PlotWidget*>()) plot->replotNow();
       QVERIFY(window.grab().save(dirShots + "/attention-band.png"));
     }
-    QVERIFY(pick(0));
+    QVERIFY(tests::clickHead(panel->headGrid(), 0, 0));
     QTRY_COMPARE(panel->heatmap()->bandHalfWidth(), -1);
   }
 

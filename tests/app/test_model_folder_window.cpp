@@ -218,13 +218,7 @@ class TestModelFolderWindow : public QObject {
     QVERIFY(frame->length > 12);
     app::InspectorPanel* panel = window.parts().views->inspectorPanel();
     widgets::AttentionHeatmap* map = panel->heatmap();
-    const auto pick = [&](int layer) {
-      const QPoint at = tests::pixelOfHead(panel->headGrid(), layer, 0);
-      if (at.x() < 0) return false;
-      QTest::mouseClick(panel->headGrid()->customPlot(), Qt::LeftButton, {}, at);
-      return true;
-    };
-    QVERIFY(pick(1));
+    QVERIFY(tests::clickHead(panel->headGrid(), 1, 0));
     QTRY_COMPARE(map->bandHalfWidth(), 4);
     const auto upper = map->bandEdge(true);
     QVERIFY(!upper.isEmpty());
@@ -235,7 +229,7 @@ class TestModelFolderWindow : public QObject {
     QVERIFY(tests::hoverCell(map, 0, 3));
     QVERIFY(!map->readout().contains("outside the window"));
     screenshot(window, "modernbert-band.png");
-    QVERIFY(pick(0));
+    QVERIFY(tests::clickHead(panel->headGrid(), 0, 0));
     QTRY_COMPARE(map->bandHalfWidth(), -1);
     QVERIFY(map->bandEdge(true).isEmpty());
   }

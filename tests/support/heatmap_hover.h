@@ -34,4 +34,12 @@ inline QPoint pixelOfHead(widgets::HeadGrid* grid, int layer, int head) {
   return {-1, -1};
 }
 
+/// Clicks (layer, head) in the grid as a person does; false when no pixel shows it.
+inline bool clickHead(widgets::HeadGrid* grid, int layer, int head) {
+  const QPoint at = pixelOfHead(grid, layer, head);
+  if (at.x() < 0) return false;
+  QTest::mouseClick(grid->customPlot(), Qt::LeftButton, {}, at);
+  return true;
+}
+
 }  // namespace attnlab::tests
