@@ -137,6 +137,28 @@ std::optional<double> valLossOf(const Group& root) {
   return v;
 }
 
+/// A damaged file can declare a dataset far larger than itself (a shape whose elements were
+/// never written, or a chunk index that points past the end), and reading it would allocate
+/// all of that before HDF5 noticed anything. AttnLab's writer stores every element, without
+/// compression, so a dataset must hold the bytes its shape needs, within the file's own size.
+void requireStoredElements(const Dataset& d, std::uint64_t fileBytes, const fs::path& path) {
+  const std::string where = path.string() + ":" + d.objectPath();
+  std::uint64_t needed = d.datatype().size();
+  std::string shape;
+  for (const std::uint64_t n : d.dims()) {
+    shape += (shape.empty() ? "" : ", ") + std::to_string(n);
+    if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
+        __builtin_mul_overflow(needed, n, &needed))
+      throw CheckpointError(where, "the shape [" + shape + "...] is too large to be a tensor");
+  }
+  const std::uint64_t stored = d.storedBytes();
+  if (needed > stored || stored > fileBytes)
+    throw CheckpointError(where, "the shape [" + shape + "] needs " + readableBytes(needed) +
+                                     ", but the file stores " + readableBytes(stored) +
+                                     " for it (the file has " + readableBytes(fileBytes) +
+                                     "): the checkpoint is damaged or truncated");
+}
+
 File openCheckpoint(const fs::path& path) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec))
@@ -290,8 +312,12 @@ CheckpointData CheckpointStore::load(const fs::path& path) {
   out.step = root.intAttribute("step");
   out.valLoss = valLossOf(root);
   if (root.hasAttribute("created_utc")) out.createdUtc = root.stringAttribute("created_utc");
+  std::error_code ec;
+  const std::uint64_t fileBytes = fs::file_size(path, ec);
   if (root.isDataset(kConfig)) {
-    auto v = root.openDataset(kConfig).readStrings();
+    Dataset config = root.openDataset(kConfig);
+    requireStoredElements(config, fileBytes, path);
+    auto v = config.readStrings();
     if (!v.empty()) out.metadata.configToml = v.front();
   }
   if (root.isGroup(kAttributes)) {
@@ -314,6 +340,7 @@ CheckpointData CheckpointStore::load(const fs::path& path) {
       if (!m)
         throw CheckpointError(path.string() + ":" + d.objectPath(),
                               "unsupported element type for a tensor");
+      requireStoredElements(d, fileBytes, path);
       const auto dims = d.dims();
       std::vector<std::int64_t> shape(dims.begin(), dims.end());
       at::Tensor t = torch::empty(shape, torch::TensorOptions().dtype(m->torchType));
@@ -327,6 +354,7 @@ CheckpointData CheckpointStore::load(const fs::path& path) {
     collectDatasets(group, "", keys);
     for (const auto& key : keys) {
       Dataset d = group.openDataset(key);
+      requireStoredElements(d, fileBytes, path);
       std::vector<std::uint8_t> bytes(d.space().elementCount());
       if (!bytes.empty()) d.read(bytes.data(), ElementType::UInt8);
       out.metadata.blobs.emplace(key, std::move(bytes));

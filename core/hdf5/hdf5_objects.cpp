@@ -504,6 +504,10 @@ std::uint64_t Dataset::rows() const {
   return d.empty() ? 1 : d[0];
 }
 
+std::uint64_t Dataset::storedBytes() const {
+  return H5Dget_storage_size(checkedId());
+}
+
 std::optional<ElementType> Dataset::elementType() const {
   return datatype().elementType();
 }

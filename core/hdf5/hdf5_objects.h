@@ -174,6 +174,9 @@ class Dataset : public Object {
   std::vector<std::uint64_t> dims() const;
   /// Rows (dimension 0; 1 for a scalar dataset).
   std::uint64_t rows() const;
+  /// Bytes the file holds for the elements (H5Dget_storage_size): what was written, with any
+  /// filter's overhead; 0 for a dataset whose space was never allocated.
+  std::uint64_t storedBytes() const;
   std::optional<ElementType> elementType() const;
 
   /// Writes the whole dataset from memory laid out as `memType`.

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 using namespace attnlab::core;
 namespace fs = std::filesystem;
@@ -176,6 +177,41 @@ class TestCheckpointStore : public QObject {
       QVERIFY2(std::string(e.what()).find("step-0000009.h5") != std::string::npos, e.what());
       qInfo() << "corrupt:" << e.what();
     }
+  }
+
+  // A shape whose elements the file never stored (h5py leaves a dataset it did not write
+  // unallocated, as a damaged header would claim one): refused by name before anything of
+  // that size is allocated, so a 4 GB claim in a 100 KB file cannot exhaust memory.
+  void shapesLargerThanTheFileAreRefused() {
+    CheckpointStore store(runDir("unstored"), 2, false);
+    const fs::path saved = store.save(3, 1.0, {{"w", torch::ones({4, 4})}}, someMetadata());
+    const std::map<QString, QString> claims = {
+        {QStringLiteral("tensors/huge"), QStringLiteral("(1000000000,), dtype='f4'")},
+        {QStringLiteral("blobs/rng/huge"), QStringLiteral("(1000000000,), dtype='u1'")},
+        {QStringLiteral("tensors/unwritten"), QStringLiteral("(4, 4), dtype='f4'")}};
+    for (const auto& [name, shape] : claims) {
+      const fs::path damaged = saved.parent_path() / "damaged.h5";
+      fs::copy_file(saved, damaged, fs::copy_options::overwrite_existing);
+      QProcess p;
+      p.start(QStringLiteral(ATTNLAB_PYTHON),
+              {QStringLiteral("-c"),
+               QStringLiteral("import h5py,sys; f=h5py.File(sys.argv[1],'a'); "
+                              "f.create_dataset(sys.argv[2], %1); f.close()")
+                   .arg(shape),
+               QString::fromStdString(damaged.string()), name});
+      QVERIFY(p.waitForFinished(60000));
+      QCOMPARE(p.exitCode(), 0);
+      try {
+        CheckpointStore::load(damaged);
+        QFAIL(qPrintable(name + " must not load"));
+      } catch (const attnlab::CheckpointError& e) {
+        const std::string what = e.what();
+        QVERIFY2(what.find("damaged.h5:/" + name.toStdString()) != std::string::npos, e.what());
+        QVERIFY2(what.find("the file stores 0 B") != std::string::npos, e.what());
+        qInfo() << "refused:" << e.what();
+      }
+    }
+    QCOMPARE(CheckpointStore::load(saved).tensors.at("w").sum().item<float>(), 16.0f);
   }
 
   void invalidKeysAreRejected() {
