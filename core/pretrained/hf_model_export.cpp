@@ -112,17 +112,7 @@ SpecialTokenIds writeRunsSentencePiece(const fs::path& tmp, const HfExportOption
   if (rows != static_cast<std::int64_t>(sp.pieces.size()))
     throw notTheRunsTokenizer(spPath, static_cast<std::int64_t>(sp.pieces.size()), rows);
   writeHfTokenizer(tmp, spPath, sp, config.data.sequenceLength);  // refuses missing specials
-  SpecialTokenIds ids;
-  for (size_t i = 0; i < sp.pieces.size(); ++i) {
-    const auto& piece = sp.pieces[i].piece;
-    const int id = static_cast<int>(i);
-    if (piece == "<pad>") ids.pad = id;
-    if (piece == "<s>") ids.bos = id;
-    if (piece == "</s>") ids.eos = id;
-    if (piece == "<mask>") ids.mask = id;
-    if (piece == "<unk>") ids.unk = id;
-  }
-  return ids;
+  return hfSpecialTokenIds(sp, spPath.string());
 }
 
 void writeFolder(const fs::path& tmp, const HfExportOptions& o, const RunConfig& config,

@@ -112,6 +112,17 @@ void refuseUnconverted(const SentencePieceModelFile& m, const std::string& where
 
 }  // namespace
 
+SpecialTokenIds hfSpecialTokenIds(const SentencePieceModelFile& m, const std::string& where) {
+  const auto ids = specialIds(m, where);
+  SpecialTokenIds out;
+  out.pad = ids.at("<pad>");
+  out.bos = ids.at("<s>");
+  out.eos = ids.at("</s>");
+  out.mask = ids.at("<mask>");
+  out.unk = ids.at("<unk>");
+  return out;
+}
+
 std::string hfTokenizerJson(const SentencePieceModelFile& m, const std::string& where) {
   refuseUnconverted(m, where);
   const auto ids = specialIds(m, where);

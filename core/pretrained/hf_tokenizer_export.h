@@ -6,6 +6,7 @@
 // the .model copied. Both exports (BERT and ModernBERT) write it.
 
 #include "core/pretrained/sentencepiece_model_file.h"
+#include "core/tokenizer/tokenizer.h"
 
 #include <filesystem>
 #include <string>
@@ -18,6 +19,11 @@ namespace attnlab::core {
 /// missing from it.
 void writeHfTokenizer(const std::filesystem::path& folder, const std::filesystem::path& spModel,
                       const SentencePieceModelFile& model, int maxLength);
+
+/// The ids of AttnLab's special pieces in `model`, the first piece of each text (what
+/// tokenizer.json names as its added tokens). Throws DataError naming `where` when one is
+/// missing.
+SpecialTokenIds hfSpecialTokenIds(const SentencePieceModelFile& model, const std::string& where);
 
 /// tokenizer.json's text for `model`; the same refusals as writeHfTokenizer. `where` names
 /// the .model file.
