@@ -7,6 +7,7 @@
 #include "core/errors/error.h"
 #include "core/health/attention_health.h"
 #include "core/health/attention_spectral.h"
+#include "core/health/rotary_spectral.h"
 #include "core/inspect/attention_inspector.h"
 #include "core/model/attention_maps.h"
 #include "core/model/hook_points.h"
@@ -18,6 +19,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <system_error>
@@ -118,27 +120,45 @@ core::HealthBatch healthBatchOf(core::MaskedLanguageModelImpl& model, const at::
 }
 
 /// Streams the evaluation set through the model into `accumulator`; cancel is checked before
-/// every batch.
-void accumulate(core::MaskedLanguageModelImpl& model, EvaluationSet& set, const ModelInputs& in,
-                core::HealthAccumulator& accumulator, const AnalysisProgress& progress,
-                const std::atomic<bool>* cancel) {
+/// every batch. Returns the longest sequence's real tokens.
+std::int64_t accumulate(core::MaskedLanguageModelImpl& model, EvaluationSet& set,
+                        const ModelInputs& in, core::HealthAccumulator& accumulator,
+                        const AnalysisProgress& progress, const std::atomic<bool>* cancel) {
   set.rewind();
   EvaluationBatch batch;
-  std::int64_t done = 0;
+  std::int64_t done = 0, longest = 0;
   if (progress) progress(kPhaseEvaluationSet, 0, set.size());
   while (true) {
     throwIfCancelled(cancel, std::string(kPhaseEvaluationSet) + ", after " + std::to_string(done) +
                                  " of " + std::to_string(set.size()) + " sequences");
     if (!set.next(batch)) break;
     accumulator.add(healthBatchOf(model, batch.ids, in));
+    longest = std::max(longest, batch.ids.ne(in.pad).sum(1).max().item<std::int64_t>());
     done += batch.ids.size(0);
     if (progress) progress(kPhaseEvaluationSet, done, set.size());
   }
+  return longest;
 }
 
 std::vector<double> valuesOf(const at::Tensor& t) {
   const auto d = t.to(torch::kCPU, torch::kFloat64).contiguous();
   return std::vector<double>(d.data_ptr<double>(), d.data_ptr<double>() + d.numel());
+}
+
+/// The rotary spectral norms into the report (core/health/rotary_spectral.h); nothing for a
+/// model without rotary positions.
+void fillRotarySpectral(HealthReport& r, core::MaskedLanguageModelImpl& model,
+                        const core::ModelConfig& config) {
+  if (config.position != core::PositionEncoding::Rope) return;
+  const auto rotary = core::rotaryQkSpectralNorms(model, config, r.longestSequence);
+  r.rotarySpectralNorm = valuesOf(rotary.norm);
+  const auto offsets = rotary.offset.contiguous();
+  r.rotarySpectralOffset.assign(offsets.data_ptr<std::int64_t>(),
+                                offsets.data_ptr<std::int64_t>() + offsets.numel());
+  for (int l = 0; l < model.layerCount(); ++l) {
+    r.rotaryReach.push_back(core::rotaryReach(config, l, r.longestSequence));
+    r.rotaryTheta.push_back(core::rotaryTheta(config, l));
+  }
 }
 
 /// The result's numbers into the report, and each massive entry's piece (the set read again,
@@ -226,10 +246,11 @@ HealthReport measureHealth(const HealthJobOptions& options, const SelectedCheckp
   settings.probabilityMaps =
       core::patternMapsOf(config.attention) == core::AttentionMaps::Probabilities;
   core::HealthAccumulator accumulator(settings);
-  accumulate(*model, *set, in, accumulator, progress, cancel);
+  r.longestSequence = accumulate(*model, *set, in, accumulator, progress, cancel);
   throwIfCancelled(cancel, kPhaseSpectralNorms);
   tell(kPhaseSpectralNorms, 0, 1);
   r.spectralNorm = valuesOf(core::qkSpectralNorms(*model));
+  fillRotarySpectral(r, *model, config.model);
   tell(kPhaseSpectralNorms, 1, 1);
   r.source = {selected.runDir.string(), config.run.name, selected.checkpoint.string(),
               selected.step, core::mapNormalisationText(core::patternMapsOf(config.attention))};

@@ -41,6 +41,21 @@ json perLayer(const std::vector<double>& v, int layers, int width) {
   return out;
 }
 
+/// Under rotary positions: the largest spectral norm over the offsets, where, and the search.
+json rotaryJson(const HealthReport& r) {
+  json offsets = json::array();
+  for (int l = 0; l < r.layers; ++l) {
+    json row = json::array();
+    for (int h = 0; h < r.heads; ++h)
+      row.push_back(r.rotarySpectralOffset[static_cast<size_t>(l * r.heads + h)]);
+    offsets.push_back(row);
+  }
+  return {{"norm", perLayer(r.rotarySpectralNorm, r.layers, r.heads)},
+          {"offset", offsets},
+          {"reach", r.rotaryReach},
+          {"theta", r.rotaryTheta}};
+}
+
 json perHeadClass(const HealthReport& r) {
   const int C = static_cast<int>(r.classes.size());
   json out = json::array();
@@ -130,6 +145,28 @@ void markdownLayers(std::ostringstream& md, const HealthReport& r) {
         "dimension of the layer's output.\n\n";
 }
 
+void markdownRotary(std::ostringstream& md, const HealthReport& r) {
+  if (r.rotarySpectralNorm.empty()) return;
+  md << "## Rotary positions\n\nWith RoPE the query-key form of a head depends on the "
+        "offset r between key and query: A_q^T R(r) A_k / sqrt(d). The spectral norm above is "
+        "its value at r = 0; here its largest over every offset the layer's queries reach "
+        "(the longest sequence, " << r.longestSequence << " tokens, within a sliding window's "
+        "band), for the layer's largest head.\n\n"
+     << "| layer | base | offsets | spectral norm at r = 0 | largest over offsets | head | at r |\n"
+     << "|---|---|---|---|---|---|---|\n";
+  for (int l = 0; l < r.layers; ++l) {
+    const auto first = r.rotarySpectralNorm.begin() + l * r.heads;
+    const auto h = static_cast<int>(std::max_element(first, first + r.heads) - first);
+    const auto i = static_cast<size_t>(l * r.heads + h);
+    const auto L = static_cast<size_t>(l);
+    md << "| " << l << " | " << r.rotaryTheta[L] << " | +-" << r.rotaryReach[L] << " | "
+       << fixed(layerMax(r.spectralNorm, l, r.heads), 2) << " | "
+       << fixed(r.rotarySpectralNorm[i], 2) << " | " << h << " | " << r.rotarySpectralOffset[i]
+       << " |\n";
+  }
+  md << "\n";
+}
+
 void markdownHeads(std::ostringstream& md, const HealthReport& r) {
   md << "## Per head\n\n| head | entropy mean | entropy min | collapsed | S_max | spectral norm "
         "| top key mass | top key class |";
@@ -180,6 +217,7 @@ std::string healthJson(const HealthReport& r) {
               {"description", r.evaluationDescription},
               {"sequences", r.sequences},
               {"rows", r.rows},
+              {"longest_sequence", r.longestSequence},
               {"skipped", skipped}}},
             {"settings",
              {{"sink_epsilon", r.sinkEpsilon},
@@ -198,6 +236,7 @@ std::string healthJson(const HealthReport& r) {
   j["collapsed_share"] = perLayer(r.collapsedShare, r.layers, r.heads);
   j["logit_max"] = perLayer(r.logitMax, r.layers, r.heads);
   j["spectral_norm"] = perLayer(r.spectralNorm, r.layers, r.heads);
+  if (!r.rotarySpectralNorm.empty()) j["spectral_norm_rotary"] = rotaryJson(r);
   j["massive"] = massiveJson(r);
   j["median_abs"] = r.medianAbs;
   j["massive_ratio"] = r.massiveRatio;
@@ -213,6 +252,8 @@ std::string healthCsv(const HealthReport& r) {
   out << "layer,head,entropy_mean_nats,entropy_min_nats,collapsed_share,logit_max,spectral_norm,"
          "top_key_mass,top_key_class";
   for (const auto& c : r.classes) out << ",mass_" << c;
+  const bool rotary = !r.rotarySpectralNorm.empty();
+  if (rotary) out << ",spectral_norm_rotary,spectral_norm_rotary_offset";
   out << "\n";
   const auto C = r.classes.size();
   for (int l = 0; l < r.layers; ++l) {
@@ -222,6 +263,7 @@ std::string healthCsv(const HealthReport& r) {
           << num(r.collapsedShare[i]) << ',' << num(r.logitMax[i]) << ',' << num(r.spectralNorm[i])
           << ',' << num(r.topKeyMass[i]) << ',' << r.classes[static_cast<size_t>(r.topKeyClass[i])];
       for (size_t c = 0; c < C; ++c) out << ',' << num(r.classMass[i * C + c]);
+      if (rotary) out << ',' << num(r.rotarySpectralNorm[i]) << ',' << r.rotarySpectralOffset[i];
       out << "\n";
     }
   }
@@ -284,6 +326,7 @@ std::string healthMarkdown(const HealthReport& r) {
   }
   md << "\n";
   markdownLayers(md, r);
+  markdownRotary(md, r);
   markdownHeads(md, r);
   return md.str();
 }

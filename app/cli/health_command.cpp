@@ -51,6 +51,10 @@ void printLayers(const analysis::HealthReport& r) {
         top.value, top.token.c_str(), static_cast<long long>(top.sequence),
         static_cast<long long>(top.position), static_cast<long long>(top.dimension),
         r.massiveRatio[L], r.medianAbs[L], r.rankResidual[L], r.meanCosine[L]);
+    if (!r.rotarySpectralNorm.empty())
+      std::printf("           rotary: spectral norm up to %.2f over offsets +-%lld (base %g)\n",
+                  layerMax(r.rotarySpectralNorm, l, r.heads),
+                  static_cast<long long>(r.rotaryReach[L]), r.rotaryTheta[L]);
   }
 }
 

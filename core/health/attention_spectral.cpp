@@ -38,21 +38,25 @@ double headSpectralNorm(const at::Tensor& queryRows, const at::Tensor& keyRows, 
       .item<double>();
 }
 
+LayerQueryKeyFactors layerQueryKeyFactors(MaskedLanguageModelImpl& model, int layer) {
+  auto attention = model.layer(layer)->attention();
+  const int H = attention->heads(), d = attention->headSize();
+  const auto weight = attention->named_parameters()["qkv.weight"].detach();  // [3D, D]
+  const auto hidden = weight.size(1);
+  auto scales = torch::full({H}, 1.0 / std::sqrt(double(d)), torch::kFloat64);
+  const auto tau = attention->temperatures();  // [3, H] or undefined
+  if (tau.defined()) scales = scales * (tau[0] * tau[1]).to(torch::kCPU, torch::kFloat64);
+  return {weight.narrow(0, 0, hidden).view({H, d, hidden}),
+          weight.narrow(0, hidden, hidden).view({H, d, hidden}), scales};
+}
+
 at::Tensor qkSpectralNorms(MaskedLanguageModelImpl& model, int iterations) {
   const int L = model.layerCount();
-  auto first = model.layer(0)->attention();
-  const int H = first->heads(), d = first->headSize();
+  const int H = model.layer(0)->attention()->heads();
   auto out = torch::zeros({L, H}, torch::kFloat64);
   for (int l = 0; l < L; ++l) {
-    auto attention = model.layer(l)->attention();
-    const auto weight = attention->named_parameters()["qkv.weight"].detach();  // [3D, D]
-    const auto hidden = weight.size(1);
-    auto scales = torch::full({H}, 1.0 / std::sqrt(double(d)), torch::kFloat64);
-    const auto tau = attention->temperatures();  // [3, H] or undefined
-    if (tau.defined()) scales = scales * (tau[0] * tau[1]).to(torch::kCPU, torch::kFloat64);
-    out[l] = headSpectralNorms(weight.narrow(0, 0, hidden).view({H, d, hidden}),
-                               weight.narrow(0, hidden, hidden).view({H, d, hidden}), scales,
-                               iterations);
+    const auto f = layerQueryKeyFactors(model, l);
+    out[l] = headSpectralNorms(f.queryRows, f.keyRows, f.scales, iterations);
   }
   return out;
 }

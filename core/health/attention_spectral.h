@@ -25,6 +25,13 @@ double headSpectralNorm(const at::Tensor& queryRows, const at::Tensor& keyRows, 
 at::Tensor headSpectralNorms(const at::Tensor& queryRows, const at::Tensor& keyRows,
                              const at::Tensor& scales, int iterations = kSpectralIterations);
 
+/// One layer's heads as headSpectralNorms takes them: the rows of W_Q and W_K [H, d, D]
+/// (detached) and 1/sqrt(d) times the learned tau_q tau_k where the model has them [H].
+struct LayerQueryKeyFactors {
+  at::Tensor queryRows, keyRows, scales;
+};
+LayerQueryKeyFactors layerQueryKeyFactors(MaskedLanguageModelImpl& model, int layer);
+
 /// [L, H] float64: every head of the model.
 at::Tensor qkSpectralNorms(MaskedLanguageModelImpl& model, int iterations = kSpectralIterations);
 

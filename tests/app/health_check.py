@@ -16,6 +16,10 @@ independently of the engine (h5py and numpy only):
       `attnlab-cli inspect --capture 'blocks.*.attn.pattern,blocks.*.attn.scores,
       blocks.*.resid_post'` files, one per line of the text in order, and spectral_norm from
       the report's checkpoint (not for a model folder), within 1e-5 relative.
+  health_check.py rotary HEALTH_JSON
+      A run with rotary positions: spectral_norm_rotary (the largest spectral norm over the
+      offsets each layer reaches, and where) against numpy's SVD of A_q^T R(r) A_k / sqrt(d)
+      for every offset, R(r) written out from RoPE's formula, within 1e-5 relative.
   health_check.py perturb-json HEALTH_JSON KEY / perturb-h5 RUN_H5 SERIES
       Negative controls: scale the first value of KEY (the last row of health/SERIES) by 1.001.
 
@@ -369,12 +373,72 @@ def check_text(report_path, captures):
     print(f"ok: {len(captures)} sequences, {acc.rows} rows, {L} layers x {H} heads")
 
 
-# ---- c) negative controls ----
+# ---- c) the spectral norm under rotary positions, largest over the offsets ----
+
+def rotation(d, theta, r):
+    """RoPE's turn by offset r: pair (m, m + d/2) by r * theta^(-2m/d), as a dense matrix."""
+    R = np.zeros((d, d))
+    half = d // 2
+    for m in range(half):
+        a = r * theta ** (-2.0 * m / d)
+        R[m, m], R[m, m + half] = np.cos(a), -np.sin(a)
+        R[m + half, m], R[m + half, m + half] = np.sin(a), np.cos(a)
+    return R
+
+
+def check_rotary(report_path):
+    """spectral_norm_rotary of a health.json: for each head, the largest sigma of
+    A_q^T R(r) A_k / sqrt(d) over |r| <= the layer's reach (the longest sequence - 1, within
+    half the window in a windowed layer), at the layer's base, and the r of it."""
+    with open(report_path) as f:
+        report = json.load(f)
+    model = tomllib.loads(report["config"])["model"]
+    L, H = report["layers"], report["heads"]
+    longest = report["evaluation"]["longest_sequence"]
+    window, every = model.get("attention_window", 0), model.get("global_every", 3)
+    got = report["spectral_norm_rotary"]
+    norm, offset = np.zeros((L, H)), np.zeros((L, H), dtype=int)
+    with h5py.File(report["run"]["checkpoint"], "r") as f:
+        for l in range(L):
+            windowed = window > 0 and l % every != 0
+            reach = min(longest - 1, window // 2) if windowed else longest - 1
+            theta = model["rope_theta_local"] if windowed else model["rope_theta"]
+            if got["reach"][l] != reach or got["theta"][l] != theta:
+                print(f"reach/theta layer {l}: MISMATCH {got['reach'][l]}, {got['theta'][l]} "
+                      f"vs {reach}, {theta}")
+                sys.exit(1)
+            w = f[f"tensors/model/layers.{l}.attention.qkv.weight"][()].astype(np.float64)
+            hidden = w.shape[1]
+            d = hidden // H
+            for h in range(H):
+                q = w[h * d:(h + 1) * d]
+                k = w[hidden + h * d:hidden + (h + 1) * d]
+                sig = [np.linalg.svd(q.T @ rotation(d, theta, r) @ k, compute_uv=False)[0]
+                       for r in range(-reach, reach + 1)]
+                norm[l, h] = max(sig) / np.sqrt(d)
+                offset[l, h] = int(np.argmax(sig)) - reach
+                r = got["offset"][l][h]
+                # Another offset only on a tie: its form must reach the same largest norm.
+                if r != offset[l, h] and not (abs(r) <= reach and
+                                              abs(sig[r + reach] - max(sig)) <= 1e-9 * max(sig)):
+                    print(f"spectral_norm_rotary offset L{l}H{h}: MISMATCH {r} vs {offset[l, h]}")
+                    sys.exit(1)
+    check("spectral_norm_rotary", got["norm"], norm, EXACT)
+    plain = np.array(report["spectral_norm"])
+    print(f"ok: rotary spectral norms of {L} layers x {H} heads, offsets up to "
+          f"{max(got['reach'])}; largest over offsets / at 0: "
+          f"{float(np.max(norm / plain)):.3f}")
+
+
+# ---- d) negative controls ----
 
 def perturb_json(path, key):
+    """KEY may name a member of a member: spectral_norm_rotary.norm."""
     with open(path) as f:
         report = json.load(f)
-    v = report[key]
+    v = report
+    for part in key.split("."):
+        v = v[part]
     while isinstance(v[0], list):
         v = v[0]
     v[0] = v[0] * 1.001 if v[0] else 1e-3
@@ -397,6 +461,8 @@ if __name__ == "__main__":
         check_log(args[0], args[1])
     elif mode == "text":
         check_text(args[0], args[1:])
+    elif mode == "rotary":
+        check_rotary(args[0])
     elif mode == "perturb-json":
         perturb_json(args[0], args[1])
     elif mode == "perturb-h5":

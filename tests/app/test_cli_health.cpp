@@ -5,7 +5,8 @@
 // against `inspect --capture` of each line, for a run and for a model folder without MLM head; the
 // checker fails on a perturbed value naming the quantity; bad input (a step without checkpoint, a
 // missing, empty or blank text file, an epsilon out of range) is refused with a message that names
-// it, leaving no report folder.
+// it, leaving no report folder; under rotary positions, the largest spectral norm over the
+// offsets against numpy's SVD of the form at each offset.
 #include "tests/support/cli_process.h"
 #include "tests/support/model_folder_runs.h"
 #include "tests/support/small_run_toml.h"
@@ -179,6 +180,51 @@ class TestCliHealth : public QObject {
                    failed.out.contains("MISMATCH"),
                qPrintable(QString(key) + "\n" + failed.out + failed.err));
     }
+  }
+
+  void rotaryRunReportsTheLargestNormOverOffsets() {
+    // ModernBERT's layout on the small run: global, windowed (4 keys either side), global;
+    // bases 160 and 10. The report's rotary spectral norms against numpy's SVD of the form at
+    // every offset; none for the learned-position run above.
+    const QString run = m_dir.filePath("rope");
+    QStringList args = {"train", "--config", m_dir.filePath("small.toml"), "--run-dir", run,
+                        "--plain"};
+    for (const char* set :
+         {"model.layers=3", "model.position=rope", "model.position_embeddings=false",
+          "model.rope_theta=160", "model.rope_theta_local=10", "model.attention_window=8",
+          "model.global_every=2", "schedule.steps=5"})
+      args << "--set" << set;
+    auto r = runCli(args);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+    const QString text = m_dir.filePath("rope-lines.txt");
+    QVERIFY(attnlab::tests::writeBytes(text, (kLines.join('\n') + '\n').toUtf8()));
+    const QString out = m_dir.filePath("rope-report");
+    r = runCli({"health", run, "--text", text, "--out", out, "--plain"});
+    QVERIFY2(r.exitCode == 0 && r.out.contains("rotary: spectral norm up to") &&
+                 r.out.contains("over offsets +-4 (base 10)"),
+             qPrintable(r.out + r.err));
+    const auto check = runProcess(kPython, {kCheck, "rotary", out + "/health.json"});
+    QVERIFY2(check.exitCode == 0 && check.out.contains("ok: rotary spectral norms of 3 layers"),
+             qPrintable(check.out + check.err));
+    QFile md(out + "/health.md");
+    QVERIFY(md.open(QIODevice::ReadOnly));
+    QVERIFY(md.readAll().contains("## Rotary positions"));
+    QFile csv(out + "/health.csv");
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    QVERIFY(csv.readLine().trimmed().endsWith("spectral_norm_rotary,spectral_norm_rotary_offset"));
+
+    // A perturbed norm fails, named; a report without rotary positions has none.
+    const QString copy = m_dir.filePath("perturbed-rotary.json");
+    QVERIFY(QFile::copy(out + "/health.json", copy));
+    QCOMPARE(runProcess(kPython, {kCheck, "perturb-json", copy, "spectral_norm_rotary.norm"})
+                 .exitCode,
+             0);
+    const auto bad = runProcess(kPython, {kCheck, "rotary", copy});
+    QVERIFY2(bad.exitCode == 1 && bad.out.contains("spectral_norm_rotary: MISMATCH"),
+             qPrintable(bad.out + bad.err));
+    QFile plain(healthFolder(5) + "/health.json");
+    QVERIFY(plain.open(QIODevice::ReadOnly));
+    QVERIFY(!plain.readAll().contains("spectral_norm_rotary"));
   }
 
   void modelFolderWithoutMlmHead() {

@@ -18,6 +18,9 @@ attnlab_add_qtest(core test_hook_points LIBS attnlab_core_model LABELS engine)
 # Attention health (issue 41): sinks, entropy, S_max, massive activations and rank collapse on
 # hand-made maps with known answers; power iteration against the SVD.
 attnlab_add_qtest(core test_attention_health LIBS attnlab_core_health LABELS engine)
+# The spectral norm under rotary positions (issue 43): the largest over offsets against the
+# D x D form built from RoPE's formula, and that form against the engine's rotary scores.
+attnlab_add_qtest(core test_rotary_spectral LIBS attnlab_core_health LABELS engine)
 # ModernBERT's parts (issue 43): RoPE against the pairwise rotation, the window's band exactly
 # zero in both attention paths, GeGLU and bias-free parameters, the rules that refuse.
 attnlab_add_qtest(core test_modern_layout LIBS attnlab_core_model attnlab_core_config LABELS engine)
