@@ -148,14 +148,21 @@ std::vector<double> valuesOf(const at::Tensor& t) {
 /// The rotary spectral norms into the report (core/health/rotary_spectral.h); nothing for a
 /// model without rotary positions.
 void fillRotarySpectral(HealthReport& r, core::MaskedLanguageModelImpl& model,
-                        const core::ModelConfig& config) {
+                        const core::ModelConfig& config, const AnalysisProgress& progress,
+                        const std::atomic<bool>* cancel) {
   if (config.position != core::PositionEncoding::Rope) return;
-  const auto rotary = core::rotaryQkSpectralNorms(model, config, r.longestSequence);
+  const int L = model.layerCount();
+  const auto rotary =
+      core::rotaryQkSpectralNorms(model, config, r.longestSequence, [&](int layer) {
+        if (progress) progress(kPhaseSpectralNorms, layer + 1, L + 1);
+        throwIfCancelled(cancel, std::string(kPhaseSpectralNorms) + ", after layer " +
+                                     std::to_string(layer));
+      });
   r.rotarySpectralNorm = valuesOf(rotary.norm);
   const auto offsets = rotary.offset.contiguous();
   r.rotarySpectralOffset.assign(offsets.data_ptr<std::int64_t>(),
                                 offsets.data_ptr<std::int64_t>() + offsets.numel());
-  for (int l = 0; l < model.layerCount(); ++l) {
+  for (int l = 0; l < L; ++l) {
     r.rotaryReach.push_back(core::rotaryReach(config, l, r.longestSequence));
     r.rotaryTheta.push_back(core::rotaryTheta(config, l));
   }
@@ -250,7 +257,7 @@ HealthReport measureHealth(const HealthJobOptions& options, const SelectedCheckp
   throwIfCancelled(cancel, kPhaseSpectralNorms);
   tell(kPhaseSpectralNorms, 0, 1);
   r.spectralNorm = valuesOf(core::qkSpectralNorms(*model));
-  fillRotarySpectral(r, *model, config.model);
+  fillRotarySpectral(r, *model, config.model, progress, cancel);
   tell(kPhaseSpectralNorms, 1, 1);
   r.source = {selected.runDir.string(), config.run.name, selected.checkpoint.string(),
               selected.step, core::mapNormalisationText(core::patternMapsOf(config.attention))};

@@ -62,7 +62,8 @@ double rotaryTheta(const ModelConfig& config, int layer) {
 }
 
 RotarySpectralNorms rotaryQkSpectralNorms(MaskedLanguageModelImpl& model,
-                                          const ModelConfig& config, std::int64_t length) {
+                                          const ModelConfig& config, std::int64_t length,
+                                          const std::function<void(int)>& afterLayer) {
   const int L = model.layerCount();
   const int H = model.layer(0)->attention()->heads();
   RotarySpectralNorms out{torch::zeros({L, H}, torch::kFloat64),
@@ -74,6 +75,7 @@ RotarySpectralNorms rotaryQkSpectralNorms(MaskedLanguageModelImpl& model,
                                                rotaryReach(config, l, length));
     out.norm[l] = layer.norm;
     out.offset[l] = layer.offset;
+    if (afterLayer) afterLayer(l);
   }
   return out;
 }

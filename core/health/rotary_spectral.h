@@ -10,6 +10,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <functional>
 
 namespace attnlab::core {
 
@@ -37,8 +38,10 @@ double rotaryTheta(const ModelConfig& config, int layer);
 
 /// [L, H] for a model with model.position = "rope": each layer at its own base
 /// (rope_theta_local in a windowed layer), over the offsets below `length` positions and
-/// within the layer's band.
+/// within the layer's band. `afterLayer(l)`, when set, is called as each layer is done (a
+/// long sequence makes thousands of SVDs per head: progress and cancel go there).
 RotarySpectralNorms rotaryQkSpectralNorms(MaskedLanguageModelImpl& model,
-                                          const ModelConfig& config, std::int64_t length);
+                                          const ModelConfig& config, std::int64_t length,
+                                          const std::function<void(int)>& afterLayer = {});
 
 }  // namespace attnlab::core
