@@ -152,12 +152,11 @@ void fillRotarySpectral(HealthReport& r, core::MaskedLanguageModelImpl& model,
                         const std::atomic<bool>* cancel) {
   if (config.position != core::PositionEncoding::Rope) return;
   const int L = model.layerCount();
-  const auto rotary =
-      core::rotaryQkSpectralNorms(model, config, r.longestSequence, [&](int layer) {
-        if (progress) progress(kPhaseSpectralNorms, layer + 1, L + 1);
-        throwIfCancelled(cancel, std::string(kPhaseSpectralNorms) + ", after layer " +
-                                     std::to_string(layer));
-      });
+  const auto rotary = core::rotaryQkSpectralNorms(model, config, r.longestSequence, [&](int layer) {
+    if (progress) progress(kPhaseSpectralNorms, layer + 1, L + 1);
+    throwIfCancelled(cancel,
+                     std::string(kPhaseSpectralNorms) + ", after layer " + std::to_string(layer));
+  });
   r.rotarySpectralNorm = valuesOf(rotary.norm);
   const auto offsets = rotary.offset.contiguous();
   r.rotarySpectralOffset.assign(offsets.data_ptr<std::int64_t>(),

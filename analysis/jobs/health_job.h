@@ -66,9 +66,9 @@ struct HealthReport {
   std::vector<double> sinkRateByLayer;  ///< [L, C]
   std::vector<double> topKeyMass;       ///< [L, H]
   std::vector<int> topKeyClass;         ///< [L, H] index into `classes`
-  std::vector<double> entropyMean, entropyMin, collapsedShare;            ///< [L, H], nats
-  std::vector<double> logitMax;                                           ///< [L, H]
-  std::vector<double> spectralNorm;                                       ///< [L, H]
+  std::vector<double> entropyMean, entropyMin, collapsedShare;  ///< [L, H], nats
+  std::vector<double> logitMax;                                 ///< [L, H]
+  std::vector<double> spectralNorm;                             ///< [L, H]
   /// Under rotary positions (model.position = "rope"; empty otherwise): the spectral norm's
   /// largest value over the offsets a layer's queries reach [L, H]
   /// (core/health/rotary_spectral.h), the offset where it is reached (key minus query)
@@ -76,7 +76,7 @@ struct HealthReport {
   std::vector<double> rotarySpectralNorm;
   std::vector<std::int64_t> rotarySpectralOffset;
   std::vector<std::int64_t> rotaryReach;
-  std::vector<double> rotaryTheta;  ///< [L] each layer's RoPE base
+  std::vector<double> rotaryTheta;   ///< [L] each layer's RoPE base
   std::int64_t longestSequence = 0;  ///< real tokens of the evaluation set's longest sequence
   std::vector<std::array<HealthMassiveEntry, 3>> massive;                 ///< [L], largest first
   std::vector<double> medianAbs, massiveRatio, rankResidual, meanCosine;  ///< [L]

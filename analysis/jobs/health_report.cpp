@@ -150,7 +150,9 @@ void markdownRotary(std::ostringstream& md, const HealthReport& r) {
   md << "## Rotary positions\n\nWith RoPE the query-key form of a head depends on the "
         "offset r between key and query: A_q^T R(r) A_k / sqrt(d). The spectral norm above is "
         "its value at r = 0; here its largest over every offset the layer's queries reach "
-        "(the longest sequence, " << r.longestSequence << " tokens, within a sliding window's "
+        "(the longest sequence, "
+     << r.longestSequence
+     << " tokens, within a sliding window's "
         "band), for the layer's largest head.\n\n"
      << "| layer | base | offsets | spectral norm at r = 0 | largest over offsets | head | at r |\n"
      << "|---|---|---|---|---|---|---|\n";

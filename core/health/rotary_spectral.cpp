@@ -26,15 +26,15 @@ RotarySpectralNorms rotaryHeadSpectralNorms(const at::Tensor& queryRows, const a
                                             const at::Tensor& scales, double theta,
                                             std::int64_t maxOffset) {
   torch::NoGradGuard noGrad;
-  const auto tq = triangularFactor(queryRows);                  // [H, d, d]: T_q
-  const auto tk = triangularFactor(keyRows).transpose(1, 2);    // [H, d, d]: T_k^T
+  const auto tq = triangularFactor(queryRows);                // [H, d, d]: T_q
+  const auto tk = triangularFactor(keyRows).transpose(1, 2);  // [H, d, d]: T_k^T
   const auto heads = tq.size(0), d = tq.size(1);
   const auto f64 = torch::TensorOptions().dtype(torch::kFloat64);
   const auto offsets = torch::arange(-maxOffset, maxOffset + 1, f64);  // [O]
   // The angle of offset r in pair m: r * theta^(-2m/d), for both halves of the pair.
-  const auto inverse = 1.0 / torch::pow(torch::scalar_tensor(theta, f64),
-                                        torch::arange(0, d, 2, f64) / double(d));
-  const auto angles = torch::outer(offsets, inverse).repeat({1, 2});  // [O, d]
+  const auto inverse =
+      1.0 / torch::pow(torch::scalar_tensor(theta, f64), torch::arange(0, d, 2, f64) / double(d));
+  const auto angles = torch::outer(offsets, inverse).repeat({1, 2});              // [O, d]
   const auto cos = angles.cos().unsqueeze(-1), sin = angles.sin().unsqueeze(-1);  // [O, d, 1]
   auto norm = torch::empty({heads}, f64);
   auto at = torch::empty({heads}, torch::TensorOptions().dtype(torch::kInt64));
@@ -61,8 +61,8 @@ double rotaryTheta(const ModelConfig& config, int layer) {
   return isWindowedLayer(config, layer) ? config.ropeThetaLocal : config.ropeTheta;
 }
 
-RotarySpectralNorms rotaryQkSpectralNorms(MaskedLanguageModelImpl& model,
-                                          const ModelConfig& config, std::int64_t length,
+RotarySpectralNorms rotaryQkSpectralNorms(MaskedLanguageModelImpl& model, const ModelConfig& config,
+                                          std::int64_t length,
                                           const std::function<void(int)>& afterLayer) {
   const int L = model.layerCount();
   const int H = model.layer(0)->attention()->heads();
@@ -70,9 +70,8 @@ RotarySpectralNorms rotaryQkSpectralNorms(MaskedLanguageModelImpl& model,
                           torch::zeros({L, H}, torch::TensorOptions().dtype(torch::kInt64))};
   for (int l = 0; l < L; ++l) {
     const auto f = layerQueryKeyFactors(model, l);
-    const auto layer = rotaryHeadSpectralNorms(f.queryRows, f.keyRows, f.scales,
-                                               rotaryTheta(config, l),
-                                               rotaryReach(config, l, length));
+    const auto layer = rotaryHeadSpectralNorms(
+        f.queryRows, f.keyRows, f.scales, rotaryTheta(config, l), rotaryReach(config, l, length));
     out.norm[l] = layer.norm;
     out.offset[l] = layer.offset;
     if (afterLayer) afterLayer(l);

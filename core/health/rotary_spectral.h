@@ -40,8 +40,8 @@ double rotaryTheta(const ModelConfig& config, int layer);
 /// (rope_theta_local in a windowed layer), over the offsets below `length` positions and
 /// within the layer's band. `afterLayer(l)`, when set, is called as each layer is done (a
 /// long sequence makes thousands of SVDs per head: progress and cancel go there).
-RotarySpectralNorms rotaryQkSpectralNorms(MaskedLanguageModelImpl& model,
-                                          const ModelConfig& config, std::int64_t length,
+RotarySpectralNorms rotaryQkSpectralNorms(MaskedLanguageModelImpl& model, const ModelConfig& config,
+                                          std::int64_t length,
                                           const std::function<void(int)>& afterLayer = {});
 
 }  // namespace attnlab::core

@@ -187,8 +187,8 @@ class TestCliHealth : public QObject {
     // bases 160 and 10. The report's rotary spectral norms against numpy's SVD of the form at
     // every offset; none for the learned-position run above.
     const QString run = m_dir.filePath("rope");
-    QStringList args = {"train", "--config", m_dir.filePath("small.toml"), "--run-dir", run,
-                        "--plain"};
+    QStringList args = {"train",     "--config", m_dir.filePath("small.toml"),
+                        "--run-dir", run,        "--plain"};
     for (const char* set :
          {"model.layers=3", "model.position=rope", "model.position_embeddings=false",
           "model.rope_theta=160", "model.rope_theta_local=10", "model.attention_window=8",
@@ -216,9 +216,9 @@ class TestCliHealth : public QObject {
     // A perturbed norm fails, named; a report without rotary positions has none.
     const QString copy = m_dir.filePath("perturbed-rotary.json");
     QVERIFY(QFile::copy(out + "/health.json", copy));
-    QCOMPARE(runProcess(kPython, {kCheck, "perturb-json", copy, "spectral_norm_rotary.norm"})
-                 .exitCode,
-             0);
+    QCOMPARE(
+        runProcess(kPython, {kCheck, "perturb-json", copy, "spectral_norm_rotary.norm"}).exitCode,
+        0);
     const auto bad = runProcess(kPython, {kCheck, "rotary", copy});
     QVERIFY2(bad.exitCode == 1 && bad.out.contains("spectral_norm_rotary: MISMATCH"),
              qPrintable(bad.out + bad.err));
