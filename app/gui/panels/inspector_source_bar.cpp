@@ -1,6 +1,6 @@
 #include "app/gui/panels/inspector_source_bar.h"
 
-#include "analysis/coref/reflexive_generator.h"
+#include "app/gui/panels/probe_sentences.h"
 
 #include <QComboBox>
 #include <QFile>
@@ -15,18 +15,6 @@
 namespace attnlab::app {
 
 namespace {
-
-QStringList firstProbeSentences(int count) {
-  analysis::coref::ReflexiveOptions options;  // the default seed, as the probe uses it
-  options.size = count;
-  QStringList sentences;
-  for (const auto& example : analysis::coref::generateReflexives(options).examples) {
-    QStringList words;
-    for (const auto& w : example.words) words << QString::fromStdString(w);
-    sentences << words.join(QLatin1Char(' '));
-  }
-  return sentences;
-}
 
 // Combo entries are one line each; a long file line is shown shortened.
 QString shortened(const QString& line) {

@@ -3,6 +3,7 @@
 #include "app/gui/panels/figure_files.h"
 #include "app/gui/panels/followed_run.h"
 #include "app/gui/panels/health/health_alarm_dialog.h"
+#include "app/gui/panels/health/health_measurement.h"
 #include "app/gui/panels/health/health_plots.h"
 #include "app/gui/panels/placeholder_stack.h"
 #include "app/gui/panels/refresh_throttle.h"
@@ -42,9 +43,22 @@ HealthPanel::HealthPanel(QWidget* parent) : QWidget(parent) {
   m_ingestTimer.setSingleShot(true);
   m_ingestTimer.setInterval(kIngestMs);
   connect(&m_ingestTimer, &QTimer::timeout, this, &HealthPanel::ingest);
+  // The measure bar above the page: it is offered while the page says there is no series.
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(4, 4, 4, 4);
+  m_measure = new HealthMeasureBar(this);
+  outer->addWidget(m_measure);
   m_page = new PlaceholderStack(QStringLiteral("healthPlaceholder"), this);
-  QVBoxLayout* column = m_page->fillParentWithColumn();
-  QWidget* content = m_page->content();
+  outer->addWidget(m_page, 1);
+  auto* content = new QWidget(m_page);
+  auto* column = new QVBoxLayout(content);
+  column->setContentsMargins(0, 0, 0, 0);
+  column->setSpacing(4);
+  m_page->setContent(content);
+  connect(m_measure, &HealthMeasureBar::measured, this,
+          [this](const QString& dir, std::shared_ptr<const analysis::HealthJobResult> result) {
+            showMeasurement(dir, historyOfReport(result->report));
+          });
   column->addLayout(buildToolbar(content));
   column->addLayout(buildStepBar(content));
   auto* splitter = new QSplitter(Qt::Vertical, content);
@@ -221,6 +235,8 @@ void HealthPanel::setRuns(const QList<RunSession*>& runs) {
 
 void HealthPanel::followRun(RunSession* run) {
   m_history = {};
+  m_showsMeasurement = false;
+  m_measure->setRun(run);
   m_error.clear();
   m_alarms.clear();
   m_ingestTimer.stop();
@@ -243,12 +259,34 @@ void HealthPanel::followRun(RunSession* run) {
     connect(run, &QObject::destroyed, this, [this] { m_refresh->request(); });
   }
   ingest();
+  if (run != nullptr && m_history.empty() && m_measured.contains(run->directory()))
+    showMeasurement(run->directory(), m_measured.value(run->directory()));
   fillAlarmList();
   if (isVisible()) refresh();
 }
 
+void HealthPanel::showMeasurement(const QString& runDirectory, const core::HealthHistory& history) {
+  m_measured.insert(runDirectory, history);
+  if (!m_run || m_run->directory() != runDirectory) return;
+  m_history = history;
+  m_showsMeasurement = true;
+  m_error.clear();
+  findAlarms();
+  m_dataDirty = m_stepDirty = true;
+  emit historyChanged();
+  m_refresh->request();
+}
+
+bool HealthPanel::offersMeasurement() const {
+  if (!m_run || !m_error.isEmpty()) return false;
+  if (m_showsMeasurement) return true;
+  const RunStatus status = m_run->status();
+  return m_history.empty() && (status == RunStatus::Pretrained || !isLive(status)) &&
+         !(status == RunStatus::Opening && m_run->configToml().isEmpty());
+}
+
 void HealthPanel::ingest() {
-  if (!m_run) return;
+  if (!m_run || m_showsMeasurement) return;
   QString error;
   const int added = appendHealthRows(m_run->layerSeries(), m_history, &error);
   if (added < 0) m_error = error;
@@ -331,10 +369,22 @@ bool HealthPanel::updatePlaceholder() {
     else
       text = whyNoHealth(m_run->configToml(), isLive(status));
   }
+  m_measure->setVisible(offersMeasurement());
   if (text.isEmpty()) {
     m_page->showContent();
     return true;
   }
+  if (offersMeasurement())
+    text +=
+        QStringLiteral(
+            "\n\nMeasure health (above) reads %1 on the probe sentences, %2 a text file of yours, "
+            "as attnlab-cli health does, and shows it here.")
+            .arg(m_run->status() == RunStatus::Pretrained
+                     ? QStringLiteral("its attention")
+                     : QStringLiteral("the newest checkpoint's attention"),
+                 m_run->status() == RunStatus::Pretrained
+                     ? QStringLiteral("or")
+                     : QStringLiteral("the run's validation split or"));
   m_page->showPlaceholder(text);
   return false;
 }

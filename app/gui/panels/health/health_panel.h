@@ -9,7 +9,9 @@
 // settings. A click on a head or an alarm asks for the Inspect tab on that head at the
 // nearest checkpoint (inspectRequested); each alarm is told once as a console line
 // (alarmRaised). The data is what the run's watcher read on its own thread; this tab only
-// gathers the new rows and redraws, at most every 40 ms and only while shown.
+// gathers the new rows and redraws, at most every 40 ms and only while shown. What has no
+// series of its own (a pretrained model folder, a run without them) can be measured from
+// the tab (health_measurement.h) and is then shown as a history of one step.
 
 #include "app/gui/app_settings.h"
 #include "app/gui/panels/health/health_alarms.h"
@@ -42,6 +44,7 @@ class StepTrendPlot;
 namespace attnlab::app {
 
 class HealthAlarmDialog;
+class HealthMeasureBar;
 class HealthPlots;
 struct HealthView;
 class PlaceholderStack;
@@ -90,6 +93,10 @@ class HealthPanel : public QWidget, public RunView {
   QComboBox* trendBox() const { return m_trendBox; }
   QCheckBox* followBox() const { return m_follow; }
   QListWidget* alarmList() const { return m_alarmList; }
+  /// Measure health: shown while the followed run has no health series of its own.
+  HealthMeasureBar* measureBar() const { return m_measure; }
+  /// Whether the history shown is a measurement (the run has no series of its own).
+  bool showsMeasurement() const { return m_showsMeasurement; }
 
  signals:
   /// The person asked to inspect (layer, head) at the run's checkpoint nearest to the step
@@ -106,6 +113,9 @@ class HealthPanel : public QWidget, public RunView {
   QWidget* buildAlarmBox(QWidget* parent);
   void connectControls();
   void connectPlots();
+  void showMeasurement(const QString& runDirectory, const core::HealthHistory& history);
+  /// The measure bar is offered, and what the placeholder adds about it.
+  bool offersMeasurement() const;
 
   void followRun(RunSession* run);
   /// Gathers the session's new health rows, finds the alarms again and tells the new ones.
@@ -122,6 +132,8 @@ class HealthPanel : public QWidget, public RunView {
 
   QPointer<RunSession> m_run;
   core::HealthHistory m_history;
+  bool m_showsMeasurement = false;
+  QHash<QString, core::HealthHistory> m_measured;  ///< per run folder: its last measurement
   QString m_error;  ///< the history cannot be gathered (a shape disagrees)
   std::vector<HealthAlarm> m_alarms;
   QHash<QString, QSet<QString>> m_told;  ///< per run folder: the alarms told to the console
@@ -133,6 +145,7 @@ class HealthPanel : public QWidget, public RunView {
   widgets::Theme m_theme = widgets::Theme::light();
 
   PlaceholderStack* m_page = nullptr;
+  HealthMeasureBar* m_measure = nullptr;
   QComboBox* m_quantityBox = nullptr;
   QComboBox* m_classBox = nullptr;
   QLabel* m_classLabel = nullptr;

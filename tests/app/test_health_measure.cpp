@@ -1,0 +1,195 @@
+// The Health tab's Measure health in the real main window: a read-only copy of the ModernBERT
+// fixture (a pretrained folder) and a run trained with log.health = false are measured by a
+// click on the bar's button; the tab then shows the report as one step, and its heatmap's
+// cells are the values `attnlab-cli health` writes for the same checkpoint and text (that
+// report is checked against numpy in app_test_cli_health). A text file that is not there is
+// refused by name and leaves the tab as it was.
+#include "app/gui/jobs/job_bar.h"
+#include "app/gui/jobs/job_runner.h"
+#include "app/gui/main_window.h"
+#include "app/gui/panels/health/health_data.h"
+#include "app/gui/panels/health/health_measurement.h"
+#include "app/gui/panels/health/health_panel.h"
+#include "app/gui/view_tabs.h"
+#include "tests/support/cli_process.h"
+#include "tests/support/model_folder_runs.h"
+#include "tests/support/small_run_toml.h"
+#include "tests/support/tiny_corpus.h"
+#include "widgets/plots/head_value_map.h"
+
+#include <qcustomplot.h>
+
+#include <QComboBox>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QPushButton>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTabBar>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace attnlab;
+
+namespace {
+
+QJsonObject readJson(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+}  // namespace
+
+class TestHealthMeasure : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir m_dir;
+
+  QString path(const QString& name) const { return m_dir.filePath(name); }
+
+  static app::HealthPanel* panelOf(app::MainWindow& window) {
+    return window.parts().views->healthPanel();
+  }
+
+  static void clickTab(app::MainWindow& window, const QString& text) {
+    QTabBar* bar = window.parts().views->tabBar();
+    for (int i = 0; i < bar->count(); ++i)
+      if (bar->tabText(i) == text)
+        QTest::mouseClick(bar, Qt::LeftButton, {}, bar->tabRect(i).center());
+    QCOMPARE(window.parts().views->tabText(window.parts().views->currentIndex()), text);
+  }
+
+  /// Clicks Measure health and waits for the tab to show the measurement.
+  static void measure(app::HealthPanel* panel) {
+    QPushButton* run = panel->measureBar()->jobBar()->runButton();
+    QTRY_VERIFY(run->isVisible() && run->isEnabled());
+    QTest::mouseClick(run, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->measureBar()->runner()->isRunning(), 240000);
+    QTRY_VERIFY2(panel->showsMeasurement() && panel->showsContent(),
+                 qPrintable(panel->measureBar()->jobBar()->statusText()));
+  }
+
+  /// The heatmap's minimum entropy against `report`'s entropy_min, head by head.
+  static void compareEntropyMin(app::HealthPanel* panel, const QJsonObject& report) {
+    panel->setQuantity(app::HealthQuantity::EntropyMin);
+    const QJsonArray layers = report["entropy_min"].toArray();
+    QTRY_COMPARE(panel->heatmap()->values().rows, layers.size());
+    const widgets::Matrix m = panel->heatmap()->values();
+    for (int l = 0; l < m.rows; ++l)
+      for (int h = 0; h < m.cols; ++h) {
+        const double want = layers[l].toArray()[h].toDouble();
+        const double got = m.values[static_cast<size_t>(l * m.cols + h)];
+        QVERIFY2(std::abs(got - want) <= 1e-5 * std::max(1.0, std::abs(want)),
+                 qPrintable(QString("L%1H%2: %3 vs %4").arg(l).arg(h).arg(got).arg(want)));
+      }
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, path("settings"));
+    QStandardPaths::setTestModeEnabled(true);
+    qputenv("XDG_DATA_HOME", path("data-home").toUtf8());
+  }
+
+  void modelFolderIsMeasuredOnTheProbeSentences() {
+    const QString model = tests::readOnlyCopy(
+        QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/fixtures/hf-modernbert"), path("modernbert"));
+    QVERIFY(!model.isEmpty());
+    app::MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openRun(model) != nullptr);
+    clickTab(window, "Health");
+    app::HealthPanel* panel = panelOf(window);
+    QTRY_VERIFY(panel->placeholderText().contains("pretrained model folder"));
+    QVERIFY(panel->placeholderText().contains("Measure health"));
+    QVERIFY(panel->measureBar()->isVisible());
+    QVERIFY(panel->measureBar()->sourceBox()->currentText().startsWith("probe sentences"));
+    measure(panel);
+    QCOMPARE(panel->history().steps, std::vector<std::int64_t>{0});
+    QCOMPARE(panel->shownStep(), qint64(0));
+    // The same report by the command line on the sentences the tab wrote.
+    const QString text = panel->measureBar()->probeTextPath();
+    QVERIFY(QFileInfo::exists(text));
+    const auto cli = tests::runCli({"health", model, "--text", text, "--out", path("mb-cli")});
+    QVERIFY2(cli.exitCode == 0, qPrintable(cli.out + cli.err));
+    const QJsonObject report = readJson(path("mb-cli/health.json"));
+    QCOMPARE(report["layers"].toInt(), 4);
+    compareEntropyMin(panel, report);
+    // The tab's own report was written where the command line writes it by default.
+    const QString written = QFileInfo(text).path() + "/health-step-0/health.json";
+    QCOMPARE(readJson(written)["entropy_min"], report["entropy_min"]);
+    const QLabel* note = panel->measureBar()->findChild<QLabel*>("healthMeasureNote");
+    QVERIFY2(note->text().contains("20 sequences") && note->text().contains("health-step-0"),
+             qPrintable(note->text()));
+    QVERIFY(note->toolTip().contains(QFileInfo(written).path()));
+    QVERIFY(!QFileInfo::exists(model + "/analysis"));  // the folder itself is read-only
+  }
+
+  // For the docs: ATTNLAB_HEALTH_SHOT_MODEL=<model folder> ATTNLAB_HEALTH_SHOT_DIR=<dir> saves
+  // the window after that folder was measured on the probe sentences.
+  void screenshotOfAMeasuredModel() {
+    const QString model = qEnvironmentVariable("ATTNLAB_HEALTH_SHOT_MODEL");
+    const QString dir = qEnvironmentVariable("ATTNLAB_HEALTH_SHOT_DIR");
+    if (model.isEmpty() || dir.isEmpty()) QSKIP("no ATTNLAB_HEALTH_SHOT_MODEL / _DIR");
+    app::MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openRun(model) != nullptr);
+    clickTab(window, "Health");
+    app::HealthPanel* panel = panelOf(window);
+    measure(panel);
+    panel->setQuantity(app::HealthQuantity::EntropyMin);
+    QTRY_VERIFY(panel->heatmap()->values().isValid());
+    for (auto* plot : window.findChildren<QCustomPlot*>()) plot->replot();
+    QVERIFY(window.grab().save(dir + "/health-measured.png"));
+  }
+
+  void aRunWithoutSeriesIsMeasuredOnItsValidationSplit() {
+    QVERIFY(tests::writeBytes(path("corpus.txt"),
+                              QByteArray::fromStdString(tests::regularCorpusText(300))));
+    QVERIFY(tests::writeBytes(path("small.toml"),
+                              tests::smallRunToml("no-health", path("corpus.txt"), 6, 3)));
+    const QString run = path("no-health");
+    const auto trained = tests::runCli({"train", "--config", path("small.toml"), "--run-dir", run,
+                                        "--plain", "--set", "log.health=false"});
+    QVERIFY2(trained.exitCode == 0, qPrintable(trained.out + trained.err));
+    app::MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openRun(run) != nullptr);
+    clickTab(window, "Health");
+    app::HealthPanel* panel = panelOf(window);
+    QTRY_VERIFY(panel->placeholderText().contains("log.health = false"));
+    QVERIFY(panel->measureBar()->sourceBox()->currentText().contains("validation split"));
+
+    // A text file that is not there: refused by name, the tab as it was.
+    const QString missing = path("no-such-lines.txt");
+    panel->measureBar()->setTextFile(missing);
+    QTest::mouseClick(panel->measureBar()->jobBar()->runButton(), Qt::LeftButton);
+    QTRY_VERIFY(panel->measureBar()->jobBar()->statusText().contains(missing));
+    QVERIFY(panel->measureBar()->jobBar()->statusText().contains("no such text file"));
+    QVERIFY(!panel->showsContent());
+
+    auto* box = panel->measureBar()->sourceBox();
+    box->setCurrentIndex(box->findText("the run's validation split"));
+    measure(panel);
+    QCOMPARE(panel->history().steps, std::vector<std::int64_t>{6});
+    const auto cli = tests::runCli({"health", run, "--out", path("run-cli")});
+    QVERIFY2(cli.exitCode == 0, qPrintable(cli.out + cli.err));
+    compareEntropyMin(panel, readJson(path("run-cli/health.json")));
+  }
+};
+
+QTEST_MAIN(TestHealthMeasure)
+#include "test_health_measure.moc"
