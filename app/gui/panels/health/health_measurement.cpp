@@ -197,6 +197,8 @@ bool HealthMeasureBar::measure() {
           },
           [this, directory](const JobResult<analysis::HealthJobResult>& result) {
             if (!result.ok()) return;  // the bar says why
+            emit measured(directory, result.value);
+            if (directory != m_runDirectory) return;  // another run is selected now
             // Short on the bar (it must not widen the window); the paths in the tooltip.
             const auto& r = result.value->report;
             const QString folder = QString::fromStdString(result.value->folder.string());
@@ -206,7 +208,6 @@ bool HealthMeasureBar::measure() {
                                 .arg(QFileInfo(folder).fileName()));
             m_note->setToolTip(QStringLiteral("%1\nreport: %2")
                                    .arg(QString::fromStdString(r.evaluationDescription), folder));
-            emit measured(directory, result.value);
           },
           &whyNot);
   if (!started) {

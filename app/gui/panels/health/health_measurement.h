@@ -10,6 +10,7 @@
 #include "analysis/jobs/health_job.h"
 #include "core/runlog/health_history.h"
 
+#include <QPointer>
 #include <QString>
 #include <QWidget>
 
@@ -61,7 +62,7 @@ class HealthMeasureBar : public QWidget {
   QString chooseTextFile();
   analysis::HealthJobOptions optionsFor(QString* whyNot);
 
-  RunSession* m_run = nullptr;
+  QPointer<RunSession> m_run;
   QString m_runDirectory;
   QString m_textFile;
   int m_chosenSource = -1;  ///< the source the person picked (-1: the default for the run)
