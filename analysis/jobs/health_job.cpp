@@ -145,6 +145,16 @@ std::vector<double> valuesOf(const at::Tensor& t) {
   return std::vector<double>(d.data_ptr<double>(), d.data_ptr<double>() + d.numel());
 }
 
+/// The options' thresholds, or the run's (log.health_sink_epsilon, log.health_collapse_nats).
+core::HealthSettings settingsOf(const HealthJobOptions& options, const core::RunConfig& config) {
+  core::HealthSettings settings;
+  settings.sinkEpsilon = options.sinkEpsilon.value_or(config.log.healthSinkEpsilon);
+  settings.collapseNats = options.collapseNats.value_or(config.log.healthCollapseNats);
+  settings.probabilityMaps =
+      core::patternMapsOf(config.attention) == core::AttentionMaps::Probabilities;
+  return settings;
+}
+
 /// The rotary spectral norms into the report (core/health/rotary_spectral.h); nothing for a
 /// model without rotary positions.
 void fillRotarySpectral(HealthReport& r, core::MaskedLanguageModelImpl& model,
@@ -152,11 +162,13 @@ void fillRotarySpectral(HealthReport& r, core::MaskedLanguageModelImpl& model,
                         const std::atomic<bool>* cancel) {
   if (config.position != core::PositionEncoding::Rope) return;
   const int L = model.layerCount();
-  const auto rotary = core::rotaryQkSpectralNorms(model, config, r.longestSequence, [&](int layer) {
-    if (progress) progress(kPhaseSpectralNorms, layer + 1, L + 1);
-    throwIfCancelled(cancel,
-                     std::string(kPhaseSpectralNorms) + ", after layer " + std::to_string(layer));
-  });
+  const int H = model.layer(0)->attention()->heads();
+  const auto rotary =
+      core::rotaryQkSpectralNorms(model, config, r.longestSequence, [&](int layer, int head) {
+        if (progress) progress(kPhaseSpectralNorms, layer * H + head + 1, L * H + 1);
+        throwIfCancelled(cancel, std::string(kPhaseSpectralNorms) + ", after layer " +
+                                     std::to_string(layer) + " head " + std::to_string(head));
+      });
   r.rotarySpectralNorm = valuesOf(rotary.norm);
   const auto offsets = rotary.offset.contiguous();
   r.rotarySpectralOffset.assign(offsets.data_ptr<std::int64_t>(),
@@ -246,11 +258,7 @@ HealthReport measureHealth(const HealthJobOptions& options, const SelectedCheckp
   auto model = loadModel(selected.checkpoint, config, static_cast<int>(in.pieces.size()),
                          static_cast<int>(in.pad));
   tell(kPhaseLoadWeights, 1, 1);
-  core::HealthSettings settings;
-  settings.sinkEpsilon = options.sinkEpsilon.value_or(config.log.healthSinkEpsilon);
-  settings.collapseNats = options.collapseNats.value_or(config.log.healthCollapseNats);
-  settings.probabilityMaps =
-      core::patternMapsOf(config.attention) == core::AttentionMaps::Probabilities;
+  const core::HealthSettings settings = settingsOf(options, config);
   core::HealthAccumulator accumulator(settings);
   r.longestSequence = accumulate(*model, *set, in, accumulator, progress, cancel);
   throwIfCancelled(cancel, kPhaseSpectralNorms);

@@ -153,18 +153,17 @@ void markdownRotary(std::ostringstream& md, const HealthReport& r) {
         "(the longest sequence, "
      << r.longestSequence
      << " tokens, within a sliding window's "
-        "band), for the layer's largest head.\n\n"
-     << "| layer | base | offsets | spectral norm at r = 0 | largest over offsets | head | at r |\n"
+        "band), for the head of the layer where it is largest.\n\n"
+     << "| layer | base | offsets | head | spectral norm at r = 0 | largest over offsets | at r |\n"
      << "|---|---|---|---|---|---|---|\n";
   for (int l = 0; l < r.layers; ++l) {
     const auto first = r.rotarySpectralNorm.begin() + l * r.heads;
     const auto h = static_cast<int>(std::max_element(first, first + r.heads) - first);
     const auto i = static_cast<size_t>(l * r.heads + h);
     const auto L = static_cast<size_t>(l);
-    md << "| " << l << " | " << r.rotaryTheta[L] << " | +-" << r.rotaryReach[L] << " | "
-       << fixed(layerMax(r.spectralNorm, l, r.heads), 2) << " | "
-       << fixed(r.rotarySpectralNorm[i], 2) << " | " << h << " | " << r.rotarySpectralOffset[i]
-       << " |\n";
+    md << "| " << l << " | " << r.rotaryTheta[L] << " | +-" << r.rotaryReach[L] << " | " << h
+       << " | " << fixed(r.spectralNorm[i], 2) << " | " << fixed(r.rotarySpectralNorm[i], 2)
+       << " | " << r.rotarySpectralOffset[i] << " |\n";
   }
   md << "\n";
 }

@@ -137,13 +137,22 @@ std::optional<double> valLossOf(const Group& root) {
   return v;
 }
 
+/// What a checkpoint's datasets may claim: the file's size, less what the datasets read
+/// before claimed.
+struct StoredBudget {
+  fs::path path;
+  std::uint64_t fileBytes = 0;
+  std::uint64_t claimed = 0;
+};
+
 /// A damaged file can declare a dataset far larger than itself (a shape whose elements were
-/// never written, or a chunk index that points past the end), and reading it would allocate
-/// all of that before HDF5 noticed anything. AttnLab's writer stores every element, without
-/// compression, so a dataset must hold the bytes its shape needs, within the file's own size.
-void requireStoredElements(const Dataset& d, std::uint64_t fileBytes, const fs::path& path) {
-  const std::string where = path.string() + ":" + d.objectPath();
-  std::uint64_t needed = d.datatype().size();
+/// never written, or chunk sizes that add up to more than the file), and reading it would
+/// allocate all of that before HDF5 noticed anything. AttnLab's writer stores every element,
+/// without compression, so a dataset must hold the bytes its shape needs (at `elementBytes`
+/// each in memory, when wider than the file's type), and all of them together fit in the file.
+void requireStoredElements(const Dataset& d, StoredBudget& budget, std::size_t elementBytes = 0) {
+  const std::string where = budget.path.string() + ":" + d.objectPath();
+  std::uint64_t needed = std::max(d.datatype().size(), elementBytes);
   std::string shape;
   for (const std::uint64_t n : d.dims()) {
     shape += (shape.empty() ? "" : ", ") + std::to_string(n);
@@ -152,10 +161,11 @@ void requireStoredElements(const Dataset& d, std::uint64_t fileBytes, const fs::
       throw CheckpointError(where, "the shape [" + shape + "...] is too large to be a tensor");
   }
   const std::uint64_t stored = d.storedBytes();
-  if (needed > stored || stored > fileBytes)
+  budget.claimed += stored;
+  if (needed > stored || budget.claimed > budget.fileBytes)
     throw CheckpointError(where, "the shape [" + shape + "] needs " + readableBytes(needed) +
                                      ", but the file stores " + readableBytes(stored) +
-                                     " for it (the file has " + readableBytes(fileBytes) +
+                                     " for it (the file has " + readableBytes(budget.fileBytes) +
                                      "): the checkpoint is damaged or truncated");
 }
 
@@ -313,10 +323,10 @@ CheckpointData CheckpointStore::load(const fs::path& path) {
   out.valLoss = valLossOf(root);
   if (root.hasAttribute("created_utc")) out.createdUtc = root.stringAttribute("created_utc");
   std::error_code ec;
-  const std::uint64_t fileBytes = fs::file_size(path, ec);
+  StoredBudget budget{path, fs::file_size(path, ec)};
   if (root.isDataset(kConfig)) {
     Dataset config = root.openDataset(kConfig);
-    requireStoredElements(config, fileBytes, path);
+    requireStoredElements(config, budget);
     auto v = config.readStrings();
     if (!v.empty()) out.metadata.configToml = v.front();
   }
@@ -340,7 +350,7 @@ CheckpointData CheckpointStore::load(const fs::path& path) {
       if (!m)
         throw CheckpointError(path.string() + ":" + d.objectPath(),
                               "unsupported element type for a tensor");
-      requireStoredElements(d, fileBytes, path);
+      requireStoredElements(d, budget, c10::elementSize(m->torchType));
       const auto dims = d.dims();
       std::vector<std::int64_t> shape(dims.begin(), dims.end());
       at::Tensor t = torch::empty(shape, torch::TensorOptions().dtype(m->torchType));
@@ -354,7 +364,7 @@ CheckpointData CheckpointStore::load(const fs::path& path) {
     collectDatasets(group, "", keys);
     for (const auto& key : keys) {
       Dataset d = group.openDataset(key);
-      requireStoredElements(d, fileBytes, path);
+      requireStoredElements(d, budget);
       std::vector<std::uint8_t> bytes(d.space().elementCount());
       if (!bytes.empty()) d.read(bytes.data(), ElementType::UInt8);
       out.metadata.blobs.emplace(key, std::move(bytes));

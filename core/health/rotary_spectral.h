@@ -26,9 +26,11 @@ struct RotarySpectralNorms {
   at::Tensor norm;
   at::Tensor offset;
 };
-RotarySpectralNorms rotaryHeadSpectralNorms(const at::Tensor& queryRows, const at::Tensor& keyRows,
-                                            const at::Tensor& scales, double theta,
-                                            std::int64_t maxOffset);
+/// `afterHead(h)`, when set, is called as each head is done. Memory stays bounded: the
+/// offsets are taken 256 at a time.
+RotarySpectralNorms rotaryHeadSpectralNorms(
+    const at::Tensor& queryRows, const at::Tensor& keyRows, const at::Tensor& scales, double theta,
+    std::int64_t maxOffset, const std::function<void(std::int64_t)>& afterHead = {});
 
 /// The largest |offset| between a query and a key of `layer` in sequences of `length` real
 /// tokens: length - 1, or the band's half-width in a sliding-window layer when smaller.
@@ -38,10 +40,10 @@ double rotaryTheta(const ModelConfig& config, int layer);
 
 /// [L, H] for a model with model.position = "rope": each layer at its own base
 /// (rope_theta_local in a windowed layer), over the offsets below `length` positions and
-/// within the layer's band. `afterLayer(l)`, when set, is called as each layer is done (a
+/// within the layer's band. `afterHead(l, h)`, when set, is called as each head is done (a
 /// long sequence makes thousands of SVDs per head: progress and cancel go there).
 RotarySpectralNorms rotaryQkSpectralNorms(MaskedLanguageModelImpl& model, const ModelConfig& config,
                                           std::int64_t length,
-                                          const std::function<void(int)>& afterLayer = {});
+                                          const std::function<void(int, int)>& afterHead = {});
 
 }  // namespace attnlab::core

@@ -392,7 +392,10 @@ def check_rotary(report_path):
     half the window in a windowed layer), at the layer's base, and the r of it."""
     with open(report_path) as f:
         report = json.load(f)
-    model = tomllib.loads(report["config"])["model"]
+    config = tomllib.loads(report["config"])
+    model = config["model"]
+    if config.get("attention", {}).get("temperature", False):
+        sys.exit("rotary: a run with learned temperatures is not recomputed here")
     L, H = report["layers"], report["heads"]
     longest = report["evaluation"]["longest_sequence"]
     window, every = model.get("attention_window", 0), model.get("global_every", 3)

@@ -76,19 +76,41 @@ class TestHealthMeasure : public QObject {
                  qPrintable(panel->measureBar()->jobBar()->statusText()));
   }
 
-  /// The heatmap's minimum entropy against `report`'s entropy_min, head by head.
-  static void compareEntropyMin(app::HealthPanel* panel, const QJsonObject& report) {
-    panel->setQuantity(app::HealthQuantity::EntropyMin);
-    const QJsonArray layers = report["entropy_min"].toArray();
+  static bool near(double got, double want) {
+    return std::abs(got - want) <= 1e-5 * std::max(1.0, std::abs(want));
+  }
+
+  /// The heatmap's cells of `quantity` against `report`'s `key` [L][H] (or, with `sinkClass`,
+  /// class_mass [L][H][C] at that class), head by head.
+  static void compareHeatmap(app::HealthPanel* panel, const QJsonObject& report,
+                             app::HealthQuantity quantity, const QString& key, int sinkClass = -1) {
+    panel->setQuantity(quantity, sinkClass);
+    const QJsonArray layers = report[key].toArray();
     QTRY_COMPARE(panel->heatmap()->values().rows, layers.size());
     const widgets::Matrix m = panel->heatmap()->values();
     for (int l = 0; l < m.rows; ++l)
       for (int h = 0; h < m.cols; ++h) {
-        const double want = layers[l].toArray()[h].toDouble();
+        const QJsonValue cell = layers[l].toArray()[h];
+        const double want =
+            sinkClass >= 0 ? cell.toArray()[sinkClass].toDouble(std::nan("")) : cell.toDouble();
         const double got = m.values[static_cast<size_t>(l * m.cols + h)];
-        QVERIFY2(std::abs(got - want) <= 1e-5 * std::max(1.0, std::abs(want)),
-                 qPrintable(QString("L%1H%2: %3 vs %4").arg(l).arg(h).arg(got).arg(want)));
+        QVERIFY2(
+            near(got, want) || (std::isnan(got) && std::isnan(want)),
+            qPrintable(QString("%1 L%2H%3: %4 vs %5").arg(key).arg(l).arg(h).arg(got).arg(want)));
       }
+  }
+
+  /// The heatmaps of three quantities and the per-layer massive ratio against `report`.
+  static void compareWithReport(app::HealthPanel* panel, const QJsonObject& report) {
+    compareHeatmap(panel, report, app::HealthQuantity::EntropyMin, "entropy_min");
+    compareHeatmap(panel, report, app::HealthQuantity::LogitMax, "logit_max");
+    compareHeatmap(panel, report, app::HealthQuantity::SinkMass, "class_mass", 1);  // cls
+    const QJsonArray ratio = report["massive_ratio"].toArray();
+    const auto& shown = panel->history().massiveRatio.at(0);
+    QCOMPARE(static_cast<int>(shown.size()), ratio.size());
+    for (int l = 0; l < ratio.size(); ++l)
+      QVERIFY2(near(shown[static_cast<size_t>(l)], ratio[l].toDouble()),
+               qPrintable(QString::number(l)));
   }
 
  private slots:
@@ -124,7 +146,7 @@ class TestHealthMeasure : public QObject {
     QVERIFY2(cli.exitCode == 0, qPrintable(cli.out + cli.err));
     const QJsonObject report = readJson(path("mb-cli/health.json"));
     QCOMPARE(report["layers"].toInt(), 4);
-    compareEntropyMin(panel, report);
+    compareWithReport(panel, report);
     // The tab's own report was written where the command line writes it by default.
     const QString written = QFileInfo(text).path() + "/health-step-0/health.json";
     QCOMPARE(readJson(written)["entropy_min"], report["entropy_min"]);
@@ -187,7 +209,7 @@ class TestHealthMeasure : public QObject {
     QCOMPARE(panel->history().steps, std::vector<std::int64_t>{6});
     const auto cli = tests::runCli({"health", run, "--out", path("run-cli")});
     QVERIFY2(cli.exitCode == 0, qPrintable(cli.out + cli.err));
-    compareEntropyMin(panel, readJson(path("run-cli/health.json")));
+    compareWithReport(panel, readJson(path("run-cli/health.json")));
   }
 };
 

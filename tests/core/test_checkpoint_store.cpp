@@ -211,6 +211,27 @@ class TestCheckpointStore : public QObject {
         qInfo() << "refused:" << e.what();
       }
     }
+    // A stored dtype narrower than the one its torch_dtype names: the tensor would be 8 times
+    // what the file holds.
+    const fs::path wide = saved.parent_path() / "wide.h5";
+    fs::copy_file(saved, wide, fs::copy_options::overwrite_existing);
+    QProcess p;
+    p.start(QStringLiteral(ATTNLAB_PYTHON),
+            {QStringLiteral("-c"),
+             QStringLiteral("import h5py,sys,numpy as np; f=h5py.File(sys.argv[1],'a'); "
+                            "d=f.create_dataset('tensors/wide', data=np.zeros((4,4),'u1')); "
+                            "d.attrs['torch_dtype']='float64'; f.close()"),
+             QString::fromStdString(wide.string())});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 0);
+    try {
+      CheckpointStore::load(wide);
+      QFAIL("a tensor wider than its stored bytes must not load");
+    } catch (const attnlab::CheckpointError& e) {
+      QVERIFY2(std::string(e.what()).find("wide.h5:/tensors/wide: the shape [4, 4] needs 128 B") !=
+                   std::string::npos,
+               e.what());
+    }
     QCOMPARE(CheckpointStore::load(saved).tensors.at("w").sum().item<float>(), 16.0f);
   }
 

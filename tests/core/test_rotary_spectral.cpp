@@ -70,6 +70,31 @@ class TestRotarySpectral : public QObject {
     }
   }
 
+  void offsetsBeyondOneBatchOfSvds() {
+    // 601 offsets: three batches of at most 256 (the first ends at r = -45); over several
+    // heads the largest sits in a later batch at least once.
+    torch::manual_seed(11);
+    const int64_t d = 4, D = 6, reach = 300;
+    const double theta = 7.0;
+    int beyondFirstBatch = 0;
+    for (int trial = 0; trial < 8; ++trial) {
+      const auto aq = torch::randn({1, d, D}, torch::kFloat64);
+      const auto ak = torch::randn({1, d, D}, torch::kFloat64);
+      const auto got =
+          rotaryHeadSpectralNorms(aq, ak, torch::ones({1}, torch::kFloat64), theta, reach);
+      double best = -1;
+      int64_t bestOffset = 0;
+      for (int64_t r = -reach; r <= reach; ++r) {
+        const double n = formedNorm(aq[0], ak[0], theta, r);
+        if (n > best) best = n, bestOffset = r;
+      }
+      QVERIFY(std::abs(got.norm[0].item<double>() - best) < 1e-10 * best);
+      QCOMPARE(got.offset[0].item<int64_t>(), bestOffset);
+      beyondFirstBatch += bestOffset > -reach + 255 ? 1 : 0;
+    }
+    QVERIFY(beyondFirstBatch > 0);
+  }
+
   void offsetZeroIsThePlainSpectralNorm() {
     torch::manual_seed(5);
     const auto aq = torch::randn({2, 4, 12}, torch::kFloat64);

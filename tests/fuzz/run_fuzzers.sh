@@ -15,7 +15,8 @@
 # Each harness first replays its committed regression inputs (tests/fuzz/regressions/<name>/)
 # and then fuzzes a copy of its seeds (tests/fuzz/seeds/<name>/), with its dictionary when
 # tests/fuzz/dicts/<name>.dict exists. Limits: 2048 MB resident, 256 MB in one allocation
-# (so a huge allocation is reported with its stack), 30 s per input. Printed per harness:
+# (so a huge allocation is reported with its stack; the regressions' replay too), 30 s per
+# input. Printed per harness:
 # executions (libFuzzer's stat::number_of_executed_units), inputs added for new coverage
 # (stat::new_units_added), the final coverage, and the path of any crash file. Exit status 1
 # on any finding, 2 when the build fails.
@@ -105,7 +106,7 @@ for name in $fuzzers; do
 
   # The committed regressions must pass (each file is run once).
   if [ -d "$here/regressions/$name" ] && [ -n "$(ls -A "$here/regressions/$name")" ]; then
-    if ! "$bin" -rss_limit_mb=2048 -timeout=60 "$here/regressions/$name"/* \
+    if ! "$bin" -rss_limit_mb=2048 -malloc_limit_mb=256 -timeout=60 "$here/regressions/$name"/* \
         > "$out/$name/regressions.log" 2>&1; then
       result="REGRESSION FAILED (log: $out/$name/regressions.log)" failed=1
     fi
@@ -121,6 +122,7 @@ for name in $fuzzers; do
     run=$((run + 1))
     log=$out/$name/fuzz-$run.log
     before=$(ls "$artifacts" | wc -l)
+    rm -f "$log.replay"  # a replay of an earlier invocation in the same FUZZ_OUT must not decide
     "$bin" "$corpus" "${dict[@]}" "${leaks[@]}" -max_total_time="$left" -rss_limit_mb=2048 -malloc_limit_mb=256 -timeout=30 \
       -print_final_stats=1 -artifact_prefix="$artifacts/" > "$log" 2>&1
     status=$?
@@ -140,9 +142,10 @@ for name in $fuzzers; do
       if rss_not_reproducible "$log" "$artifacts/$crash"; then
         unreproduced+=("$artifacts/$crash")
         [ "${#unreproduced[@]}" -lt 5 ] && continue
-      elif [ -f "$log.replay" ] && third_party_crash "$log.replay" && [ -z "${FUZZ_STRICT_HDF5:-}" ]; then
-        # The resident-memory report lists the heap, not who allocated last; the replay alone
-        # stops at the one allocation over -malloc_limit_mb, with its stack, and that decides.
+      elif [ -f "$log.replay" ] && grep -q 'out-of-memory (malloc(' "$log.replay" &&
+           third_party_crash "$log.replay" && [ -z "${FUZZ_STRICT_HDF5:-}" ]; then
+        # The resident-memory report lists the heap, not who allocated last; a replay alone
+        # that stops at one allocation over -malloc_limit_mb has its stack, and that decides.
         third_party+=("$artifacts/$crash")
         [ "${#third_party[@]}" -lt 20 ] && continue
         break

@@ -251,6 +251,12 @@ void HealthPanel::followRun(RunSession* run) {
       const bool health = std::any_of(names.begin(), names.end(), [](const QString& n) {
         return n.startsWith(QLatin1String("health/"));
       });
+      if (health && m_showsMeasurement) {
+        // The run's own series (it was resumed): they take the measurement's place.
+        m_showsMeasurement = false;
+        m_history = {};
+        m_alarms.clear();
+      }
       if (health && !m_ingestTimer.isActive()) m_ingestTimer.start();
     });
     // The first batch (name, configuration) and the status change what the placeholder says.
@@ -268,6 +274,7 @@ void HealthPanel::followRun(RunSession* run) {
 void HealthPanel::showMeasurement(const QString& runDirectory, const core::HealthHistory& history) {
   m_measured.insert(runDirectory, history);
   if (!m_run || m_run->directory() != runDirectory) return;
+  if (!m_showsMeasurement && !m_history.empty()) return;  // the log's own series came first
   m_history = history;
   m_showsMeasurement = true;
   m_error.clear();
