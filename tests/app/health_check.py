@@ -202,16 +202,21 @@ def check_collapsed(name, ours, acc):
         sys.exit(1)
 
 
+def head_rows(f, layer, heads):
+    """Each head's rows of W_Q and W_K [d, D] of a checkpoint's layer, and d."""
+    w = f[f"tensors/model/layers.{layer}.attention.qkv.weight"][()].astype(np.float64)
+    hidden = w.shape[1]
+    d = hidden // heads
+    return [(w[h * d:(h + 1) * d], w[hidden + h * d:hidden + (h + 1) * d])
+            for h in range(heads)], d
+
+
 def spectral_norms(checkpoint, layers, heads):
     with h5py.File(checkpoint, "r") as f:
         out = np.zeros((layers, heads))
         for l in range(layers):
-            w = f[f"tensors/model/layers.{l}.attention.qkv.weight"][()].astype(np.float64)
-            hidden = w.shape[1]
-            d = hidden // heads
-            for h in range(heads):
-                q = w[h * d:(h + 1) * d]
-                k = w[hidden + h * d:hidden + (h + 1) * d]
+            rows, d = head_rows(f, l, heads)
+            for h, (q, k) in enumerate(rows):
                 out[l, h] = np.linalg.svd(q.T @ k, compute_uv=False)[0] / np.sqrt(d)
     return out
 
@@ -410,12 +415,8 @@ def check_rotary(report_path):
                 print(f"reach/theta layer {l}: MISMATCH {got['reach'][l]}, {got['theta'][l]} "
                       f"vs {reach}, {theta}")
                 sys.exit(1)
-            w = f[f"tensors/model/layers.{l}.attention.qkv.weight"][()].astype(np.float64)
-            hidden = w.shape[1]
-            d = hidden // H
-            for h in range(H):
-                q = w[h * d:(h + 1) * d]
-                k = w[hidden + h * d:hidden + (h + 1) * d]
+            rows, d = head_rows(f, l, H)
+            for h, (q, k) in enumerate(rows):
                 sig = [np.linalg.svd(q.T @ rotation(d, theta, r) @ k, compute_uv=False)[0]
                        for r in range(-reach, reach + 1)]
                 norm[l, h] = max(sig) / np.sqrt(d)

@@ -4,6 +4,7 @@
 // checkpoints of one run differ; a run of another tokenizer and a model of another shape are
 // refused with messages that name them; without --heads the command says what it needs.
 #include "tests/support/cli_process.h"
+#include "tests/support/json_file.h"
 #include "tests/support/small_run_toml.h"
 #include "tests/support/tiny_corpus.h"
 
@@ -19,13 +20,9 @@
 
 using attnlab::tests::runCli;
 
-namespace {
+using attnlab::tests::readJson;
 
-QJsonObject readJson(const QString& path) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) return {};
-  return QJsonDocument::fromJson(f.readAll()).object();
-}
+namespace {
 
 /// The regular corpus with every word spelt backwards: as many distinct characters, so a
 /// 50-piece tokenizer fits, but other pieces.

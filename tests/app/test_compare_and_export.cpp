@@ -25,7 +25,9 @@
 #include "app/gui/window_exports.h"
 #include "core/config/config_loader.h"
 #include "tests/support/cli_process.h"
+#include "tests/support/json_file.h"
 #include "tests/support/tiny_run_setup.h"
+#include "tests/support/window_tabs.h"
 #include "widgets/plots/bar_chart.h"
 #include "widgets/plots/curve_plot.h"
 #include "widgets/plots/matrix_heatmap.h"
@@ -66,13 +68,9 @@
 
 using namespace attnlab;
 
-namespace {
+using attnlab::tests::readJson;
 
-QJsonObject readJson(const QString& path) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) return {};
-  return QJsonDocument::fromJson(f.readAll()).object();
-}
+namespace {
 
 QStringList svgTexts(const QString& path) {
   QFile f(path);
@@ -140,14 +138,6 @@ class TestCompareAndExport : public QObject {
     QCOMPARE(window.parts().runsPanel->selectedRuns().size(), 2);
   }
 
-  void clickTab(app::MainWindow& window, const QString& text) {
-    QTabBar* bar = window.parts().views->tabBar();
-    for (int i = 0; i < bar->count(); ++i)
-      if (bar->tabText(i) == text)
-        QTest::mouseClick(bar, Qt::LeftButton, {}, bar->tabRect(i).center());
-    QCOMPARE(window.parts().views->tabText(window.parts().views->currentIndex()), text);
-  }
-
   /// Fills the export dialog open now and presses Export.
   void fillExportDialog(app::ExportFigureDialog* dialog, const QString& file, int w, int h,
                         int dpi) {
@@ -195,7 +185,7 @@ class TestCompareAndExport : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     openAndSelectBoth(window);
     QSignalSpy ready(window.parts().views->comparePanel(), &app::ComparePanel::summariesReady);
-    clickTab(window, "Compare");
+    tests::clickTab(window, "Compare");
     QVERIFY(ready.count() > 0 || ready.wait(20000));
     QTableWidget* table = window.parts().views->comparePanel()->table();
     QCOMPARE(table->rowCount(), 2);
@@ -260,7 +250,7 @@ class TestCompareAndExport : public QObject {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     openAndSelectBoth(window);
-    clickTab(window, "Compare");
+    tests::clickTab(window, "Compare");
     app::ComparePanel* compare = window.parts().views->comparePanel();
     QVERIFY(compare->showComparison("realformer-fig4"));
     QCOMPARE(compare->figureViews().size(), 1);
@@ -315,7 +305,7 @@ class TestCompareAndExport : public QObject {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     openAndSelectBoth(window);
-    clickTab(window, "Compare");
+    tests::clickTab(window, "Compare");
     app::ComparePanel* compare = window.parts().views->comparePanel();
     const QJsonObject plain = readJson(m_plain + "/analysis/step-8/analysis.json");
     const QJsonObject rf = readJson(m_variant + "/analysis/step-8/analysis.json");
@@ -359,7 +349,7 @@ class TestCompareAndExport : public QObject {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     openAndSelectBoth(window);
-    clickTab(window, "Compare");
+    tests::clickTab(window, "Compare");
     app::ComparePanel* compare = window.parts().views->comparePanel();
     QVERIFY(compare->showComparison("heads-matching"));
     QVERIFY2(compare->figureViews().front()->error().contains("--heads"),
@@ -410,7 +400,7 @@ class TestCompareAndExport : public QObject {
                       list->visualItemRect(list->item(0)).center());
     QTest::mouseClick(list->viewport(), Qt::LeftButton, Qt::ControlModifier,
                       list->visualItemRect(list->item(1)).center());
-    clickTab(window, "Compare");
+    tests::clickTab(window, "Compare");
     app::ComparePanel* compare = window.parts().views->comparePanel();
     QVERIFY(compare->showComparison("rollout-spread"));
     QTRY_VERIFY(compare->figureViews().size() == 1 && compare->figureViews().front()->plot());
@@ -475,7 +465,7 @@ class TestCompareAndExport : public QObject {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(window.openRun(m_plain) != nullptr);
-    clickTab(window, "Curves");
+    tests::clickTab(window, "Curves");
     widgets::CurvePlot* plot = nullptr;
     QTRY_VERIFY((plot = window.parts().views->curvesPanel()->plotFor("train/loss")) != nullptr);
     QTRY_VERIFY(plot->isVisible());
@@ -519,7 +509,7 @@ class TestCompareAndExport : public QObject {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(window.openRun(run) != nullptr);
-    clickTab(window, "Analysis");
+    tests::clickTab(window, "Analysis");
     app::AnalysisRunOptionsButton* options =
         window.parts().views->analysisPanel()->runOptionsButton();
     QTest::mouseClick(options->textChoice(), Qt::LeftButton);
@@ -554,7 +544,7 @@ class TestCompareAndExport : public QObject {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(window.openRun(run) != nullptr);
-    clickTab(window, "Analysis");
+    tests::clickTab(window, "Analysis");
     QSignalSpy finished(window.parts().analysis, &app::AnalysisController::finished);
     QTest::mouseClick(window.parts().views->analysisPanel()->findChild<app::JobBar*>()->runButton(),
                       Qt::LeftButton);

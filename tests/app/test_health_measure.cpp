@@ -12,9 +12,11 @@
 #include "app/gui/panels/health/health_panel.h"
 #include "app/gui/view_tabs.h"
 #include "tests/support/cli_process.h"
+#include "tests/support/json_file.h"
 #include "tests/support/model_folder_runs.h"
 #include "tests/support/small_run_toml.h"
 #include "tests/support/tiny_corpus.h"
+#include "tests/support/window_tabs.h"
 #include "widgets/plots/head_value_map.h"
 
 #include <qcustomplot.h>
@@ -37,15 +39,7 @@
 
 using namespace attnlab;
 
-namespace {
-
-QJsonObject readJson(const QString& path) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) return {};
-  return QJsonDocument::fromJson(f.readAll()).object();
-}
-
-}  // namespace
+using attnlab::tests::readJson;
 
 class TestHealthMeasure : public QObject {
   Q_OBJECT
@@ -56,14 +50,6 @@ class TestHealthMeasure : public QObject {
 
   static app::HealthPanel* panelOf(app::MainWindow& window) {
     return window.parts().views->healthPanel();
-  }
-
-  static void clickTab(app::MainWindow& window, const QString& text) {
-    QTabBar* bar = window.parts().views->tabBar();
-    for (int i = 0; i < bar->count(); ++i)
-      if (bar->tabText(i) == text)
-        QTest::mouseClick(bar, Qt::LeftButton, {}, bar->tabRect(i).center());
-    QCOMPARE(window.parts().views->tabText(window.parts().views->currentIndex()), text);
   }
 
   /// Clicks Measure health and waits for the tab to show the measurement.
@@ -130,7 +116,7 @@ class TestHealthMeasure : public QObject {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(window.openRun(model) != nullptr);
-    clickTab(window, "Health");
+    tests::clickTab(window, "Health");
     app::HealthPanel* panel = panelOf(window);
     QTRY_VERIFY(panel->placeholderText().contains("pretrained model folder"));
     QVERIFY(panel->placeholderText().contains("Measure health"));
@@ -168,7 +154,7 @@ class TestHealthMeasure : public QObject {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(window.openRun(model) != nullptr);
-    clickTab(window, "Health");
+    tests::clickTab(window, "Health");
     app::HealthPanel* panel = panelOf(window);
     measure(panel);
     panel->setQuantity(app::HealthQuantity::EntropyMin);
@@ -190,7 +176,7 @@ class TestHealthMeasure : public QObject {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(window.openRun(run) != nullptr);
-    clickTab(window, "Health");
+    tests::clickTab(window, "Health");
     app::HealthPanel* panel = panelOf(window);
     QTRY_VERIFY(panel->placeholderText().contains("log.health = false"));
     QVERIFY(panel->measureBar()->sourceBox()->currentText().contains("validation split"));

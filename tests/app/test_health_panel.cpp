@@ -15,6 +15,7 @@
 #include "tests/support/cli_process.h"
 #include "tests/support/small_run_toml.h"
 #include "tests/support/tiny_corpus.h"
+#include "tests/support/window_tabs.h"
 #include "widgets/plots/head_value_map.h"
 #include "widgets/plots/step_trend_plot.h"
 
@@ -108,21 +109,12 @@ class TestHealthPanel : public QObject {
     return window.parts().views->healthPanel();
   }
 
-  /// Clicks the tab titled `text` in the window's tab bar.
-  static void clickTab(app::MainWindow& window, const QString& text) {
-    QTabBar* bar = window.parts().views->tabBar();
-    for (int i = 0; i < bar->count(); ++i)
-      if (bar->tabText(i) == text)
-        QTest::mouseClick(bar, Qt::LeftButton, {}, bar->tabRect(i).center());
-    QCOMPARE(window.parts().views->tabText(window.parts().views->currentIndex()), text);
-  }
-
   /// The window with `run` open and the Health tab shown.
   void openOnHealth(app::MainWindow& window, const QString& run) {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(window.openRun(run) != nullptr);
-    clickTab(window, "Health");
+    tests::clickTab(window, "Health");
   }
 
   void trainSmallRun(const QString& dir, const QStringList& extra = {}) {
@@ -322,7 +314,7 @@ class TestHealthPanel : public QObject {
     QCOMPARE(inspector->selectedHead(), 1);
 
     // The thresholds dialog: a massive ratio of 1000 clears that alarm (and comes back).
-    clickTab(window, "Health");
+    tests::clickTab(window, "Health");
     QPushButton* settingsButton = panel->findChild<QPushButton*>("healthAlarmSettings");
     QTest::mouseClick(settingsButton, Qt::LeftButton);
     auto* dialog = panel->findChild<app::HealthAlarmDialog*>();
@@ -347,7 +339,7 @@ class TestHealthPanel : public QObject {
       QTRY_VERIFY(panel->placeholderText().contains("log.health = false"));
       QVERIFY(!panel->showsContent());
       // The rest of the window works: the curves are there.
-      clickTab(window, "Curves");
+      tests::clickTab(window, "Curves");
     }
     app::MainWindow window;
     openOnHealth(window, m_old);

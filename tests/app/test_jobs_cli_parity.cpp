@@ -21,6 +21,7 @@
 #include "core/config/config_loader.h"
 #include "core/hdf5/hdf5_objects.h"
 #include "tests/support/cli_process.h"
+#include "tests/support/json_file.h"
 #include "tests/support/tiny_run_setup.h"
 #include "widgets/plots/plot_widget.h"
 
@@ -44,13 +45,9 @@
 
 using namespace attnlab;
 
-namespace {
+using attnlab::tests::readJson;
 
-QJsonObject readJson(const QString& path) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) return {};
-  return QJsonDocument::fromJson(f.readAll()).object();
-}
+namespace {
 
 bool close(double a, double b) {
   return std::abs(a - b) <= 1e-9 * std::max(1.0, std::max(std::abs(a), std::abs(b)));

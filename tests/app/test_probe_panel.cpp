@@ -16,6 +16,7 @@
 #include "app/gui/panels/probe_panel.h"
 #include "core/config/config_loader.h"
 #include "tests/support/cli_process.h"
+#include "tests/support/json_file.h"
 #include "widgets/plots/probe_matrix_plot.h"
 #include "widgets/plots/word_attention_bars.h"
 
@@ -42,13 +43,9 @@
 using namespace attnlab;
 namespace fs = std::filesystem;
 
-namespace {
+using attnlab::tests::readJson;
 
-QJsonObject readJson(const QString& path) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) return {};
-  return QJsonDocument::fromJson(f.readAll()).object();
-}
+namespace {
 
 QByteArray readBytes(const QString& path) {
   QFile f(path);
