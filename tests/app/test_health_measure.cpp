@@ -71,7 +71,11 @@ class TestHealthMeasure : public QObject {
   static void compareHeatmap(app::HealthPanel* panel, const QJsonObject& report,
                              app::HealthQuantity quantity, const QString& key, int sinkClass = -1) {
     panel->setQuantity(quantity, sinkClass);
-    const QJsonArray layers = report[key].toArray();
+    // "a.b": member b of member a (spectral_norm_rotary.norm).
+    const QStringList path = key.split('.');
+    const QJsonArray layers =
+        path.size() == 2 ? report[path[0]].toObject()[path[1]].toArray() : report[key].toArray();
+    QVERIFY2(!layers.isEmpty(), qPrintable(key));
     QTRY_COMPARE(panel->heatmap()->values().rows, layers.size());
     const widgets::Matrix m = panel->heatmap()->values();
     for (int l = 0; l < m.rows; ++l)
@@ -133,6 +137,9 @@ class TestHealthMeasure : public QObject {
     const QJsonObject report = readJson(path("mb-cli/health.json"));
     QCOMPARE(report["layers"].toInt(), 4);
     compareWithReport(panel, report);
+    // The fixture has rotary positions: its largest spectral norm over the offsets is offered.
+    compareHeatmap(panel, report, app::HealthQuantity::RotarySpectralNorm,
+                   "spectral_norm_rotary.norm");
     // The tab's own report was written where the command line writes it by default.
     const QString written = QFileInfo(text).path() + "/health-step-0/health.json";
     QCOMPARE(readJson(written)["entropy_min"], report["entropy_min"]);
@@ -144,7 +151,8 @@ class TestHealthMeasure : public QObject {
   }
 
   // For the docs: ATTNLAB_HEALTH_SHOT_MODEL=<model folder> ATTNLAB_HEALTH_SHOT_DIR=<dir> saves
-  // the window after that folder was measured on the probe sentences.
+  // the window after that folder was measured on the probe sentences (minimum entropy, or with
+  // ATTNLAB_HEALTH_SHOT_QUANTITY=rotary the rotary spectral norm).
   void screenshotOfAMeasuredModel() {
     const QString model = qEnvironmentVariable("ATTNLAB_HEALTH_SHOT_MODEL");
     const QString dir = qEnvironmentVariable("ATTNLAB_HEALTH_SHOT_DIR");
@@ -157,10 +165,13 @@ class TestHealthMeasure : public QObject {
     tests::clickTab(window, "Health");
     app::HealthPanel* panel = panelOf(window);
     measure(panel);
-    panel->setQuantity(app::HealthQuantity::EntropyMin);
+    const QString quantity = qEnvironmentVariable("ATTNLAB_HEALTH_SHOT_QUANTITY");
+    panel->setQuantity(quantity == "rotary" ? app::HealthQuantity::RotarySpectralNorm
+                                            : app::HealthQuantity::EntropyMin);
     QTRY_VERIFY(panel->heatmap()->values().isValid());
     for (auto* plot : window.findChildren<QCustomPlot*>()) plot->replot();
-    QVERIFY(window.grab().save(dir + "/health-measured.png"));
+    QVERIFY(window.grab().save(dir + "/health-measured" +
+                               (quantity.isEmpty() ? QString() : "-" + quantity) + ".png"));
   }
 
   void aRunWithoutSeriesIsMeasuredOnItsValidationSplit() {
@@ -193,6 +204,13 @@ class TestHealthMeasure : public QObject {
     box->setCurrentIndex(box->findText("the run's validation split"));
     measure(panel);
     QCOMPARE(panel->history().steps, std::vector<std::int64_t>{6});
+    // Learned positions: no rotary norm to offer.
+    QComboBox* quantities = panel->quantityBox();
+    const int rotary =
+        quantities->findData(static_cast<int>(app::HealthQuantity::RotarySpectralNorm));
+    QVERIFY(rotary >= 0);
+    QVERIFY(
+        !(quantities->model()->flags(quantities->model()->index(rotary, 0)) & Qt::ItemIsEnabled));
     const auto cli = tests::runCli({"health", run, "--out", path("run-cli")});
     QVERIFY2(cli.exitCode == 0, qPrintable(cli.out + cli.err));
     compareWithReport(panel, readJson(path("run-cli/health.json")));

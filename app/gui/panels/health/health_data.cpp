@@ -98,8 +98,18 @@ const QVector<HealthQuantityInfo>& healthQuantities() {
        "Largest pre-softmax logit over real query-key pairs (Dehghani et al. 2023)"},
       {Q::SpectralNorm, "spectral norm", "spectral norm of W_Q W_K^T / sqrt(d)", "",
        "spectral_norm", false, "sigma(W_Q,h W_K,h^T) / sqrt(d), by power iteration"},
+      {Q::RotarySpectralNorm, "spectral norm, largest over offsets (RoPE)",
+       "largest spectral norm over offsets", "", "spectral_norm_rotary", false,
+       "Under rotary positions: the largest sigma(W_Q,h^T R(r) W_K,h) / sqrt(d) over the "
+       "offsets r the layer's queries reach (a report of Measure health on a rotary model)"},
   };
   return list;
+}
+
+bool historyHas(const core::HealthHistory& history, HealthQuantity quantity) {
+  return quantity == HealthQuantity::SinkMass
+             ? !history.classMass.empty()
+             : history.head(healthQuantityInfo(quantity).series.toStdString()) != nullptr;
 }
 
 const HealthQuantityInfo& healthQuantityInfo(HealthQuantity quantity) {

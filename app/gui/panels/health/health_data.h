@@ -28,6 +28,9 @@ enum class HealthQuantity {
   CollapsedShare,  ///< health/collapsed_share
   LogitMax,        ///< health/logit_max (S_max)
   SpectralNorm,    ///< health/spectral_norm
+  /// spectral_norm_rotary: under rotary positions, the largest over the offsets; only a
+  /// measured report has it (Measure health), never the run log.
+  RotarySpectralNorm,
 };
 
 struct HealthQuantityInfo {
@@ -39,6 +42,9 @@ struct HealthQuantityInfo {
   bool fraction = false;  ///< bounded by 0 and 1 (the colour scale is fixed to it)
   QString meaning;        ///< one line for tooltips
 };
+
+/// Whether `history` holds `quantity` (every log has all but RotarySpectralNorm).
+bool historyHas(const core::HealthHistory& history, HealthQuantity quantity);
 
 /// Every quantity, in the Quantity box's order.
 const QVector<HealthQuantityInfo>& healthQuantities();

@@ -58,6 +58,8 @@ core::HealthHistory historyOfReport(const analysis::HealthReport& r) {
       {"collapsed_share", &r.collapsedShare}, {"logit_max", &r.logitMax},
       {"spectral_norm", &r.spectralNorm}};
   for (const auto& [name, values] : perHead) h.perHead.push_back({name, {floats(*values)}});
+  if (!r.rotarySpectralNorm.empty())
+    h.perHead.push_back({"spectral_norm_rotary", {floats(r.rotarySpectralNorm)}});
   fillMassive(r, h);
   h.medianAbs = {floats(r.medianAbs)};
   h.massiveRatio = {floats(r.massiveRatio)};

@@ -20,6 +20,7 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSplitter>
+#include <QStandardItemModel>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -348,6 +349,7 @@ void HealthPanel::refresh() {
   m_refresh->cancel();
   if (!isVisible()) return;
   if (!updatePlaceholder()) return;
+  updateQuantityChoices();
   updateSlider();
   if (m_dataDirty) {
     m_plots->drawAll(view());
@@ -394,6 +396,16 @@ bool HealthPanel::updatePlaceholder() {
                      : QStringLiteral("the run's validation split or"));
   m_page->showPlaceholder(text);
   return false;
+}
+
+void HealthPanel::updateQuantityChoices() {
+  auto* items = qobject_cast<QStandardItemModel*>(m_quantityBox->model());
+  if (items == nullptr) return;
+  for (int i = 0; i < m_quantityBox->count(); ++i) {
+    const auto q = static_cast<HealthQuantity>(m_quantityBox->itemData(i).toInt());
+    items->item(i)->setEnabled(historyHas(m_history, q));
+  }
+  if (!historyHas(m_history, quantity())) setQuantity(HealthQuantity::EntropyMin);
 }
 
 void HealthPanel::updateSlider() {

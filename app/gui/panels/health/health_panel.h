@@ -125,6 +125,8 @@ class HealthPanel : public QWidget, public RunView {
   void thresholdsChanged();
   void fillAlarmList();
   void refresh();
+  /// The Quantity box offers what the history holds (a rotary norm only when measured).
+  void updateQuantityChoices();
   void updateSlider();
   bool updatePlaceholder();
   HealthView view() const;
