@@ -117,10 +117,7 @@ class TestHealthMeasure : public QObject {
         QStringLiteral(ATTNLAB_SOURCE_DIR "/tests/fixtures/hf-modernbert"), path("modernbert"));
     QVERIFY(!model.isEmpty());
     app::MainWindow window;
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    QVERIFY(window.openRun(model) != nullptr);
-    tests::clickTab(window, "Health");
+    tests::openOnTab(window, model, "Health");
     app::HealthPanel* panel = panelOf(window);
     QTRY_VERIFY(panel->placeholderText().contains("pretrained model folder"));
     QVERIFY(panel->placeholderText().contains("Measure health"));
@@ -159,10 +156,7 @@ class TestHealthMeasure : public QObject {
     if (model.isEmpty() || dir.isEmpty()) QSKIP("no ATTNLAB_HEALTH_SHOT_MODEL / _DIR");
     app::MainWindow window;
     window.resize(1400, 900);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    QVERIFY(window.openRun(model) != nullptr);
-    tests::clickTab(window, "Health");
+    tests::openOnTab(window, model, "Health");
     app::HealthPanel* panel = panelOf(window);
     measure(panel);
     const QString quantity = qEnvironmentVariable("ATTNLAB_HEALTH_SHOT_QUANTITY");
@@ -184,10 +178,7 @@ class TestHealthMeasure : public QObject {
                                         "--plain", "--set", "log.health=false"});
     QVERIFY2(trained.exitCode == 0, qPrintable(trained.out + trained.err));
     app::MainWindow window;
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    QVERIFY(window.openRun(run) != nullptr);
-    tests::clickTab(window, "Health");
+    tests::openOnTab(window, run, "Health");
     app::HealthPanel* panel = panelOf(window);
     QTRY_VERIFY(panel->placeholderText().contains("log.health = false"));
     QVERIFY(panel->measureBar()->sourceBox()->currentText().contains("validation split"));

@@ -109,14 +109,6 @@ class TestHealthPanel : public QObject {
     return window.parts().views->healthPanel();
   }
 
-  /// The window with `run` open and the Health tab shown.
-  void openOnHealth(app::MainWindow& window, const QString& run) {
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    QVERIFY(window.openRun(run) != nullptr);
-    tests::clickTab(window, "Health");
-  }
-
   void trainSmallRun(const QString& dir, const QStringList& extra = {}) {
     const auto r = tests::runCli(
         QStringList{"train", "--config", path("small.toml"), "--run-dir", dir, "--plain"} + extra);
@@ -160,7 +152,7 @@ class TestHealthPanel : public QObject {
     const QJsonArray steps = log["steps"].toArray();
     QCOMPARE(steps.size(), kSteps + 1);  // steps 0 to 12
     app::MainWindow window;
-    openOnHealth(window, m_run);
+    tests::openOnTab(window, m_run, "Health");
     app::HealthPanel* panel = panelOf(window);
     QTRY_VERIFY(panel->showsContent());
     QTRY_COMPARE(static_cast<int>(panel->history().steps.size()), steps.size());
@@ -237,7 +229,7 @@ class TestHealthPanel : public QObject {
 
   void clickingAHeadOpensInspect() {
     app::MainWindow window;
-    openOnHealth(window, m_run);
+    tests::openOnTab(window, m_run, "Health");
     app::HealthPanel* panel = panelOf(window);
     QTRY_VERIFY(panel->showsContent());
     QTRY_COMPARE(static_cast<int>(panel->history().steps.size()), kSteps + 1);
@@ -264,7 +256,7 @@ class TestHealthPanel : public QObject {
 
   void alarmsFireOnAnEditedLog() {
     app::MainWindow window;
-    openOnHealth(window, m_alarming);
+    tests::openOnTab(window, m_alarming, "Health");
     app::HealthPanel* panel = panelOf(window);
     QTRY_COMPARE(static_cast<int>(panel->alarms().size()), 3);
     const qint64 step = panel->history().steps[kAlarmRow];
@@ -334,7 +326,7 @@ class TestHealthPanel : public QObject {
   void aLogWithoutHealthSaysWhy() {
     {
       app::MainWindow window;
-      openOnHealth(window, m_noHealth);
+      tests::openOnTab(window, m_noHealth, "Health");
       app::HealthPanel* panel = panelOf(window);
       QTRY_VERIFY(panel->placeholderText().contains("log.health = false"));
       QVERIFY(!panel->showsContent());
@@ -342,7 +334,7 @@ class TestHealthPanel : public QObject {
       tests::clickTab(window, "Curves");
     }
     app::MainWindow window;
-    openOnHealth(window, m_old);
+    tests::openOnTab(window, m_old, "Health");
     app::HealthPanel* panel = panelOf(window);
     QTRY_VERIFY(panel->placeholderText().contains("written before"));
     QVERIFY(!panel->showsContent());
@@ -361,7 +353,7 @@ class TestHealthPanel : public QObject {
     QVERIFY(trainer.waitForStarted());
     QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(dir + "/run.h5"), 120000);
     app::MainWindow window;
-    openOnHealth(window, dir);
+    tests::openOnTab(window, dir, "Health");
     app::HealthPanel* panel = panelOf(window);
     QTRY_VERIFY_WITH_TIMEOUT(panel->history().steps.size() >= 3, 60000);
     QCOMPARE(trainer.state(), QProcess::Running);

@@ -1,7 +1,7 @@
 #pragma once
 
-// Clicking one of the main window's centre tabs by its title, as a person does, in the tests
-// that drive the real MainWindow.
+// Clicking one of the main window's centre tabs by its title, as a person does, and opening a
+// run on one, in the tests that drive the real MainWindow.
 
 #include "app/gui/main_window.h"
 #include "app/gui/view_tabs.h"
@@ -19,6 +19,14 @@ inline void clickTab(app::MainWindow& window, const QString& text) {
     if (bar->tabText(i) == text)
       QTest::mouseClick(bar, Qt::LeftButton, {}, bar->tabRect(i).center());
   QCOMPARE(window.parts().views->tabText(window.parts().views->currentIndex()), text);
+}
+
+/// Shows `window`, opens `run` (a run or model folder) and clicks the tab titled `tab`.
+inline void openOnTab(app::MainWindow& window, const QString& run, const QString& tab) {
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  QVERIFY(window.openRun(run) != nullptr);
+  clickTab(window, tab);
 }
 
 }  // namespace attnlab::tests
